@@ -1,0 +1,5 @@
+"""``python -m cqlindex`` runs the same CLI as the ``cqlindex`` console script."""
+
+from cqlindex.cli import main
+
+main()

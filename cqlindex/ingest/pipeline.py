@@ -1,0 +1,214 @@
+"""The build: PGN files in, a complete DuckDB index out, or nothing at the target path.
+
+Games are cut from the input in the parent process (cheap, and it fixes the game numbers),
+replayed in batches by worker processes (the expensive part, one per core), and inserted into
+DuckDB as Arrow tables in game order. At most a few batches are in flight at once, so memory
+does not grow with the input. The database is written under a temporary name next to the
+target and renamed into place only when it is complete: a killed build leaves the target as it
+was, and the next build removes the leftovers and starts again.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from cqlindex import __version__
+from cqlindex.errors import InputError, OutputError
+from cqlindex.ingest.source import RawGame, expand_inputs, open_binary, split_games
+from cqlindex.ingest.worker import parse_batch
+from cqlindex.store.schema import SCHEMA_VERSION, create_schema
+
+BATCH_GAMES = 500
+
+
+@dataclass(slots=True)
+class Progress:
+    """Running totals handed to the progress callback after every batch."""
+
+    bytes_done: int = 0
+    bytes_total: int = 0
+    games: int = 0
+    positions: int = 0
+    errors: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class BuildSummary:
+    """What a finished build did."""
+
+    output: Path
+    files: int
+    games: int
+    positions: int
+    mainline_positions: int
+    errors: int
+    seconds: float
+    warnings: tuple[str, ...]
+
+    @property
+    def positions_per_second(self) -> float:
+        return self.positions / self.seconds if self.seconds else 0.0
+
+
+def _temporary_path(output: Path) -> Path:
+    return output.with_name(f".{output.name}.building-{os.getpid()}")
+
+
+def _remove_leftovers(output: Path) -> None:
+    """Remove what killed builds of the same target left behind."""
+    for stale in output.parent.glob(f".{output.name}.building-*"):
+        stale.unlink(missing_ok=True)
+
+
+def _batches(paths: list[Path], progress: Progress, warnings: list[str],
+             batch_games: int) -> Iterator[list[tuple[int, RawGame]]]:
+    gamenumber = 0
+    batch: list[tuple[int, RawGame]] = []
+    done_before = 0
+    for path in paths:
+        size = path.stat().st_size
+        stream = open_binary(path)
+        raw_handle = _raw_handle(stream)
+        found = 0
+        try:
+            for raw in split_games(stream, str(path)):
+                gamenumber += 1
+                found += 1
+                batch.append((gamenumber, raw))
+                if len(batch) >= batch_games:
+                    progress.bytes_done = done_before + _position(raw_handle, size)
+                    yield batch
+                    batch = []
+        except OSError as error:
+            raise InputError(f"{path}: cannot read ({error})") from None
+        except EOFError:
+            warnings.append(f"{path}: the compressed file ends early; indexed what could be read")
+        finally:
+            stream.close()
+        if not found:
+            warnings.append(f"{path}: no games found")
+        done_before += size
+        progress.bytes_done = done_before
+    if batch:
+        yield batch
+
+
+def _raw_handle(stream):
+    """The innermost file object, whose position tells how much of the file has been read."""
+    for attribute in ("fileobj", "_fp", "raw"):
+        inner = getattr(stream, attribute, None)
+        if inner is not None and hasattr(inner, "tell"):
+            return _raw_handle(inner) if inner is not stream else inner
+    return stream
+
+
+def _position(handle, size: int) -> int:
+    try:
+        return min(handle.tell(), size)
+    except (OSError, ValueError):
+        return 0
+
+
+def build(inputs: list[str], output: str | os.PathLike, *, workers: int | None = None,
+          batch_games: int = BATCH_GAMES, on_progress: Callable[[Progress], None] | None = None) -> BuildSummary:
+    """Index every position of every game of ``inputs`` (files or globs) into ``output``.
+
+    ``workers`` is the number of parse processes (default: one per core; 1 parses in this
+    process). Raises :class:`InputError` or :class:`OutputError` for what a user can fix.
+    """
+    started = time.perf_counter()
+    paths = expand_inputs(inputs)
+    target = Path(output)
+    if target.exists() and target.is_dir():
+        raise OutputError(f"{target}: is a directory")
+    if not target.parent.exists():
+        raise OutputError(f"{target.parent}: no such directory")
+    if not os.access(target.parent, os.W_OK):
+        raise OutputError(f"{target.parent}: not writable")
+    _remove_leftovers(target)
+    temporary = _temporary_path(target)
+    progress = Progress(bytes_total=sum(p.stat().st_size for p in paths))
+    warnings: list[str] = []
+    workers = workers or os.cpu_count() or 1
+    try:
+        con = duckdb.connect(str(temporary))
+    except duckdb.Error as error:
+        raise OutputError(f"{target}: cannot create the database ({error})") from None
+    try:
+        create_schema(con)
+        batches = _batches(paths, progress, warnings, batch_games)
+        for games, positions, errors in _parsed(batches, workers):
+            _insert(con, games, positions, errors)
+            progress.games += games.num_rows
+            progress.positions += positions.num_rows
+            progress.errors += errors.num_rows
+            if on_progress:
+                on_progress(progress)
+        if progress.games == 0:
+            raise InputError("no games found in " + ", ".join(str(p) for p in paths))
+        mainline = con.execute("SELECT coalesce(sum(mainline_positions), 0) FROM games").fetchone()[0]
+        seconds = time.perf_counter() - started
+        _write_build_info(con, paths, workers, seconds)
+        con.execute("CHECKPOINT")
+        con.close()
+        os.replace(temporary, target)
+        Path(f"{temporary}.wal").unlink(missing_ok=True)
+    except BaseException:
+        con.close()
+        temporary.unlink(missing_ok=True)
+        Path(f"{temporary}.wal").unlink(missing_ok=True)
+        raise
+    return BuildSummary(target, len(paths), progress.games, progress.positions, int(mainline), progress.errors,
+                        seconds, tuple(warnings))
+
+
+def _parsed(batches: Iterator[list[tuple[int, RawGame]]], workers: int):
+    """Parsed batches in input order, at most ``2 * workers`` in flight."""
+    if workers <= 1:
+        for batch in batches:
+            yield parse_batch(batch)
+        return
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        pending: deque[Future] = deque()
+        try:
+            for batch in batches:
+                pending.append(pool.submit(parse_batch, batch))
+                if len(pending) >= 2 * workers:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for future in pending:
+                future.cancel()
+
+
+def _insert(con: duckdb.DuckDBPyConnection, games, positions, errors) -> None:
+    for name, table in (("games", games), ("positions", positions), ("errors", errors)):
+        if table.num_rows:
+            con.register("_batch", table)
+            con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _batch")
+            con.unregister("_batch")
+
+
+def _write_build_info(con: duckdb.DuckDBPyConnection, paths: list[Path], workers: int, seconds: float) -> None:
+    import chess
+
+    info = {
+        "cqlindex_version": __version__,
+        "schema_version": SCHEMA_VERSION,
+        "python_chess_version": chess.__version__,
+        "duckdb_version": duckdb.__version__,
+        "inputs": "\n".join(str(p) for p in paths),
+        "workers": str(workers),
+        "build_seconds": f"{seconds:.3f}",
+        "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+    con.executemany("INSERT INTO build_info VALUES (?, ?)", list(info.items()))

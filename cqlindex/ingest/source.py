@@ -1,0 +1,157 @@
+"""Open PGN sources and cut them into one byte string per game.
+
+cqlindex decides where a game begins itself instead of leaving it to ``chess.pgn.read_game``,
+because the game number is an identity shared with the reference CQL engine, and
+python-chess ends a game at any blank line in the movetext (a comment followed by a blank line
+would split one game into two) and merges header-only games. The rules here:
+
+* a tag line after movetext starts a new game;
+* a tag line whose name the current header already has starts a new game (header-only
+  games, e.g. round lists, separated only by blank lines), while a new name after a blank line
+  continues the header (ChessBase writes a blank line inside headers);
+* movetext after a result token and a blank line starts a new game (files without tags).
+
+Brace comments are tracked so that a comment line starting with ``[`` is not taken for a tag.
+"""
+
+from __future__ import annotations
+
+import bz2
+import glob
+import gzip
+import io
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from cqlindex.errors import InputError
+
+_RESULTS = (b"1-0", b"0-1", b"1/2-1/2", b"*")
+_MAGIC = {b"\x1f\x8b": "gz", b"BZh": "bz2", b"\x28\xb5\x2f\xfd": "zst"}
+
+
+@dataclass(frozen=True, slots=True)
+class RawGame:
+    """The bytes of one game and where they came from (``line`` is 1-based)."""
+
+    file: str
+    offset: int
+    line: int
+    data: bytes
+
+
+def expand_inputs(patterns: list[str]) -> list[Path]:
+    """Paths for the given files and globs, in the order given; every one must exist."""
+    paths: list[Path] = []
+    for pattern in patterns:
+        if glob.has_magic(pattern):
+            matches = sorted(glob.glob(pattern, recursive=True))
+            if not matches:
+                raise InputError(f"{pattern}: no file matches this pattern")
+            paths.extend(Path(m) for m in matches if Path(m).is_file())
+        else:
+            path = Path(pattern)
+            if not path.exists():
+                raise InputError(f"{pattern}: no such file")
+            if path.is_dir():
+                raise InputError(f"{pattern}: is a directory (give the PGN files or a glob)")
+            paths.append(path)
+    if not paths:
+        raise InputError("no input files")
+    return paths
+
+
+def open_binary(path: Path) -> BinaryIO:
+    """The decompressed bytes of ``path``, recognising gzip, bzip2 and zstd by their magic."""
+    try:
+        raw = path.open("rb")
+    except OSError as error:
+        raise InputError(f"{path}: cannot read ({error.strerror})") from None
+    head = raw.peek(4)[:4] if hasattr(raw, "peek") else b""
+    kind = next((k for magic, k in _MAGIC.items() if head.startswith(magic)), None)
+    if kind == "gz":
+        return gzip.GzipFile(fileobj=raw)  # type: ignore[return-value]
+    if kind == "bz2":
+        return bz2.BZ2File(raw)  # type: ignore[return-value]
+    if kind == "zst":
+        import zstandard
+
+        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, closefd=True))
+    return raw
+
+
+def split_games(stream: BinaryIO, file: str) -> Iterator[RawGame]:
+    """Yield the games of ``stream`` in order (see the module docstring for the rules)."""
+    lines: list[bytes] = []
+    start_offset = start_line = offset = lineno = 0
+    state = "none"  # none | tags | gap (blank line after tags) | moves
+    tag_names: set[bytes] = set()
+    in_comment = after_result = blank_since = False
+    for line in stream:
+        lineno += 1
+        if lineno == 1 and line.startswith(b"\xef\xbb\xbf"):
+            offset, line = 3, line[3:]
+        stripped = line.strip()
+        name = b""
+        if in_comment:
+            kind = "moves"
+        elif stripped.startswith(b"["):
+            kind = "tag"
+            name = stripped[1:].split(None, 1)[0] if len(stripped) > 1 else b""
+        elif not stripped:
+            kind = "blank"
+        elif stripped.startswith((b"%", b";")):
+            kind = "escape"
+        else:
+            kind = "moves"
+
+        if kind == "tag":
+            new_game = state == "moves" or (state in ("tags", "gap") and name in tag_names)
+        else:
+            new_game = kind == "moves" and not in_comment and state == "moves" and after_result and blank_since
+        if new_game and lines:
+            yield RawGame(file, start_offset, start_line, b"".join(lines))
+            lines, state, tag_names = [], "none", set()
+            after_result = blank_since = False
+
+        if stripped and not lines:
+            start_offset, start_line = offset, lineno
+        if lines or stripped:
+            lines.append(line)
+        offset += len(line)
+
+        if kind == "tag":
+            state = "tags"
+            tag_names.add(name)
+        elif kind == "blank":
+            if state == "tags":
+                state = "gap"
+            elif state == "moves":
+                blank_since = True
+        elif kind == "moves":
+            state = "moves"
+            in_comment = _comment_state(stripped, in_comment)
+            if not in_comment and stripped:
+                after_result, blank_since = _ends_with_result(stripped), False
+    if any(line.strip() for line in lines):
+        yield RawGame(file, start_offset, start_line, b"".join(lines))
+
+
+def _comment_state(line: bytes, in_comment: bool) -> bool:
+    """Whether a brace comment is still open at the end of ``line``."""
+    if not in_comment and b"{" not in line:
+        return False
+    for ch in line:
+        if in_comment:
+            if ch == 0x7D:  # }
+                in_comment = False
+        elif ch == 0x7B:  # {
+            in_comment = True
+        elif ch == 0x3B:  # ; comment to end of line
+            break
+    return in_comment
+
+
+def _ends_with_result(line: bytes) -> bool:
+    return line.rsplit(None, 1)[-1].endswith(_RESULTS) if line else False

@@ -1,0 +1,57 @@
+"""What one parse worker does with a batch of games: decode, replay, return Arrow tables.
+
+Runs in a child process, so it takes and returns only picklable values. Text is decoded per
+game (UTF-8, else Latin-1), because real collections mix encodings from game to game.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from cqlindex.ingest.replay import replay
+from cqlindex.ingest.rows import RowBatch
+from cqlindex.ingest.source import RawGame
+
+
+def decode(data: bytes) -> str:
+    """A game's text: UTF-8 where it is valid, Latin-1 (which never fails) otherwise."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def prepare(text: str) -> tuple[str, list[int]]:
+    """The text python-chess should read, and the original line of each of its lines.
+
+    python-chess ends a game at a blank line inside the movetext; the splitter has already
+    decided where the game ends, so blank lines after the header are dropped here.
+    """
+    kept: list[str] = []
+    origin: list[int] = []
+    in_header = True
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if in_header and not stripped.startswith("["):
+            in_header = False
+            if kept:
+                kept.append("")
+                origin.append(number)
+        kept.append(line)
+        origin.append(number)
+    return "\n".join(kept) + "\n", origin
+
+
+def parse_batch(batch: list[tuple[int, RawGame]]) -> tuple[pa.Table, pa.Table, pa.Table]:
+    """Replay ``(gamenumber, raw game)`` pairs into (games, positions, errors) tables."""
+    rows = RowBatch()
+    for gamenumber, raw in batch:
+        text, origin = prepare(decode(raw.data))
+        game = replay(text)
+        if game.errors:
+            game.errors = [(origin[min(line, len(origin)) - 1] if origin else 1, message)
+                           for line, message in game.errors]
+        rows.add(gamenumber, raw, game)
+    return rows.to_arrow()

@@ -1,0 +1,1 @@
+"""The DuckDB side: creating the schema, opening databases, describing them."""

@@ -1,0 +1,43 @@
+"""Create a cqlindex database from the SQL files in schema/ and fill its constant tables.
+
+The DDL lives in schema/*.sql, not in Python strings, so power users, the Parquet export and
+the planner all read one definition. The transform and mask tables are generated here from
+:mod:`cqlindex.board.transforms`, the module the evaluator uses too.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+
+import duckdb
+import pyarrow as pa
+
+from cqlindex.board.squares import to_signed
+from cqlindex.board.transforms import all_transforms, masks
+
+SCHEMA_FILES = ("tables.sql", "views.sql")
+SCHEMA_VERSION = "1"
+
+
+def schema_sql(name: str) -> str:
+    """The text of one file of schema/."""
+    return resources.files("cqlindex.schema").joinpath(name).read_text(encoding="utf-8")
+
+
+def create_schema(con: duckdb.DuckDBPyConnection) -> None:
+    """Create every table, view and macro, and fill the transform and mask tables."""
+    for name in SCHEMA_FILES:
+        con.execute(schema_sql(name))
+    rows = [(name, kind, sq, fn(sq)) for name, kind, fn in all_transforms() for sq in range(64)]
+    transforms = pa.table({
+        "transform": [r[0] for r in rows], "kind": [r[1] for r in rows],
+        "square": [r[2] for r in rows], "image": [r[3] for r in rows],
+    })
+    con.register("_transforms", transforms)
+    con.execute("INSERT INTO square_transforms BY NAME SELECT * FROM _transforms")
+    con.unregister("_transforms")
+    named = masks()
+    mask_table = pa.table({"name": list(named), "mask": [to_signed(m) for m in named.values()]})
+    con.register("_masks", mask_table)
+    con.execute("INSERT INTO square_masks BY NAME SELECT * FROM _masks")
+    con.unregister("_masks")
