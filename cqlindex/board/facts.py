@@ -44,7 +44,7 @@ PIECE_ORDER: tuple[tuple[bool, int], ...] = tuple(
 
 def piece_bitboards(board: chess.Board) -> tuple[int, ...]:
     """The 12 bitboards K Q R B N P k q r b n p of ``board`` (unsigned)."""
-    w, b = board.occupied_co
+    b, w = board.occupied_co  # indexed by colour: BLACK = 0, WHITE = 1
     k, q, r, bi, n, p = board.kings, board.queens, board.rooks, board.bishops, board.knights, board.pawns
     return (k & w, q & w, r & w, bi & w, n & w, p & w, k & b, q & b, r & b, bi & b, n & b, p & b)
 

@@ -1,0 +1,173 @@
+"""The ``cqlindex`` command: a thin shell over the library.
+
+Every command catches :class:`~cqlindex.errors.CqlindexError`, prints one line to stderr and
+exits with the error's code, so input mistakes never show a traceback.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from collections.abc import Callable
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from cqlindex.errors import CqlindexError
+
+app = typer.Typer(
+    name="cqlindex",
+    help="Index every position of a PGN collection in DuckDB and search it with CQL.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+_T = TypeVar("_T")
+
+
+class InfoFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+class SqlFormat(str, Enum):
+    table = "table"
+    csv = "csv"
+    json = "json"
+
+
+def _stderr() -> Console:
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def _guard(fn: Callable[[], _T]) -> _T:
+    """Run ``fn``; turn an input error into a message and an exit code."""
+    try:
+        return fn()
+    except CqlindexError as error:
+        _stderr().print(f"[bold red]cqlindex:[/] {error}", markup=True)
+        raise typer.Exit(error.exit_code) from None
+    except KeyboardInterrupt:
+        _stderr().print("cqlindex: interrupted")
+        raise typer.Exit(130) from None
+
+
+def _default_output(first: str) -> Path:
+    name = Path(first).name
+    for suffix in (".gz", ".bz2", ".zst", ".pgn", ".PGN"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    return Path(name.replace("*", "all") or "games").with_suffix(".duckdb")
+
+
+@app.command()
+def build(
+    pgn: Annotated[list[str], typer.Argument(help="PGN files or globs (.pgn, .pgn.gz, .pgn.bz2, .pgn.zst).")],
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Database to write (default: NAME.duckdb).")] = None,
+    workers: Annotated[int | None, typer.Option(help="Parse processes (default: one per core).", min=1)] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, only the summary.")] = False,
+) -> None:
+    """Replay every game and write every position of every line into a DuckDB index."""
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from cqlindex.ingest.pipeline import build as run_build
+
+    target = output or _default_output(pgn[0])
+    console = _stderr()
+    show = not quiet and console.is_terminal
+
+    def work():
+        if not show:
+            return run_build(pgn, target, workers=workers)
+        with Progress(TextColumn("[bold]indexing"), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
+                      TextColumn("{task.fields[games]:,} games, {task.fields[positions]:,} positions"),
+                      console=console, transient=True) as bar:
+            task = bar.add_task("build", total=None, games=0, positions=0)
+
+            def update(p):
+                bar.update(task, total=p.bytes_total, completed=p.bytes_done, games=p.games, positions=p.positions)
+
+            return run_build(pgn, target, workers=workers, on_progress=update)
+
+    summary = _guard(work)
+    for warning in summary.warnings:
+        console.print(f"warning: {warning}", highlight=False)
+    errors = f"{summary.errors:,} errors (see: cqlindex sql {target} 'FROM errors')" if summary.errors else "0 errors"
+    console.print(
+        f"{target}: {summary.games:,} games, {summary.positions:,} positions "
+        f"({summary.mainline_positions:,} main line), {errors}, {summary.seconds:.1f} s, "
+        f"{summary.positions_per_second:,.0f} positions/s", highlight=False)
+
+
+@app.command()
+def info(
+    db: Annotated[Path, typer.Argument(help="A database written by cqlindex build.")],
+    format: Annotated[InfoFormat, typer.Option("--format", "-f", help="text or json.")] = InfoFormat.text,
+) -> None:
+    """Show counts, the schema and the build parameters of an index."""
+    from cqlindex.store.database import connect, summary
+
+    def work() -> dict[str, Any]:
+        con = connect(db)
+        try:
+            return summary(con)
+        finally:
+            con.close()
+
+    data = _guard(work)
+    if format is InfoFormat.json:
+        typer.echo(json.dumps(data, indent=2))
+        return
+    console = Console(highlight=False)
+    console.print(f"[bold]{db}[/]")
+    console.print(f"  games               {data['games']:>12,}")
+    console.print(f"  positions           {data['positions']:>12,}")
+    console.print(f"  main-line positions {data['mainline_positions']:>12,}")
+    console.print(f"  errors              {data['errors']:>12,}  ({data['games_with_errors']:,} games)")
+    console.print("[bold]build[/]")
+    for key, value in data["build"].items():
+        console.print(f"  {key:20s} {value.replace(chr(10), ', ')}")
+    console.print("[bold]tables[/]")
+    for table, columns in data["tables"].items():
+        console.print(f"  {table}: " + ", ".join(c["name"] for c in columns))
+
+
+@app.command()
+def sql(
+    db: Annotated[Path, typer.Argument(help="A database written by cqlindex build.")],
+    query: Annotated[str, typer.Argument(help="SQL to run (read-only), e.g. \"SELECT count(*) FROM positions\".")],
+    format: Annotated[SqlFormat, typer.Option("--format", "-f", help="table, csv or json.")] = SqlFormat.table,
+) -> None:
+    """Run ad-hoc SQL on an index (read-only) and print the result."""
+    from cqlindex.store.database import connect, run_sql
+
+    def work():
+        con = connect(db)
+        try:
+            return run_sql(con, query)
+        finally:
+            con.close()
+
+    columns, rows = _guard(work)
+    if format is SqlFormat.csv:
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows(rows)
+    elif format is SqlFormat.json:
+        typer.echo(json.dumps([dict(zip(columns, row)) for row in rows], default=str, indent=1))
+    else:
+        table = Table(*columns, show_lines=False)
+        for row in rows:
+            table.add_row(*("NULL" if v is None else str(v) for v in row))
+        Console().print(table)
+        _stderr().print(f"{len(rows):,} rows", highlight=False)
+
+
+def main() -> None:
+    """Entry point of the console script."""
+    app()

@@ -1,0 +1,74 @@
+"""Open an existing cqlindex database and describe it.
+
+Read-only by default: ``cqlindex sql`` and queries must never change an index, and DuckDB
+lets any number of read-only readers share a file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from cqlindex.errors import DatabaseError
+
+_TABLES = ("games", "positions", "errors", "square_transforms", "square_masks", "build_info")
+
+
+def connect(path: str | Path, *, read_only: bool = True) -> duckdb.DuckDBPyConnection:
+    """A connection to the cqlindex database at ``path``; DatabaseError if it is not one."""
+    path = Path(path)
+    if not path.exists():
+        raise DatabaseError(f"{path}: no such database (build one with: cqlindex build GAMES.pgn -o {path})")
+    if path.is_dir():
+        raise DatabaseError(f"{path}: is a directory, not a database")
+    try:
+        con = duckdb.connect(str(path), read_only=read_only)
+    except duckdb.Error as error:
+        raise DatabaseError(f"{path}: not a DuckDB database ({_first_line(error)})") from None
+    present = {row[0] for row in con.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'").fetchall()}
+    missing = [t for t in _TABLES if t not in present]
+    if missing:
+        con.close()
+        raise DatabaseError(f"{path}: not a cqlindex database (no table {', '.join(missing)})")
+    return con
+
+
+def run_sql(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[list[str], list[tuple]]:
+    """Column names and rows of ``sql``; DuckDB's complaint becomes a DatabaseError."""
+    try:
+        cursor = con.execute(sql)
+    except duckdb.Error as error:
+        raise DatabaseError(f"SQL error: {_first_line(error)}") from None
+    if cursor.description is None:
+        return [], []
+    return [d[0] for d in cursor.description], cursor.fetchall()
+
+
+def summary(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
+    """Counts, build parameters and the tables with their columns."""
+    games, positions, mainline = con.execute(
+        "SELECT count(*), coalesce(sum(positions), 0), coalesce(sum(mainline_positions), 0) FROM games").fetchone()
+    errors = con.execute("SELECT count(*) FROM errors").fetchone()[0]
+    games_with_errors = con.execute("SELECT count(DISTINCT gamenumber) FROM errors").fetchone()[0]
+    build = dict(con.execute("SELECT key, value FROM build_info ORDER BY key").fetchall())
+    columns: dict[str, list[dict[str, str]]] = {}
+    for table, column, dtype in con.execute(
+            "SELECT table_name, column_name, data_type FROM information_schema.columns "
+            "WHERE table_schema = 'main' ORDER BY table_name, ordinal_position").fetchall():
+        columns.setdefault(table, []).append({"name": column, "type": dtype})
+    return {
+        "games": int(games),
+        "positions": int(positions),
+        "mainline_positions": int(mainline),
+        "errors": int(errors),
+        "games_with_errors": int(games_with_errors),
+        "build": build,
+        "tables": columns,
+    }
+
+
+def _first_line(error: Exception) -> str:
+    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__

@@ -1,0 +1,44 @@
+"""Shared fixtures: where ../shared is, and small builds reused across test modules.
+
+Tests that read ../shared skip on a developer machine without it, but fail under CI=true:
+a missing data set must never turn into a green run that tested nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(os.environ.get("CQLINDEX_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+
+
+def shared_path(relative: str) -> Path:
+    """The path of a file under ../shared; fails (CI) or skips (elsewhere) when it is absent."""
+    path = SHARED / relative
+    if not path.exists():
+        message = f"shared data missing: {path}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
+
+
+@pytest.fixture(scope="session")
+def build_db(tmp_path_factory):
+    """Build (once per session and input) an index of shared files; returns its path."""
+    from cqlindex.ingest.pipeline import build
+
+    cache: dict[tuple[str, ...], Path] = {}
+
+    def _build(*relative: str, workers: int = 2) -> Path:
+        key = (*relative, str(workers))
+        if key not in cache:
+            paths = [str(shared_path(r)) for r in relative]
+            out = tmp_path_factory.mktemp("db") / "index.duckdb"
+            build(paths, out, workers=workers)
+            cache[key] = out
+        return cache[key]
+
+    return _build
