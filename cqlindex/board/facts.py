@@ -17,6 +17,7 @@ import chess
 import chess.polyglot
 from chess import (
     BB_ALL,
+    BB_BACKRANKS,
     BB_DIAG_ATTACKS,
     BB_DIAG_MASKS,
     BB_FILE_A,
@@ -110,12 +111,36 @@ def count_legal_moves(board: chess.Board) -> int:
             if move.to_square != ep and BB_RAYS[move.from_square][move.to_square] & king_bb:
                 count += 1
 
+    # King moves: drop squares covered by enemy pawns, knights or king with whole-board masks,
+    # then test the few that remain against enemy sliders. Not being in check, the king does
+    # not shadow any slider, so the current occupancy is the right one.
     targets = BB_KING_ATTACKS[king] & not_own
-    enemy = not us
-    while targets:
-        bb = targets & -targets
-        targets ^= bb
-        if not board.attackers_mask(enemy, bb.bit_length() - 1, occ):
+    if targets:
+        their_pawns = board.pawns & them
+        if us:
+            covered = ((their_pawns & ~BB_FILE_A) >> 9) | ((their_pawns & ~BB_FILE_H) >> 7)
+        else:
+            covered = ((their_pawns & ~BB_FILE_A) << 7) | ((their_pawns & ~BB_FILE_H) << 9)
+        their_king = board.kings & them
+        if their_king:
+            covered |= BB_KING_ATTACKS[their_king.bit_length() - 1]
+        their_knights = knights & them
+        while their_knights:
+            bb = their_knights & -their_knights
+            their_knights ^= bb
+            covered |= BB_KNIGHT_ATTACKS[bb.bit_length() - 1]
+        targets &= ~covered
+        their_diagonal = diagonal & them
+        their_orthogonal = orthogonal & them
+        while targets:
+            bb = targets & -targets
+            targets ^= bb
+            sq = bb.bit_length() - 1
+            if their_diagonal and BB_DIAG_ATTACKS[sq][BB_DIAG_MASKS[sq] & occ] & their_diagonal:
+                continue
+            if their_orthogonal and (BB_RANK_ATTACKS[sq][BB_RANK_MASKS[sq] & occ]
+                                     | BB_FILE_ATTACKS[sq][BB_FILE_MASKS[sq] & occ]) & their_orthogonal:
+                continue
             count += 1
     if board.castling_rights & own:
         count += sum(1 for _ in board.generate_castling_moves())
@@ -127,7 +152,7 @@ def count_legal_moves(board: chess.Board) -> int:
 class ZobristKeys:
     """python-chess's polyglot key, computed incrementally along a game tree."""
 
-    __slots__ = ("_piece", "_castle", "_ep", "_turn")
+    __slots__ = ("_piece", "_castle", "_ep", "_turn", "_castle_cache")
 
     def __init__(self) -> None:
         array = chess.polyglot.POLYGLOT_RANDOM_ARRAY
@@ -139,6 +164,7 @@ class ZobristKeys:
         self._castle = array[768:772]
         self._ep = array[772:780]
         self._turn = array[780]
+        self._castle_cache: dict[tuple, int] = {}
 
     def pieces(self, bitboards: tuple[int, ...], parent_bitboards: tuple[int, ...] | None = None,
                parent_key: int = 0) -> int:
@@ -158,16 +184,8 @@ class ZobristKeys:
     def full(self, piece_key: int, board: chess.Board) -> int:
         """Add side to move, castling rights and en passant file, exactly as polyglot does."""
         key = piece_key
-        rights = board.clean_castling_rights()
-        if rights:
-            if rights & chess.BB_H1:
-                key ^= self._castle[0]
-            if rights & chess.BB_A1:
-                key ^= self._castle[1]
-            if rights & chess.BB_H8:
-                key ^= self._castle[2]
-            if rights & chess.BB_A8:
-                key ^= self._castle[3]
+        if board.castling_rights:
+            key ^= self._castling(board)
         ep = board.ep_square
         if ep is not None:
             behind = 1 << (ep - 8 if board.turn else ep + 8)
@@ -177,3 +195,24 @@ class ZobristKeys:
         if board.turn:
             key ^= self._turn
         return key
+
+    def _castling(self, board: chess.Board) -> int:
+        # python-chess decides castling rights from the back ranks only (kings, rooks, colours,
+        # promoted pieces, Chess960), so that is the cache key.
+        back = BB_BACKRANKS
+        cache_key = (board.castling_rights, board.kings & back, board.rooks & back,
+                     board.occupied_co[chess.WHITE] & back, board.promoted & back, board.chess960)
+        key = self._castle_cache.get(cache_key)
+        if key is None:
+            key = 0
+            for index, (color, kingside) in enumerate(_CASTLING_ORDER):
+                has = board.has_kingside_castling_rights if kingside else board.has_queenside_castling_rights
+                if has(color):
+                    key ^= self._castle[index]
+            if len(self._castle_cache) > 4096:
+                self._castle_cache.clear()
+            self._castle_cache[cache_key] = key
+        return key
+
+
+_CASTLING_ORDER = ((chess.WHITE, True), (chess.WHITE, False), (chess.BLACK, True), (chess.BLACK, False))

@@ -14,7 +14,7 @@ reference engine keeps a game up to its last legal position.
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import chess
 import chess.pgn
@@ -28,34 +28,13 @@ _STANDARD_VARIANTS = {"", "standard", "chess", "normal", "classical", "from posi
                       "chess960", "fischerandom", "fischer random", "fischerrandom", "960", "freestyle"}
 
 
-@dataclass(slots=True)
-class Node:
-    """One position of the game tree, in PGN text order until numbered."""
-
-    parent: int
-    ply: int
-    bitboards: tuple[int, ...]
-    piece_key: int
-    white_to_move: bool
-    castling_rights: int
-    ep_square: int | None
-    halfmove_clock: int
-    check: bool
-    legal_moves: int
-    zobrist: int
-    move_from: int | None = None
-    move_to: int | None = None
-    move_piece: int | None = None
-    captured: int | None = None
-    promotion: int | None = None
-    castle: int | None = None
-    en_passant: bool = False
-    null_move: bool = False
-    san: str | None = None
-    comment: str | None = None
-    comment_before: str | None = None
-    nags: list[int] | None = None
-    children: list[int] = field(default_factory=list)
+# A node is one flat list, in this order, so that a game's rows become columns with a single
+# zip(*rows) and no per-attribute Python loop.
+PARENT, PLY, WTM, BITBOARDS, CASTLING, EP, HALFMOVE, MOVE, SAN, CHECK, LEGAL, COMMENT, COMMENT_BEFORE, \
+    NAGS, ZOBRIST, PIECE_KEY = range(16)
+#: MOVE is None at the root, else (from, to, piece, captured, promotion, castle, en_passant, null).
+NO_MOVE = (None, None, None, None, None, None, False, False)
+_NULL_MOVE = (None, None, None, None, None, None, False, True)
 
 
 @dataclass(slots=True)
@@ -65,11 +44,11 @@ class ReplayedGame:
     headers: dict[str, str]
     start_fen: str | None
     chess960: bool
-    nodes: list[Node]
-    positionid: list[int]  # positionid of nodes[i] is i; this maps text order -> id
+    rows: list[list]  # pre-order; rows[i][PARENT] is the parent's positionid (-1 at the root)
     depth: list[int]
     last_descendant: list[int]
     child_index: list[int]
+    children: list[int]
     errors: list[tuple[int, str]]  # (line within the game text, message)
 
 
@@ -101,10 +80,12 @@ class _Replay(chess.pgn.BaseVisitor[None]):
     def __init__(self, handle: _LineCountingText) -> None:
         self.handle = handle
         self.headers = _Headers()
-        self.nodes: list[Node] = []
+        self.rows: list[list] = []
+        self.children: list[list[int]] = []
         self.current = -1
         self.stack: list[int] = []
-        self.pending_move: dict | None = None
+        self.pending_move: tuple | None = None
+        self.pending_san: str | None = None
         self.pending_comment: str | None = None
         self.variation_started = False
         self.stopped = False
@@ -135,7 +116,7 @@ class _Replay(chess.pgn.BaseVisitor[None]):
         if self.stopped or self.current < 0:
             return
         self.stack.append(self.current)
-        self.current = self.nodes[self.current].parent
+        self.current = self.rows[self.current][PARENT]
         self.variation_started = True
 
     def end_variation(self) -> None:
@@ -149,59 +130,50 @@ class _Replay(chess.pgn.BaseVisitor[None]):
         if self.variation_started:
             self.pending_comment = comment if self.pending_comment is None else self.pending_comment + " " + comment
         elif self.current >= 0:
-            node = self.nodes[self.current]
-            node.comment = comment if node.comment is None else node.comment + " " + comment
+            row = self.rows[self.current]
+            row[COMMENT] = comment if row[COMMENT] is None else row[COMMENT] + " " + comment
 
     def visit_nag(self, nag: int) -> None:
         if self.current >= 0 and not self.stopped:
-            node = self.nodes[self.current]
-            if node.nags is None:
-                node.nags = [nag]
+            row = self.rows[self.current]
+            if row[NAGS] is None:
+                row[NAGS] = [nag]
             else:
-                node.nags.append(nag)
+                row[NAGS].append(nag)
 
     def visit_move(self, board: chess.Board, move: chess.Move) -> None:
         if self.stopped:
             return
         if not move:
-            self.pending_move = {"null_move": True, "san": "--"}
+            self.pending_move, self.pending_san = _NULL_MOVE, "--"
             return
+        source, to = move.from_square, move.to_square
+        piece = board.piece_type_at(source)
         castle = None
-        if board.is_castling(move):
+        en_passant = False
+        if piece == chess.KING and board.is_castling(move):
             castle = 1 if board.is_kingside_castling(move) else 2
-            to = chess.square(6 if castle == 1 else 2, chess.square_rank(move.from_square))
+            to = chess.square(6 if castle == 1 else 2, chess.square_rank(source))
             captured = None
+        elif piece == chess.PAWN and to == board.ep_square and board.is_en_passant(move):
+            en_passant, captured = True, chess.PAWN
         else:
-            to = move.to_square
-            en_passant = board.is_en_passant(move)
-            captured = chess.PAWN if en_passant else board.piece_type_at(to)
-        self.pending_move = {
-            "move_from": move.from_square,
-            "move_to": to,
-            "move_piece": board.piece_type_at(move.from_square),
-            "captured": captured,
-            "promotion": move.promotion,
-            "castle": castle,
-            "en_passant": castle is None and board.is_en_passant(move),
-            "san": board._algebraic_without_suffix(move),
-        }
+            captured = board.piece_type_at(to)
+        self.pending_move = (source, to, piece, captured, move.promotion, castle, en_passant, False)
+        self.pending_san = board._algebraic_without_suffix(move)
 
     def visit_board(self, board: chess.Board) -> None:
         if self.stopped:
             return
-        if self.nodes and self.pending_move is None:
+        rows = self.rows
+        if rows and self.pending_move is None:
             return  # python-chess also calls this after a token it could not use
-        if not self.nodes:
+        if not rows:
             fen = board.fen()
             self.start_fen = None if fen == chess.STARTING_FEN else fen
             self.chess960 = board.chess960
         bitboards = piece_bitboards(board)
         parent = self.current
-        if parent >= 0:
-            parent_node = self.nodes[parent]
-            piece_key = _ZOBRIST.pieces(bitboards, parent_node.bitboards, parent_node.piece_key)
-        else:
-            piece_key = _ZOBRIST.pieces(bitboards)
         turn = board.turn
         rights = board.castling_rights
         ep = board.ep_square
@@ -212,32 +184,30 @@ class _Replay(chess.pgn.BaseVisitor[None]):
             if len(_MEMO) >= _MEMO_LIMIT:
                 _MEMO.clear()
             _MEMO[memo_key] = facts
-        node = Node(
-            parent=parent,
-            ply=self.nodes[parent].ply + 1 if parent >= 0 else 0,
-            bitboards=bitboards,
-            piece_key=piece_key,
-            white_to_move=turn,
-            castling_rights=rights,
-            ep_square=ep,
-            halfmove_clock=board.halfmove_clock,
-            check=facts[0],
-            legal_moves=facts[1],
-            zobrist=_ZOBRIST.full(piece_key, board),
-        )
-        if self.pending_move is not None:
-            for name, value in self.pending_move.items():
-                setattr(node, name, value)
-            if node.san and not node.null_move:
-                node.san += "#" if facts[0] and not facts[1] else "+" if facts[0] else ""
-            self.pending_move = None
-        if self.variation_started:
-            node.comment_before, self.pending_comment = self.pending_comment, None
-            self.variation_started = False
-        index = len(self.nodes)
-        self.nodes.append(node)
+        check, legal = facts
         if parent >= 0:
-            self.nodes[parent].children.append(index)
+            parent_row = rows[parent]
+            piece_key = _ZOBRIST.pieces(bitboards, parent_row[BITBOARDS], parent_row[PIECE_KEY])
+            san = self.pending_san
+            if check and san != "--":
+                san += "+" if legal else "#"
+        else:
+            piece_key = _ZOBRIST.pieces(bitboards)
+            san = None
+        comment_before = None
+        if self.variation_started:
+            comment_before, self.pending_comment = self.pending_comment, None
+            self.variation_started = False
+        index = len(rows)
+        rows.append([
+            parent, rows[parent][PLY] + 1 if parent >= 0 else 0, turn, bitboards, rights, ep,
+            board.halfmove_clock, self.pending_move, san, check, legal, None, comment_before, None,
+            _ZOBRIST.full(piece_key, board), piece_key,
+        ])
+        self.children.append([])
+        if parent >= 0:
+            self.children[parent].append(index)
+        self.pending_move = None
         self.current = index
 
     def result(self) -> None:
@@ -254,7 +224,7 @@ def replay(text: str) -> ReplayedGame:
         visitor.errors.append((handle.lineno, f"{type(error).__name__}: {error}"))
     if visitor.headers.unsupported:
         visitor.errors.insert(0, (1, f"unsupported variant {visitor.headers.unsupported!r}: read as standard chess"))
-    if not visitor.nodes:
+    if not visitor.rows:
         board = chess.Board()
         visitor.stopped = False
         visitor.pending_move = None
@@ -270,8 +240,14 @@ def replay(text: str) -> ReplayedGame:
 
 def _number(visitor: _Replay) -> ReplayedGame:
     """Pre-order ids, variation depth, last descendant and child ordinal for every node."""
-    nodes = visitor.nodes
-    n = len(nodes)
+    rows = visitor.rows
+    children = visitor.children
+    n = len(rows)
+    if all(len(c) <= 1 for c in children):  # no variations: text order is already pre-order
+        for row in rows:
+            row[MOVE] = row[MOVE] or NO_MOVE
+        return ReplayedGame(dict(visitor.headers), visitor.start_fen, visitor.chess960, rows, [0] * n,
+                            [n - 1] * n, [0] * n, [len(c) for c in children], visitor.errors)
     positionid = [0] * n
     depth = [0] * n
     last = [0] * n
@@ -282,25 +258,29 @@ def _number(visitor: _Replay) -> ReplayedGame:
         i = stack.pop()
         positionid[i] = len(order)
         order.append(i)
-        children = nodes[i].children
-        for k in range(len(children) - 1, -1, -1):
-            c = children[k]
+        kids = children[i]
+        for k in range(len(kids) - 1, -1, -1):
+            c = kids[k]
             child_index[c] = k
             depth[c] = depth[i] + (1 if k else 0)
             stack.append(c)
     for i in reversed(order):
         last[i] = max(positionid[i], last[i])
-        p = nodes[i].parent
+        p = rows[i][PARENT]
         if p >= 0 and last[i] > last[p]:
             last[p] = last[i]
+    for row in rows:
+        if row[PARENT] >= 0:
+            row[PARENT] = positionid[row[PARENT]]
+        row[MOVE] = row[MOVE] or NO_MOVE
     return ReplayedGame(
         headers=dict(visitor.headers),
         start_fen=visitor.start_fen,
         chess960=visitor.chess960,
-        nodes=[nodes[i] for i in order],
-        positionid=positionid,
+        rows=[rows[i] for i in order],
         depth=[depth[i] for i in order],
         last_descendant=[last[i] for i in order],
         child_index=[child_index[i] for i in order],
+        children=[len(children[i]) for i in order],
         errors=visitor.errors,
     )

@@ -1,37 +1,33 @@
 """Turn replayed games into Arrow tables whose columns are named as in schema/tables.sql.
 
-Rows are accumulated column by column in plain lists (cheap appends in the parse workers) and
-become one Arrow table per batch; DuckDB then inserts them ``BY NAME`` and casts to the
-declared types, so the DDL stays the only place that states a column's type.
+A replayed game is a list of flat rows (see :mod:`cqlindex.ingest.replay`); a batch keeps those
+rows and transposes them with ``zip(*rows)`` once, so no Python loop runs per column and row.
+DuckDB then inserts the tables ``BY NAME`` and casts to the declared types, so the DDL stays
+the only place that states a column's type.
 """
 
 from __future__ import annotations
 
 import re
+from operator import itemgetter
 
 import pyarrow as pa
 
-from cqlindex.board.squares import to_signed
-from cqlindex.ingest.replay import ReplayedGame
+from cqlindex.ingest.replay import (
+    BITBOARDS, CASTLING, CHECK, COMMENT, COMMENT_BEFORE, EP, HALFMOVE, LEGAL, MOVE, NAGS, PARENT, PLY, SAN,
+    WTM, ZOBRIST, ReplayedGame,
+)
 from cqlindex.ingest.source import RawGame
 
 _BITBOARD_COLUMNS = ("wk", "wq", "wr", "wb", "wn", "wp", "bk", "bq", "br", "bb", "bn", "bp")
-_POSITION_COLUMNS = (
-    "gamenumber", "positionid", "parent", "child_index", "children", "last_descendant", "mainline",
-    "depth", "ply", "movenumber", "wtm", *_BITBOARD_COLUMNS, "castling_rights", "ep_square",
-    "halfmove_clock", "move_from", "move_to", "move_piece", "captured", "promotion", "castle",
-    "en_passant", "null_move", "san", "is_check", "is_mate", "is_stalemate", "legal_moves",
-    "comment", "comment_before", "nags", "zobrist",
-)
-_GAME_COLUMNS = (
-    "gamenumber", "event", "site", "date", "round", "white", "black", "result", "year",
-    "white_elo", "black_elo", "eco", "tags", "start_fen", "chess960", "positions",
-    "mainline_positions", "source_file", "byte_offset", "line", "errors",
-)
-_ERROR_COLUMNS = ("source_file", "gamenumber", "line", "message")
+_MOVE_COLUMNS = ("move_from", "move_to", "move_piece", "captured", "promotion", "castle", "en_passant", "null_move")
+_GAME_TAGS = (("event", "Event"), ("site", "Site"), ("date", "Date"), ("round", "Round"), ("white", "White"),
+              ("black", "Black"), ("result", "Result"), ("eco", "ECO"))
 _YEAR = re.compile(r"^\s*(\d{3,4})")
 _INT = re.compile(r"^\s*(\d{1,5})\s*$")
 _INT16_MAX = 32767
+_ERROR_SCHEMA = pa.schema([("source_file", pa.string()), ("gamenumber", pa.int32()), ("line", pa.int32()),
+                           ("message", pa.string())])
 
 
 def _year(date: str | None) -> int | None:
@@ -45,83 +41,94 @@ def _small_int(text: str | None) -> int | None:
     return value if value is not None and 0 < value <= _INT16_MAX else None
 
 
+def _signed(values) -> pa.Array:
+    """Unsigned 64-bit bitboards/keys as the signed BIGINTs with the same bits."""
+    return pa.array(values, type=pa.uint64()).cast(pa.int64(), safe=False)
+
+
 class RowBatch:
-    """Columns of games, positions and errors for a run of consecutive games."""
+    """Games, positions and errors of a run of consecutive games."""
 
     def __init__(self) -> None:
-        self.games: dict[str, list] = {name: [] for name in _GAME_COLUMNS}
-        self.positions: dict[str, list] = {name: [] for name in _POSITION_COLUMNS}
-        self.errors: dict[str, list] = {name: [] for name in _ERROR_COLUMNS}
+        self.games: list[tuple] = []
+        self.rows: list[list] = []
+        self.tree: list[list[int]] = [[] for _ in range(6)]  # gamenumber, id, child, children, last, depth
+        self.first_black: list[int] = []  # per position: 1 if its game starts with black to move
+        self.errors: list[tuple] = []
 
     def add(self, gamenumber: int, raw: RawGame, game: ReplayedGame) -> None:
         """Append one game; ``raw`` says where it came from, ``game`` what it holds."""
         headers = game.headers
-        nodes = game.nodes
-        black_starts = not nodes[0].white_to_move
-        mainline_count = sum(1 for d in game.depth if d == 0)
-        g = self.games
-        for key, tag in (("event", "Event"), ("site", "Site"), ("date", "Date"), ("round", "Round"),
-                         ("white", "White"), ("black", "Black"), ("result", "Result"), ("eco", "ECO")):
-            g[key].append(headers.get(tag))
-        g["gamenumber"].append(gamenumber)
-        g["year"].append(_year(headers.get("Date")))
-        g["white_elo"].append(_small_int(headers.get("WhiteElo")))
-        g["black_elo"].append(_small_int(headers.get("BlackElo")))
-        g["tags"].append(list(headers.items()))
-        g["start_fen"].append(game.start_fen)
-        g["chess960"].append(game.chess960)
-        g["positions"].append(len(nodes))
-        g["mainline_positions"].append(mainline_count)
-        g["source_file"].append(raw.file)
-        g["byte_offset"].append(raw.offset)
-        g["line"].append(raw.line)
-        g["errors"].append(len(game.errors))
+        rows = game.rows
+        count = len(rows)
+        self.games.append((
+            gamenumber, *(headers.get(tag) for _, tag in _GAME_TAGS), _year(headers.get("Date")),
+            _small_int(headers.get("WhiteElo")), _small_int(headers.get("BlackElo")), list(headers.items()),
+            game.start_fen, game.chess960, count, game.depth.count(0), raw.file, raw.offset, raw.line,
+            len(game.errors),
+        ))
         for line, message in game.errors:
-            self.errors["source_file"].append(raw.file)
-            self.errors["gamenumber"].append(gamenumber)
-            self.errors["line"].append(raw.line + line - 1)
-            self.errors["message"].append(message)
-
-        p = self.positions
-        count = len(nodes)
-        p["gamenumber"].extend([gamenumber] * count)
-        p["positionid"].extend(range(count))
-        p["child_index"].extend(game.child_index)
-        p["last_descendant"].extend(game.last_descendant)
-        p["depth"].extend(game.depth)
-        p["mainline"].extend(d == 0 for d in game.depth)
-        ids = game.positionid
-        bitboard_columns = [p[name] for name in _BITBOARD_COLUMNS]
-        parent, children, ply, movenumber, wtm = p["parent"], p["children"], p["ply"], p["movenumber"], p["wtm"]
-        for node in nodes:
-            parent.append(ids[node.parent] if node.parent >= 0 else None)
-            children.append(len(node.children))
-            ply.append(node.ply)
-            movenumber.append((node.ply + black_starts) // 2 + 1)
-            wtm.append(node.white_to_move)
-            for column, bb in zip(bitboard_columns, node.bitboards):
-                column.append(bb - 0x10000000000000000 if bb >> 63 else bb)
-        for name in ("ep_square", "halfmove_clock", "move_from", "move_to", "move_piece", "captured",
-                     "promotion", "castle", "en_passant", "null_move", "san", "comment", "comment_before",
-                     "nags"):
-            p[name].extend(getattr(node, name) for node in nodes)
-        p["castling_rights"].extend(to_signed(node.castling_rights) for node in nodes)
-        p["is_check"].extend(node.check for node in nodes)
-        p["is_mate"].extend(node.check and not node.legal_moves for node in nodes)
-        p["is_stalemate"].extend(not node.check and not node.legal_moves for node in nodes)
-        p["legal_moves"].extend(node.legal_moves for node in nodes)
-        p["zobrist"].extend(to_signed(node.zobrist) for node in nodes)
+            self.errors.append((raw.file, gamenumber, raw.line + line - 1, message))
+        self.rows.extend(rows)
+        tree = self.tree
+        tree[0].extend([gamenumber] * count)
+        tree[1].extend(range(count))
+        tree[2].extend(game.child_index)
+        tree[3].extend(game.children)
+        tree[4].extend(game.last_descendant)
+        tree[5].extend(game.depth)
+        self.first_black.extend([0 if rows[0][WTM] else 1] * count)
 
     def to_arrow(self) -> tuple[pa.Table, pa.Table, pa.Table]:
         """(games, positions, errors) as Arrow tables."""
-        games = dict(self.games)
-        tags = pa.array(games.pop("tags"), type=pa.map_(pa.string(), pa.string()))
-        games_table = pa.table({**games, "tags": tags})
-        positions = dict(self.positions)
-        nags = pa.array(positions.pop("nags"), type=pa.list_(pa.int32()))
-        positions_table = pa.table({**positions, "nags": nags})
-        return games_table, positions_table, pa.table(self.errors, schema=_ERROR_SCHEMA)
+        return self._games_table(), self._positions_table(), self._errors_table()
+
+    def _games_table(self) -> pa.Table:
+        columns = list(zip(*self.games)) if self.games else [()] * 21
+        names = ("gamenumber", *(name for name, _ in _GAME_TAGS), "year", "white_elo", "black_elo", "tags",
+                 "start_fen", "chess960", "positions", "mainline_positions", "source_file", "byte_offset",
+                 "line", "errors")
+        arrays = {name: list(col) for name, col in zip(names, columns)}
+        arrays["tags"] = pa.array(arrays["tags"], type=pa.map_(pa.string(), pa.string()))
+        return pa.table(arrays)
+
+    def _positions_table(self) -> pa.Table:
+        rows = self.rows
+        if not rows:
+            return pa.table({"gamenumber": pa.array([], pa.int32())})
+        col = [list(map(itemgetter(i), rows)) for i in range(ZOBRIST + 1)]
+        gamenumber, ids, child_index, children, last, depth = self.tree
+        ply = col[PLY]
+        arrays: dict[str, list | pa.Array] = {
+            "gamenumber": gamenumber, "positionid": ids,
+            "parent": [None if p < 0 else p for p in col[PARENT]],
+            "child_index": child_index, "children": children, "last_descendant": last,
+            "mainline": [d == 0 for d in depth], "depth": depth, "ply": ply,
+            "movenumber": [(p + b) // 2 + 1 for p, b in zip(ply, self.first_black)],
+            "wtm": col[WTM],
+        }
+        bitboards = col[BITBOARDS]
+        for i, name in enumerate(_BITBOARD_COLUMNS):
+            arrays[name] = _signed(list(map(itemgetter(i), bitboards)))
+        arrays["castling_rights"] = _signed(col[CASTLING])
+        arrays["ep_square"] = col[EP]
+        arrays["halfmove_clock"] = col[HALFMOVE]
+        moves = col[MOVE]
+        for i, name in enumerate(_MOVE_COLUMNS):
+            arrays[name] = list(map(itemgetter(i), moves))
+        check, legal = col[CHECK], col[LEGAL]
+        arrays.update({
+            "san": col[SAN], "is_check": check,
+            "is_mate": [c and not n for c, n in zip(check, legal)],
+            "is_stalemate": [not c and not n for c, n in zip(check, legal)],
+            "legal_moves": legal, "comment": col[COMMENT], "comment_before": col[COMMENT_BEFORE],
+            "nags": pa.array(col[NAGS], type=pa.list_(pa.int32())),
+            "zobrist": _signed(col[ZOBRIST]),
+        })
+        return pa.table(arrays)
+
+    def _errors_table(self) -> pa.Table:
+        columns = list(zip(*self.errors)) if self.errors else [[] for _ in range(4)]
+        return pa.table([list(c) for c in columns], schema=_ERROR_SCHEMA)
 
 
-_ERROR_SCHEMA = pa.schema([("source_file", pa.string()), ("gamenumber", pa.int32()), ("line", pa.int32()),
-                           ("message", pa.string())])
