@@ -55,7 +55,11 @@ def count_legal_moves(board: chess.Board) -> int:
     us = board.turn
     own = board.occupied_co[us]
     king_bb = board.kings & own
-    if not king_bb or king_bb & (king_bb - 1) or board.is_check():
+    their_kings = board.kings & ~own
+    if (not king_bb or king_bb & (king_bb - 1) or their_kings & (their_kings - 1)
+            or board.pawns & BB_BACKRANKS or board.is_check()):
+        # Check, and positions only a FEN can set up (several kings, pawns on a back rank):
+        # python-chess decides.
         return board.legal_moves.count()
     king = king_bb.bit_length() - 1
     occ = board.occupied
