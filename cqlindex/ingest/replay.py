@@ -20,10 +20,9 @@ import chess
 import chess.pgn
 
 from cqlindex.board.facts import ZobristKeys, count_legal_moves, piece_bitboards
+from cqlindex.board.san import san_without_suffix
 
 _ZOBRIST = ZobristKeys()
-_MEMO: dict[tuple, tuple[bool, int]] = {}
-_MEMO_LIMIT = 1 << 20
 _STANDARD_VARIANTS = {"", "standard", "chess", "normal", "classical", "from position", "chess 960",
                       "chess960", "fischerandom", "fischer random", "fischerrandom", "960", "freestyle"}
 
@@ -160,7 +159,7 @@ class _Replay(chess.pgn.BaseVisitor[None]):
         else:
             captured = board.piece_type_at(to)
         self.pending_move = (source, to, piece, captured, move.promotion, castle, en_passant, False)
-        self.pending_san = board._algebraic_without_suffix(move)
+        self.pending_san = san_without_suffix(board, move, piece, captured, castle)
 
     def visit_board(self, board: chess.Board) -> None:
         if self.stopped:
@@ -177,14 +176,8 @@ class _Replay(chess.pgn.BaseVisitor[None]):
         turn = board.turn
         rights = board.castling_rights
         ep = board.ep_square
-        memo_key = (bitboards, turn, rights, ep)
-        facts = _MEMO.get(memo_key)
-        if facts is None:
-            facts = (board.is_check(), count_legal_moves(board))
-            if len(_MEMO) >= _MEMO_LIMIT:
-                _MEMO.clear()
-            _MEMO[memo_key] = facts
-        check, legal = facts
+        check = board.is_check()
+        legal = count_legal_moves(board)
         if parent >= 0:
             parent_row = rows[parent]
             piece_key = _ZOBRIST.pieces(bitboards, parent_row[BITBOARDS], parent_row[PIECE_KEY])
