@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import time
+import zlib
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
+from zstandard import ZstdError
 
 from cqlindex import __version__
 from cqlindex.errors import InputError, OutputError
@@ -87,8 +89,8 @@ def _batches(paths: list[Path], progress: Progress, warnings: list[str],
                     progress.bytes_done = done_before + _position(raw_handle, size)
                     yield batch
                     batch = []
-        except OSError as error:
-            raise InputError(f"{path}: cannot read ({error})") from None
+        except (OSError, zlib.error, ZstdError) as error:
+            raise InputError(f"{path}: cannot read, the file is damaged ({error})") from None
         except EOFError:
             warnings.append(f"{path}: the compressed file ends early; indexed what could be read")
         finally:

@@ -78,7 +78,7 @@ class _Headers(chess.pgn.Headers):
 class _Replay(chess.pgn.BaseVisitor[None]):
     def __init__(self, handle: _LineCountingText) -> None:
         self.handle = handle
-        self.headers = _Headers()
+        self.headers = _Headers({})  # only the tags the game has: no '?' for missing ones
         self.rows: list[list] = []
         self.children: list[list[int]] = []
         self.current = -1
@@ -122,6 +122,7 @@ class _Replay(chess.pgn.BaseVisitor[None]):
         if self.stack and not self.stopped:
             self.current = self.stack.pop()
             self.variation_started = False
+            self.pending_comment = None  # a comment in an empty variation belongs to no move
 
     def visit_comment(self, comment: str) -> None:
         if self.stopped:

@@ -75,10 +75,53 @@ def open_binary(path: Path) -> BinaryIO:
     if kind == "bz2":
         return bz2.BZ2File(raw)  # type: ignore[return-value]
     if kind == "zst":
+        return io.BufferedReader(_ZstdStream(raw), buffer_size=1 << 20)
+    return raw
+
+
+class _ZstdStream(io.RawIOBase):
+    """zstd frames decompressed one after another; EOFError if the last frame is cut short.
+
+    zstandard's own stream reader simply stops at a truncated frame, which would index part of
+    a file without a word; gzip and bz2 raise EOFError there, and so does this.
+    """
+
+    def __init__(self, raw: BinaryIO) -> None:
         import zstandard
 
-        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, closefd=True))
-    return raw
+        self._raw = raw
+        self._new = zstandard.ZstdDecompressor().decompressobj
+        self._decompressor = self._new()
+        self._pending = b""
+        self._in_frame = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[override]
+        while not self._pending:
+            chunk = self._raw.read(1 << 20)
+            if not chunk:
+                if self._in_frame:
+                    raise EOFError("compressed file ended before the end-of-stream marker was reached")
+                return 0
+            while chunk:
+                self._in_frame = True
+                self._pending += self._decompressor.decompress(chunk)
+                if self._decompressor.eof:
+                    chunk = self._decompressor.unused_data
+                    self._decompressor = self._new()
+                    self._in_frame = False
+                else:
+                    chunk = b""
+        size = min(len(buffer), len(self._pending))
+        buffer[:size] = self._pending[:size]
+        self._pending = self._pending[size:]
+        return size
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
 
 
 def split_games(stream: BinaryIO, file: str) -> Iterator[RawGame]:
@@ -88,6 +131,7 @@ def split_games(stream: BinaryIO, file: str) -> Iterator[RawGame]:
     state = "none"  # none | tags | gap (blank line after tags) | moves
     tag_names: set[bytes] = set()
     in_comment = after_result = blank_since = False
+    content = False  # has the game a tag or movetext line (not only % escapes)?
     for line in stream:
         lineno += 1
         if lineno == 1 and line.startswith(b"\xef\xbb\xbf"):
@@ -110,10 +154,10 @@ def split_games(stream: BinaryIO, file: str) -> Iterator[RawGame]:
             new_game = state == "moves" or (state in ("tags", "gap") and name in tag_names)
         else:
             new_game = kind == "moves" and not in_comment and state == "moves" and after_result and blank_since
-        if new_game and lines:
+        if new_game and content:
             yield RawGame(file, start_offset, start_line, b"".join(lines))
             lines, state, tag_names = [], "none", set()
-            after_result = blank_since = False
+            after_result = blank_since = content = False
 
         if stripped and not lines:
             start_offset, start_line = offset, lineno
@@ -121,6 +165,8 @@ def split_games(stream: BinaryIO, file: str) -> Iterator[RawGame]:
             lines.append(line)
         offset += len(line)
 
+        if kind in ("tag", "moves"):
+            content = True
         if kind == "tag":
             state = "tags"
             tag_names.add(name)
@@ -134,7 +180,7 @@ def split_games(stream: BinaryIO, file: str) -> Iterator[RawGame]:
             in_comment = _comment_state(stripped, in_comment)
             if not in_comment and stripped:
                 after_result, blank_since = _ends_with_result(stripped), False
-    if any(line.strip() for line in lines):
+    if content:
         yield RawGame(file, start_offset, start_line, b"".join(lines))
 
 

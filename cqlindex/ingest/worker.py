@@ -30,7 +30,10 @@ def prepare(text: str) -> tuple[str, list[int]]:
     kept: list[str] = []
     origin: list[int] = []
     in_header = True
-    for number, line in enumerate(text.splitlines(), start=1):
+    # Split on line feeds only: str.splitlines() would also break at U+0085, which is how a
+    # Windows-1252 ellipsis decodes as Latin-1.
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.rstrip("\r")
         stripped = line.strip()
         if not stripped:
             continue
