@@ -132,9 +132,9 @@ def info(
     console.print("[bold]build[/]")
     for key, value in data["build"].items():
         console.print(f"  {key:20s} {value.replace(chr(10), ', ')}")
-    console.print("[bold]tables[/]")
+    console.print("[bold]tables and views[/] (columns: cqlindex info DB --format json, or schema/tables.sql)")
     for table, columns in data["tables"].items():
-        console.print(f"  {table}: " + ", ".join(c["name"] for c in columns))
+        console.print(f"  {table:20s} {len(columns):>3} columns")
 
 
 @app.command()
