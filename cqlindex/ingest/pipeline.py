@@ -29,6 +29,7 @@ from cqlindex.ingest.worker import parse_batch
 from cqlindex.store.schema import SCHEMA_VERSION, create_schema
 
 BATCH_GAMES = 500
+MEMORY_LIMIT = "512MB"
 
 
 @dataclass(slots=True)
@@ -145,6 +146,9 @@ def build(inputs: list[str], output: str | os.PathLike, *, workers: int | None =
     except duckdb.Error as error:
         raise OutputError(f"{target}: cannot create the database ({error})") from None
     try:
+        # DuckDB would otherwise cache up to most of the machine's memory as the file grows; a
+        # fixed cap keeps the build's footprint independent of the input size.
+        con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
         create_schema(con)
         batches = _batches(paths, progress, warnings, batch_games)
         for games, positions, errors in _parsed(batches, workers):
