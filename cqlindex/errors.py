@@ -30,3 +30,43 @@ class DatabaseError(CqlindexError):
     """A path that is not a cqlindex database, or SQL that DuckDB rejects."""
 
     exit_code = 3
+
+
+class CqlError(CqlindexError):
+    """A problem with a CQL query, located in its text.
+
+    ``str()`` gives the one-line form; :meth:`render` the compiler-style report with the
+    offending line and a caret under the column, which the CLI prints.
+    """
+
+    exit_code = 2
+    label = "error"
+
+    def __init__(self, message: str, text: str, span, source: str = "<query>") -> None:
+        super().__init__(message)
+        self.message = message
+        self.text = text
+        self.span = span
+        self.source = source
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.span.line}:{self.span.col}: {self.label}: {self.message}"
+
+    def render(self) -> str:
+        """``file:line:col: error: message``, the source line, and a caret under the spot."""
+        lines = self.text.split("\n")
+        line = lines[self.span.line - 1] if 0 < self.span.line <= len(lines) else ""
+        width = max(1, min(self.span.end - self.span.start, len(line) - self.span.col + 1))
+        return f"{self}\n    {line}\n    {' ' * (self.span.col - 1)}{'^' * width}"
+
+
+class CqlSyntaxError(CqlError):
+    """The query is not valid CQL."""
+
+    label = "syntax error"
+
+
+class CqlUnsupportedError(CqlError):
+    """Valid CQL that cqlindex does not evaluate yet: named, never silently answered wrong."""
+
+    label = "unsupported"

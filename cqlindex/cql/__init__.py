@@ -1,0 +1,1 @@
+"""The CQL front end: text → tokens → AST with source spans (lexer, parser, ast)."""

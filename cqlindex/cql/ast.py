@@ -1,0 +1,286 @@
+"""The CQL abstract syntax tree: frozen dataclasses, every node with its source span.
+
+Nodes are few and generic (a ``Keyword`` for every argument-less filter, a ``Call`` for the
+parenthesised helpers) so that the evaluator and the planner can each be a table keyed by
+node type and name, the way sqlglot dispatches on expression classes. Transforms stay in the
+tree as ``Transform`` nodes; expanding them into their members is the planner's and
+evaluator's business (cqlindex.board.transforms is the one definition of the square maps).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cqlindex.cql.tokens import Span
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    span: Span = field(compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Pieces(Node):
+    """A piece designator: the squares in ``squares`` holding one of ``pieces`` (``_`` = empty)."""
+
+    pieces: frozenset[str]
+    squares: int
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Number(Node):
+    value: int
+
+
+@dataclass(frozen=True, slots=True)
+class String(Node):
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class Keyword(Node):
+    """An argument-less filter: check, mate, wtm, initial, ply, parent, passedpawns, ..."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Compound(Node):
+    """``{ F1 F2 ... }`` or the body: all must match, left to right; value of the last."""
+
+    items: tuple[Node, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Not(Node):
+    arg: Node
+
+
+@dataclass(frozen=True, slots=True)
+class And(Node):
+    items: tuple[Node, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Or(Node):
+    items: tuple[Node, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Compare(Node):
+    """A chain ``a < b <= c``: every adjacent pair must hold."""
+
+    ops: tuple[str, ...]
+    operands: tuple[Node, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Binary(Node):
+    """``+ - * / %`` on numbers, ``| &`` on sets, ``attacks attackedby in``."""
+
+    op: str
+    left: Node
+    right: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Unary(Node):
+    """``-`` ``~`` ``#`` and the one-argument helpers: abs sqrt rank file power type colortype light dark."""
+
+    op: str
+    arg: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Direction(Node):
+    """``up``, ``diagonal``, ... with an optional range (low, high) applied to a set."""
+
+    name: str
+    low: int
+    high: int
+    arg: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Transform(Node):
+    """flipcolor, reversecolor, flip, fliphorizontal, flipvertical, rotate90, shift... (``count``)."""
+
+    name: str
+    count: bool
+    arg: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Call(Node):
+    """Parenthesised helpers: between(a b), makesquare(f r), max(...), min(...), ancestor(x y), ..."""
+
+    name: str
+    args: tuple[Node, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Colon(Node):
+    """``pos : F``: evaluate F at the position ``pos`` yields."""
+
+    position: Node
+    body: Node
+
+
+@dataclass(frozen=True, slots=True)
+class ChildN(Node):
+    """``child(n)`` (0 = main continuation) and ``position n``."""
+
+    name: str
+    index: Node
+
+
+@dataclass(frozen=True, slots=True)
+class If(Node):
+    cond: Node
+    then: Node
+    other: Node | None
+
+
+@dataclass(frozen=True, slots=True)
+class Variable(Node):
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Assign(Node):
+    """``x = F``, ``x += F`` ..., ``x =? F``."""
+
+    name: str
+    op: str
+    value: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Iterate(Node):
+    """``square [all] x in S body`` and ``piece [all] x in S body``."""
+
+    kind: str
+    all: bool
+    var: str
+    domain: Node
+    body: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Move(Node):
+    """``move [legal|pseudolegal|previous] from S to S capture S promote S ...``.
+
+    ``params`` keeps the parameters in the order written (the first decides the value).
+    """
+
+    mode: str  # played | previous | legal | pseudolegal
+    params: tuple[tuple[str, Node | None], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Pin(Node):
+    params: tuple[tuple[str, Node], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Ray(Node):
+    """``ray [directions] (S1 ... Sn)`` and ``xray (...)``."""
+
+    kind: str
+    directions: tuple[str, ...]
+    args: tuple[Node, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Find(Node):
+    all: bool
+    backward: bool
+    quiet: bool
+    low: int | None
+    high: int | None
+    body: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Repeat(Node):
+    """A line constituent with a repetition: ``F*``, ``F+``, ``F?``, ``F{m,n}`` (high None = no bound)."""
+
+    arg: Node
+    low: int
+    high: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Sequence(Node):
+    """A parenthesised group of line constituents."""
+
+    items: tuple[Node, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Line(Node):
+    backward: bool
+    params: frozenset[str]
+    low: int | None
+    high: int | None
+    items: tuple[Node, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Sort(Node):
+    doc: str | None
+    min: bool
+    body: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Echo(Node):
+    source: str
+    target: str
+    quiet: bool
+    include_all: bool
+    body: Node
+
+
+@dataclass(frozen=True, slots=True)
+class GameFilter(Node):
+    """Game-level tests: result, player, elo, year, event, site, date, eco, fen, gamenumber."""
+
+    name: str
+    args: tuple[Node, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Output(Node):
+    """comment(...) and message(...): always match; what they say goes to the output."""
+
+    name: str
+    quiet: bool
+    args: tuple[Node, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    """The ``cql(...)`` parameters that shape a run."""
+
+    variations: bool | None = None
+    quiet: bool = False
+    silent: bool = False
+    input: str | None = None
+    output: str | None = None
+    result: str | None = None
+    gamenumber: tuple[int, int] | None = None
+    matchcount: tuple[int, int | None] | None = None
+    sort_matchcount: bool = False
+    matchstring: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """A parsed query: its header parameters and its body."""
+
+    header: Header
+    body: Compound
+    text: str
+    source: str

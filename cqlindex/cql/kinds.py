@@ -1,0 +1,79 @@
+"""What kind of value a filter has (set, number, position, string, logical), known at parse time.
+
+CQL rejects some combinations when it parses, not when it runs (``#`` of a logical filter,
+a set compared with ``<`` to a set, a logical filter in a comparison); the parser asks this
+module, so the rules sit in one place.
+"""
+
+from __future__ import annotations
+
+from cqlindex.cql import ast
+
+SET, NUMBER, POSITION, STRING, LOGICAL, ANY = "set", "number", "position", "string", "logical", "any"
+
+_KEYWORD_KINDS = {
+    **dict.fromkeys(("check", "mate", "stalemate", "wtm", "btm", "initial", "terminal", "mainline", "variation",
+                     "true", "false"), LOGICAL),
+    **dict.fromkeys(("ply", "movenumber", "depth", "positionid", "gamenumber", "sidetomove", "white", "black",
+                     "lastgamenumber", "year", "elo"), NUMBER),
+    **dict.fromkeys(("passedpawns", "isolatedpawns", "doubledpawns", "connectedpawns"), SET),
+    **dict.fromkeys(("parent", "child", "currentposition", "initialposition"), POSITION),
+}
+_UNARY_KINDS = {"-": NUMBER, "#": NUMBER, "abs": NUMBER, "sqrt": NUMBER, "rank": NUMBER, "file": NUMBER,
+                "power": NUMBER, "type": NUMBER, "colortype": NUMBER, "~": SET, "light": SET, "dark": SET}
+_CALL_KINDS = {"between": SET, "makesquare": SET, "max": NUMBER, "min": NUMBER, "ancestor": LOGICAL,
+               "descendant": LOGICAL, "lca": POSITION, "distance": NUMBER}
+
+
+def kind_of(node: ast.Node, variables: dict[str, str] | None = None) -> str:
+    """The kind of value ``node`` has, or ANY when it depends on what runs."""
+    if isinstance(node, (ast.Pieces, ast.Direction, ast.Pin, ast.Ray)):
+        return SET
+    if isinstance(node, ast.Number):
+        return NUMBER
+    if isinstance(node, ast.String):
+        return STRING
+    if isinstance(node, ast.Keyword):
+        return _KEYWORD_KINDS.get(node.name, ANY)
+    if isinstance(node, ast.Unary):
+        return _UNARY_KINDS.get(node.op, ANY)
+    if isinstance(node, ast.Binary):
+        if node.op in ("|", "&", "attacks", "attackedby"):
+            return SET  # position & position is a set too: the squares with the same contents
+        if node.op == "in":
+            return LOGICAL
+        left, right = kind_of(node.left, variables), kind_of(node.right, variables)
+        return STRING if node.op == "+" and STRING in (left, right) else NUMBER
+    if isinstance(node, ast.GameFilter) and node.name in ("year", "elo") and not any(
+            isinstance(a, ast.String) for a in node.args):
+        return NUMBER
+    if isinstance(node, (ast.Not, ast.And, ast.Or, ast.Compare, ast.GameFilter, ast.Output, ast.Echo)):
+        return LOGICAL
+    if isinstance(node, ast.Call):
+        return _CALL_KINDS.get(node.name, ANY)
+    if isinstance(node, ast.ChildN):
+        return POSITION
+    if isinstance(node, ast.Colon):
+        return kind_of(node.body, variables)
+    if isinstance(node, ast.Compound):
+        return kind_of(node.items[-1], variables) if node.items else LOGICAL
+    if isinstance(node, ast.Transform):
+        return NUMBER if node.count else kind_of(node.arg, variables)
+    if isinstance(node, ast.Move):
+        first = node.params[0][0] if node.params else None
+        return SET if first in ("from", "to", "capture") else LOGICAL
+    if isinstance(node, ast.Find):
+        return NUMBER if node.all else POSITION
+    if isinstance(node, ast.Line):
+        return POSITION if "lastposition" in node.params else NUMBER
+    if isinstance(node, ast.Iterate):
+        return LOGICAL if node.all else SET
+    if isinstance(node, ast.Sort):
+        return kind_of(node.body, variables)
+    if isinstance(node, ast.Variable):
+        return (variables or {}).get(node.name, ANY)
+    if isinstance(node, ast.Assign):
+        return LOGICAL
+    if isinstance(node, ast.If):
+        return ANY
+    return ANY

@@ -1,0 +1,262 @@
+"""Turn CQL text into tokens, mapping CQL 6.2's Unicode spellings to their ASCII forms.
+
+The mapping happens here, token by token, rather than as a text substitution up front, so
+that every span still points at what the user wrote. Piece designators are lexed whole
+(``[RQ]a-h8`` is one token), because CQL forbids spaces inside them and the parser should
+never have to glue them together.
+"""
+
+from __future__ import annotations
+
+import re
+
+from cqlindex.cql.tokens import Kind, Span, Token
+from cqlindex.errors import CqlSyntaxError
+
+WHITE_PIECES = "KQRBNP"
+BLACK_PIECES = "kqrbnp"
+_PIECE_LETTERS = {"A": frozenset(WHITE_PIECES), "a": frozenset(BLACK_PIECES), "_": frozenset("_"),
+                  **{c: frozenset(c) for c in WHITE_PIECES + BLACK_PIECES}}
+_ALL_SQUARES = (1 << 64) - 1
+
+_SQUARE_PART = r"[a-h](?:-[a-h])?[1-8](?:-[1-8])?"
+_SQUARE_RE = re.compile(_SQUARE_PART)
+_DESIGNATOR_RE = re.compile(rf"([KQRBNPkqrbnpAa_])?({_SQUARE_PART})?")
+_WORD_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+_NUMBER_RE = re.compile(r"[0-9]+")
+_CASTLE_RE = re.compile(r"[oO]-[oO](?:-[oO])?(?![A-Za-z0-9_$-])")
+_OPERATORS = sorted(
+    ["-->", "<--", "--", "->", "<-", "==", "!=", "<=", ">=", "=?", "+=", "-=", "*=", "/=", "%=", "~~",
+     "<", ">", "=", "+", "-", "*", "/", "%", "|", "&", "~", "#", ":", "(", ")", "{", "}", ",", ".", "?"],
+    key=len, reverse=True)
+
+# CQL 6.2 Unicode spellings. Figurines and piece-class symbols combine into one designator.
+_FIGURINES = {"♔": "K", "♕": "Q", "♖": "R", "♗": "B", "♘": "N", "♙": "P",
+              "♚": "k", "♛": "q", "♜": "r", "♝": "b", "♞": "n", "♟": "p",
+              "△": "A", "▲": "a", "□": "_", "◭": "Aa"}
+_SYMBOL_WORDS = {"✵": "flip", "⬓": "flipcolor", "∀": "all", "⊢": "path", "◎": "focus", "∙": "currentposition",
+                 "∊": "in"}
+_SYMBOL_OPS = {"→": "->", "←": "<-", "≤": "<=", "≥": ">=", "≠": "!=", "∪": "|", "∩": "&", "×": "[x]",
+               "――": "--", "―": "--", "▦": "."}
+
+
+def square_mask(text: str) -> int:
+    """Mask of a square part such as ``e4``, ``a-h8``, ``c1-8`` or ``a-d1-4``."""
+    files = text[0], text[2] if len(text) > 2 and text[1] == "-" else text[0]
+    rest = text[3:] if len(text) > 2 and text[1] == "-" else text[1:]
+    ranks = rest[0], rest[2] if len(rest) > 2 else rest[0]
+    f0, f1 = sorted((ord(files[0]) - 97, ord(files[1]) - 97))
+    r0, r1 = sorted((int(ranks[0]) - 1, int(ranks[1]) - 1))
+    mask = 0
+    for r in range(r0, r1 + 1):
+        for f in range(f0, f1 + 1):
+            mask |= 1 << (r * 8 + f)
+    return mask
+
+
+class Lexer:
+    def __init__(self, text: str, source: str = "<query>") -> None:
+        self.text = text
+        self.source = source
+        self.pos = 0
+        self.line = 1
+        self.line_start = 0
+
+    def error(self, message: str, start: int, end: int | None = None) -> CqlSyntaxError:
+        return CqlSyntaxError(message, self.text, self._span(start, end or start + 1), self.source)
+
+    def _span(self, start: int, end: int) -> Span:
+        line = self.text.count("\n", 0, start) + 1
+        col = start - (self.text.rfind("\n", 0, start) + 1) + 1
+        return Span(line, col, start, end)
+
+    def tokens(self) -> list[Token]:
+        out: list[Token] = []
+        while True:
+            token = self._next()
+            out.append(token)
+            if token.kind is Kind.EOF:
+                return out
+
+    def _skip_space_and_comments(self) -> None:
+        text = self.text
+        while self.pos < len(text):
+            c = text[self.pos]
+            if c.isspace():
+                self.pos += 1
+            elif text.startswith("///", self.pos):
+                return  # the comment-output filter, not a comment
+            elif text.startswith("//", self.pos) or c == ";":
+                end = text.find("\n", self.pos)
+                self.pos = len(text) if end < 0 else end
+            elif text.startswith("/*", self.pos):
+                end = text.find("*/", self.pos + 2)
+                if end < 0:
+                    raise self.error("unterminated comment: '/*' has no matching '*/'", self.pos, self.pos + 2)
+                self.pos = end + 2
+            else:
+                return
+
+    def _next(self) -> Token:
+        self._skip_space_and_comments()
+        text, start = self.text, self.pos
+        if start >= len(text):
+            return Token(Kind.EOF, "", self._span(start, start))
+        c = text[start]
+        if c in _FIGURINES:
+            return self._figurines(start)
+        if c in _SYMBOL_WORDS:
+            self.pos += 1
+            return Token(Kind.WORD, _SYMBOL_WORDS[c], self._span(start, self.pos))
+        for symbol, op in _SYMBOL_OPS.items():
+            if text.startswith(symbol, start):
+                self.pos += len(symbol)
+                if op == ".":
+                    return self._pieces(start, frozenset("KQRBNPkqrbnp_"), _ALL_SQUARES)
+                return Token(Kind.OP, op, self._span(start, self.pos))
+        if c == '"':
+            return self._string(start)
+        if c == "[":
+            return self._bracket(start)
+        if c == "/" and text.startswith("///", start):
+            self.pos += 3
+            return Token(Kind.OP, "///", self._span(start, self.pos))
+        castle = _CASTLE_RE.match(text, start)
+        if castle:
+            self.pos = castle.end()
+            return Token(Kind.WORD, castle.group(0).lower(), self._span(start, self.pos))
+        if c.isdigit():
+            m = _NUMBER_RE.match(text, start)
+            self.pos = m.end()
+            return Token(Kind.NUMBER, m.group(0), self._span(start, self.pos))
+        if c.isalpha() or c in "_$":
+            word = _WORD_RE.match(text, start)
+            designator = self._designator(start)
+            if designator is not None:
+                return designator
+            if word:
+                self.pos = word.end()
+                return Token(Kind.WORD, word.group(0), self._span(start, self.pos))
+        if c == ".":
+            self.pos += 1
+            return self._pieces(start, frozenset("KQRBNPkqrbnp_"), _ALL_SQUARES)
+        for op in _OPERATORS:
+            if text.startswith(op, start):
+                self.pos += len(op)
+                return Token(Kind.OP, op, self._span(start, self.pos))
+        raise self.error(f"unexpected character {c!r}", start)
+
+    def _designator(self, start: int) -> Token | None:
+        """A piece designator starting at ``start`` if the longest reading ends at a word break.
+
+        ``a-d1-4`` is a square range although ``a`` alone is a designator (black pieces), and
+        ``ab3`` is black pieces on b3, so both readings are tried and the longer one wins.
+        """
+        text = self.text
+        readings = []
+        square_only = _SQUARE_RE.match(text, start)
+        if square_only:
+            readings.append((square_only.end(), None, square_only.group(0)))
+        with_piece = _DESIGNATOR_RE.match(text, start)
+        if with_piece and with_piece.group(1):
+            readings.append((with_piece.end(), with_piece.group(1), with_piece.group(2)))
+        if not readings:
+            return None
+        end, piece, squares = max(readings, key=lambda r: r[0])
+        if end < len(text) and (text[end].isalnum() or text[end] in "_$"):
+            return None
+        self.pos = end
+        letters = _PIECE_LETTERS[piece] if piece else frozenset("KQRBNPkqrbnp_")
+        if squares is None and self._at_square_list():
+            return self._pieces(start, letters, self._square_list())
+        return self._pieces(start, letters, square_mask(squares) if squares else _ALL_SQUARES)
+
+    def _pieces(self, start: int, pieces: frozenset[str], squares: int) -> Token:
+        """A designator token; a bare square part (``e4``) means any content on those squares."""
+        return Token(Kind.PIECES, self.text[start:self.pos], self._span(start, self.pos), pieces, squares)
+
+    def _figurines(self, start: int) -> Token:
+        letters: set[str] = set()
+        while self.pos < len(self.text) and self.text[self.pos] in _FIGURINES:
+            for letter in _FIGURINES[self.text[self.pos]]:
+                letters |= _PIECE_LETTERS[letter]
+            self.pos += 1
+        squares = _SQUARE_RE.match(self.text, self.pos)
+        mask = _ALL_SQUARES
+        if squares:
+            self.pos = squares.end()
+            mask = square_mask(squares.group(0))
+        elif self._at_square_list():
+            mask = self._square_list()
+        return self._pieces(start, frozenset(letters), mask)
+
+    def _string(self, start: int) -> Token:
+        text = self.text
+        pos = start + 1
+        chars: list[str] = []
+        while pos < len(text) and text[pos] != '"':
+            if text[pos] == "\n":
+                raise self.error("a string may not span lines: missing closing '\"'", start, pos)
+            if text[pos] == "\\" and pos + 1 < len(text):
+                pos += 1
+                chars.append({"n": "\n", "t": "\t"}.get(text[pos], text[pos]))
+            else:
+                chars.append(text[pos])
+            pos += 1
+        if pos >= len(text):
+            raise self.error("unterminated string: missing closing '\"'", start, pos)
+        self.pos = pos + 1
+        return Token(Kind.STRING, "".join(chars), self._span(start, self.pos))
+
+    def _at_square_list(self) -> bool:
+        return self.pos < len(self.text) and self.text[self.pos] == "[" and bool(
+            re.match(rf"\[\s*{_SQUARE_PART}\s*(,\s*{_SQUARE_PART}\s*)*\]", self.text[self.pos:]))
+
+    def _square_list(self) -> int:
+        end = self.text.index("]", self.pos)
+        mask = 0
+        for part in self.text[self.pos + 1:end].split(","):
+            mask |= square_mask(part.strip())
+        self.pos = end + 1
+        return mask
+
+    def _bracket(self, start: int) -> Token:
+        text = self.text
+        end = text.find("]", start)
+        if end < 0:
+            raise self.error("unterminated '[': missing ']'", start)
+        inner = text[start + 1:end].strip()
+        if inner == "x":
+            self.pos = end + 1
+            return Token(Kind.OP, "[x]", self._span(start, self.pos))
+        if inner in (">", "<", ">=", "<="):
+            self.pos = end + 1
+            return Token(Kind.OP, f"[{inner}]", self._span(start, self.pos))
+        if self._at_square_list():
+            return self._pieces(start, frozenset("KQRBNPkqrbnp_"), self._square_list())
+        if inner == "":
+            self.pos = end + 1
+            return self._pieces(start, frozenset(), 0)
+        letters: set[str] = set()
+        for ch in inner:
+            if ch in _PIECE_LETTERS:
+                letters |= _PIECE_LETTERS[ch]
+            elif ch in _FIGURINES:
+                for letter in _FIGURINES[ch]:
+                    letters |= _PIECE_LETTERS[letter]
+            elif not ch.isspace():
+                raise self.error(f"not a piece designator: {text[start:end + 1]!r}", start, end + 1)
+        self.pos = end + 1
+        mask = _ALL_SQUARES
+        squares = _SQUARE_RE.match(text, self.pos)
+        if squares and not (squares.end() < len(text) and (text[squares.end()].isalnum() or text[squares.end()] in "_$")):
+            self.pos = squares.end()
+            mask = square_mask(squares.group(0))
+        elif self._at_square_list():
+            mask = self._square_list()
+        return self._pieces(start, frozenset(letters), mask)
+
+
+def tokenize(text: str, source: str = "<query>") -> list[Token]:
+    """All tokens of ``text``, ending with an EOF token. Raises CqlSyntaxError."""
+    return Lexer(text, source).tokens()

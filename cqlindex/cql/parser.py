@@ -1,0 +1,673 @@
+"""Parse CQL 6.1 (with 6.2's Unicode spellings) into the AST of :mod:`cqlindex.cql.ast`.
+
+Precedence climbing, one method per level, lowest first:
+greedy prefix filters (transforms, find, if, sort, echo, square, piece: their argument runs
+as far as it can, ``or`` included) < ``or`` < ``and`` < ``not`` < ``in`` < comparisons
+(chained) < ``+ -`` < ``* / %`` < unary and numeric prefixes < ``|`` < ``&`` < ``~`` <
+``attacks``/``attackedby`` < directions, ``light``/``dark`` < ``:``. Keyword filters are
+parsed by the methods named in :data:`Parser.KEYWORDS`, so a new filter touches one table.
+
+Valid CQL that cqlindex does not run yet raises :class:`CqlUnsupportedError` naming the
+construct, so a query is never answered with a silently wrong result.
+"""
+
+from __future__ import annotations
+
+import re
+
+from cqlindex.cql import ast
+from cqlindex.cql.kinds import LOGICAL, NUMBER, POSITION, SET, STRING, kind_of
+from cqlindex.cql.lexer import tokenize
+from cqlindex.cql.tokens import Kind, Span, Token
+from cqlindex.errors import CqlSyntaxError, CqlUnsupportedError
+
+TRANSFORMS = ("flipcolor", "reversecolor", "flip", "fliphorizontal", "flipvertical", "rotate90", "shift",
+              "shifthorizontal", "shiftvertical")
+DIRECTIONS = ("up", "down", "left", "right", "northeast", "northwest", "southeast", "southwest", "vertical",
+              "horizontal", "orthogonal", "diagonal", "anydirection", "maindiagonal", "offdiagonal")
+NULLARY = ("check", "mate", "stalemate", "wtm", "btm", "initial", "terminal", "mainline", "variation", "ply",
+           "movenumber", "depth", "true", "false", "positionid", "gamenumber", "sidetomove", "white", "black",
+           "passedpawns", "isolatedpawns", "doubledpawns", "connectedpawns", "parent", "currentposition",
+           "initialposition", "lastgamenumber")
+LINE_PARAMS = ("firstmatch", "lastposition", "singlecolor", "nestban", "primary", "secondary", "quiet")
+UNSUPPORTED = ("path", "focus", "piecepath", "pathcount", "pathcountunfocused", "pathstart", "pathlastposition",
+               "function", "loop", "while", "dictionary", "persistent", "atomic", "local", "unbind", "isbound",
+               "isunbound", "str", "int", "ascii", "lowercase", "uppercase", "indexof", "settag", "removetag",
+               "tag", "originalcomment", "removecomment", "readfile", "writefile", "assert", "try", "cql_abort",
+               "rotate45", "currenttransform", "notransform", "virtualmainline", "hhdb", "countmoves",
+               "currentmove", "nullmove", "consecutivemoves", "pieceid", "typename", "piecename", "fen",
+               "eventdate", "enpassantsquare", "castle", "legal", "pseudolegal", "hascomment", "similarposition",
+               "lastposition", "comment", "message", "sort", "echo", "to", "from", "through")
+_RELATIONAL = ("<", "<=", "==", ">=", ">", "!=")
+_ASSIGN = ("=", "+=", "-=", "*=", "/=", "%=", "=?")
+_STOP_AFTER_WILDCARD = ("-->", "<--", ")", "}")
+_RESULT_RE = re.compile(r"(1-0|0-1|1/2-1/2|\*)")
+
+
+class Parser:
+    """One query's parser. Use :func:`parse`."""
+
+    def __init__(self, text: str, source: str = "<query>") -> None:
+        self.text = text
+        self.source = source
+        self.tokens = tokenize(text, source)
+        self.i = 0
+        self.variables: dict[str, str] = {}
+        self.in_line = 0
+
+    # -- token helpers -------------------------------------------------------------------------
+    def peek(self, k: int = 0) -> Token:
+        return self.tokens[min(self.i + k, len(self.tokens) - 1)]
+
+    def next(self) -> Token:
+        token = self.peek()
+        self.i = min(self.i + 1, len(self.tokens) - 1)
+        return token
+
+    def at_op(self, *texts: str) -> bool:
+        return self.peek().is_op(*texts)
+
+    def at_word(self, *texts: str) -> bool:
+        return self.peek().is_word(*texts)
+
+    def expect_op(self, text: str, context: str) -> Token:
+        if not self.at_op(text):
+            raise self.error(f"expected '{text}' {context}", self.peek())
+        return self.next()
+
+    def error(self, message: str, token: Token | Span) -> CqlSyntaxError:
+        span = token.span if isinstance(token, Token) else token
+        return CqlSyntaxError(message, self.text, span, self.source)
+
+    def unsupported(self, what: str, token: Token | Span) -> CqlUnsupportedError:
+        span = token.span if isinstance(token, Token) else token
+        return CqlUnsupportedError(f"{what} is valid CQL that cqlindex does not evaluate yet", self.text, span,
+                                   self.source)
+
+    def describe(self, token: Token) -> str:
+        return "the end of the query" if token.kind is Kind.EOF else f"'{token.text}'"
+
+    def number(self, context: str) -> int:
+        negative = self.at_op("-") and self.peek(1).kind is Kind.NUMBER
+        if negative:
+            self.next()
+        token = self.next()
+        if token.kind is not Kind.NUMBER:
+            raise self.error(f"expected a number {context}", token)
+        return -int(token.text) if negative else int(token.text)
+
+    def at_number(self) -> bool:
+        return self.peek().kind is Kind.NUMBER or (self.at_op("-") and self.peek(1).kind is Kind.NUMBER)
+
+    # -- query ---------------------------------------------------------------------------------
+    def parse_query(self) -> ast.Query:
+        header = ast.Header()
+        if self.at_word("cql") and self.peek(1).is_op("("):
+            header = self.parse_header()
+        start = self.peek()
+        items = self.parse_items(top=True)
+        if not self.peek().kind is Kind.EOF:
+            raise self.error(f"unexpected {self.describe(self.peek())}", self.peek())
+        if not items:
+            raise self.error("expected one or more filters", start)
+        body = ast.Compound(start.span.to(self.peek().span), tuple(items))
+        return ast.Query(header, body, self.text, self.source)
+
+    def parse_header(self) -> ast.Header:
+        self.next()
+        self.expect_op("(", "after 'cql'")
+        values: dict = {}
+        while not self.at_op(")"):
+            token = self.next()
+            name = token.text
+            if token.kind is Kind.EOF:
+                raise self.error("missing ')' closing the cql(...) parameters", token)
+            if name in ("variations", "mainline"):
+                values["variations"] = name == "variations"
+            elif name in ("quiet", "silent"):
+                values[name] = True
+            elif name in ("input", "output"):
+                values[name] = self.raw_word()
+            elif name == "result":
+                values["result"] = self.result_text()
+            elif name == "gamenumber":
+                low = self.number("after 'gamenumber'")
+                values["gamenumber"] = (low, self.number("") if self.at_number() else low)
+            elif name == "matchcount":
+                low = self.number("after 'matchcount'")
+                values["matchcount"] = (low, self.number("") if self.at_number() else None)
+            elif name == "sort" and self.at_word("matchcount"):
+                self.next()
+                values["sort_matchcount"] = True
+                if self.at_number():
+                    low = self.number("")
+                    values["matchcount"] = (low, self.number("") if self.at_number() else None)
+            elif name == "matchstring":
+                string = self.next()
+                if string.kind is not Kind.STRING:
+                    raise self.error("expected a string after 'matchstring'", string)
+                values["matchstring"] = string.text
+            else:
+                raise self.unsupported(f"the cql() parameter '{name}'", token)
+        self.next()
+        return ast.Header(**values)
+
+    def raw_word(self) -> str:
+        """A file name in the header: the raw text up to white space or ')'."""
+        start = self.peek().span.start
+        end = start
+        while end < len(self.text) and not self.text[end].isspace() and self.text[end] != ")":
+            end += 1
+        while self.peek().kind is not Kind.EOF and self.peek().span.start < end:
+            self.next()
+        return self.text[start:end]
+
+    def result_text(self) -> str:
+        token = self.peek()
+        if token.kind is Kind.STRING:
+            self.next()
+            return token.text
+        match = _RESULT_RE.match(self.text, token.span.start)
+        if not match:
+            raise self.error("expected a result: 1-0, 0-1, 1/2-1/2 or *", token)
+        while self.peek().kind is not Kind.EOF and self.peek().span.start < match.end():
+            self.next()
+        return match.group(0)
+
+    def parse_items(self, top: bool = False) -> list[ast.Node]:
+        items: list[ast.Node] = []
+        while not (self.peek().kind is Kind.EOF or self.at_op("}")):
+            if self.at_op(")"):
+                raise self.error("unexpected ')': no '(' is open here", self.peek())
+            node = self.parse_filter()
+            if top and isinstance(node, ast.Number):
+                raise self.error("a number is not a filter", node.span)
+            items.append(node)
+        return items
+
+    # -- precedence levels -----------------------------------------------------------------
+    def parse_filter(self) -> ast.Node:
+        return self.parse_or()
+
+    def parse_or(self) -> ast.Node:
+        items = [self.parse_and()]
+        while self.at_word("or"):
+            self.next()
+            items.append(self.parse_and())
+        return items[0] if len(items) == 1 else ast.Or(items[0].span.to(items[-1].span), tuple(items))
+
+    def parse_and(self) -> ast.Node:
+        items = [self.parse_not()]
+        while self.at_word("and"):
+            self.next()
+            items.append(self.parse_not())
+        return items[0] if len(items) == 1 else ast.And(items[0].span.to(items[-1].span), tuple(items))
+
+    def parse_not(self) -> ast.Node:
+        if self.at_word("not"):
+            token = self.next()
+            arg = self.parse_not()
+            return ast.Not(token.span.to(arg.span), arg)
+        return self.parse_in()
+
+    def parse_in(self) -> ast.Node:
+        left = self.parse_compare()
+        if self.at_word("in"):
+            self.next()
+            right = self.parse_compare()
+            for side in (left, right):
+                if kind_of(side, self.variables) not in (SET, "any"):
+                    raise self.error("both sides of 'in' must be sets", side.span)
+            return ast.Binary(left.span.to(right.span), "in", left, right)
+        return left
+
+    def parse_compare(self) -> ast.Node:
+        operands = [self.parse_additive()]
+        ops: list[str] = []
+        if kind_of(operands[0], self.variables) == LOGICAL:
+            # A filter without a value is never the left side of a comparison: the operator
+            # belongs to an enclosing level (``find all check >= 20`` is ``{find all check} >= 20``,
+            # as the reference engine reads it).
+            return operands[0]
+        while self.peek().kind is Kind.OP and self.peek().text in _RELATIONAL:
+            ops.append(self.next().text)
+            operands.append(self.parse_additive())
+        if not ops:
+            return operands[0]
+        for op, left, right in zip(ops, operands, operands[1:]):
+            self.check_comparable(op, left, right)
+        return ast.Compare(operands[0].span.to(operands[-1].span), tuple(ops), tuple(operands))
+
+    def check_comparable(self, op: str, left: ast.Node, right: ast.Node) -> None:
+        kinds = kind_of(left, self.variables), kind_of(right, self.variables)
+        for node, kind in zip((left, right), kinds):
+            if kind == LOGICAL:
+                raise self.error("a filter without a value cannot be compared", node.span)
+        if op not in ("==", "!=") and kinds == (SET, SET):
+            raise self.error(f"sets cannot be compared with '{op}' (use # for their sizes)", left.span)
+        if POSITION in kinds and kinds != (POSITION, POSITION):
+            raise self.error("a position can only be compared with a position", left.span)
+
+    def is_wildcard(self) -> bool:
+        """``+``/``*`` closing a line constituent (``check+ -->``), not arithmetic."""
+        return self.in_line > 0 and self.at_op("+", "*", "?") and (
+            self.peek(1).kind is Kind.EOF or self.peek(1).is_op(*_STOP_AFTER_WILDCARD))
+
+    def parse_additive(self) -> ast.Node:
+        left = self.parse_multiplicative()
+        while self.at_op("+", "-") and not self.is_wildcard():
+            op = self.next().text
+            right = self.parse_multiplicative()
+            left = ast.Binary(left.span.to(right.span), op, left, right)
+        return left
+
+    def parse_multiplicative(self) -> ast.Node:
+        left = self.parse_unary()
+        while self.at_op("*", "/", "%") and not self.is_wildcard():
+            op = self.next().text
+            right = self.parse_unary()
+            left = ast.Binary(left.span.to(right.span), op, left, right)
+        return left
+
+    def parse_unary(self) -> ast.Node:
+        token = self.peek()
+        if token.is_op("-"):
+            self.next()
+            arg = self.parse_unary()
+            if isinstance(arg, ast.Number):
+                return ast.Number(token.span.to(arg.span), -arg.value)
+            return ast.Unary(token.span.to(arg.span), "-", arg)
+        if token.is_op("#"):
+            self.next()
+            arg = self.parse_unary()
+            if kind_of(arg, self.variables) not in (SET, STRING, "any"):
+                raise self.error("'#' needs a set or a string after it", arg.span)
+            return ast.Unary(token.span.to(arg.span), "#", arg)
+        if token.is_word("abs", "sqrt"):
+            self.next()
+            arg = self.parse_unary()
+            return ast.Unary(token.span.to(arg.span), token.text, arg)
+        if token.is_word("rank", "file", "power", "type", "colortype"):
+            self.next()
+            arg = self.parse_union()
+            return ast.Unary(token.span.to(arg.span), token.text, arg)
+        return self.parse_union()
+
+    def parse_union(self) -> ast.Node:
+        left = self.parse_intersection()
+        while self.at_op("|"):
+            self.next()
+            right = self.parse_intersection()
+            left = ast.Binary(left.span.to(right.span), "|", left, right)
+        return left
+
+    def parse_intersection(self) -> ast.Node:
+        left = self.parse_complement()
+        while self.at_op("&"):
+            self.next()
+            right = self.parse_complement()
+            left = ast.Binary(left.span.to(right.span), "&", left, right)
+        return left
+
+    def parse_complement(self) -> ast.Node:
+        if self.at_op("~"):
+            token = self.next()
+            arg = self.parse_complement()
+            return ast.Unary(token.span.to(arg.span), "~", arg)
+        return self.parse_attacks()
+
+    def parse_attacks(self) -> ast.Node:
+        left = self.parse_tight()
+        arrows = 0
+        while self.at_word("attacks", "attackedby") or self.at_op("->", "<-"):
+            token = self.next()
+            op = {"->": "attacks", "<-": "attackedby"}.get(token.text, token.text)
+            if token.kind is Kind.OP:
+                arrows += 1
+                if arrows > 1:
+                    raise self.unsupported("a chain of attack arrows", token)
+            right = self.parse_tight()
+            left = ast.Binary(left.span.to(right.span), op, left, right)
+        return left
+
+    def parse_tight(self) -> ast.Node:
+        """Directions and light/dark bind tighter than everything but ':'."""
+        token = self.peek()
+        if token.is_word(*DIRECTIONS) and not self.peek(1).is_op(":"):
+            self.next()
+            low, high = 1, 7
+            if self.at_number():
+                low = high = self.number("")
+                if self.at_number():
+                    high = self.number("")
+            arg = self.parse_tight()
+            return ast.Direction(token.span.to(arg.span), token.text, low, high, arg)
+        if token.is_word("light", "dark"):
+            self.next()
+            arg = self.parse_tight()
+            return ast.Unary(token.span.to(arg.span), token.text, arg)
+        return self.parse_colon()
+
+    def parse_colon(self) -> ast.Node:
+        left = self.parse_primary()
+        if self.at_op(":"):
+            self.next()
+            body = self.parse_colon()
+            return ast.Colon(left.span.to(body.span), left, body)
+        return left
+
+    # -- primaries -------------------------------------------------------------------------
+    def parse_primary(self) -> ast.Node:
+        token = self.peek()
+        if token.kind is Kind.PIECES:
+            self.next()
+            if self.at_op("--", "[x]") and self.peek().span.start == token.span.end:
+                raise self.unsupported("the CQL 6.2 move filter '--' / '[x]'", self.peek())
+            return ast.Pieces(token.span, token.pieces, token.squares, token.text)
+        if token.kind is Kind.NUMBER:
+            self.next()
+            return ast.Number(token.span, int(token.text))
+        if token.kind is Kind.STRING:
+            self.next()
+            return ast.String(token.span, token.text)
+        if token.is_op("{"):
+            self.next()
+            items = self.parse_items()
+            end = self.expect_op("}", "to close '{'")
+            if not items:
+                raise self.error("'{}' must hold at least one filter", token.span.to(end.span))
+            return ast.Compound(token.span.to(end.span), tuple(items))
+        if token.is_op("("):
+            self.next()
+            if self.at_op(")"):
+                raise self.error("'()' must hold a filter", self.peek())
+            node = self.parse_filter()
+            self.expect_op(")", "to close '('")
+            return node
+        if token.is_op("--", "[x]", "///"):
+            raise self.unsupported(f"the CQL 6.2 filter '{token.text}'", token)
+        if token.kind is Kind.WORD:
+            method = self.KEYWORDS.get(token.text)
+            if method is not None:
+                return method(self, self.next())
+            if token.text in UNSUPPORTED:
+                raise self.unsupported(f"'{token.text}'", token)
+            return self.parse_variable(self.next())
+        if token.kind is Kind.EOF:
+            raise self.error("expected a filter, found the end of the query", token)
+        raise self.error(f"expected a filter, found {self.describe(token)}", token)
+
+    def parse_keyword(self, token: Token) -> ast.Node:
+        return ast.Keyword(token.span, token.text)
+
+    def parse_child(self, token: Token) -> ast.Node:
+        if self.at_op("(") and self.peek().span.start == token.span.end:
+            self.next()
+            index = self.parse_filter()
+            end = self.expect_op(")", "to close 'child('")
+            return ast.ChildN(token.span.to(end.span), "child", index)
+        return ast.Keyword(token.span, "child")
+
+    def parse_position(self, token: Token) -> ast.Node:
+        index = self.parse_primary()  # ``position 0 : F`` applies ':' to the position, not to 0
+        return ast.ChildN(token.span.to(index.span), "position", index)
+
+    def parse_transform(self, token: Token) -> ast.Node:
+        count = False
+        if self.at_word("count"):
+            self.next()
+            count = True
+        arg = self.parse_filter()
+        return ast.Transform(token.span.to(arg.span), token.text, count, arg)
+
+    def parse_call(self, token: Token) -> ast.Node:
+        if not self.at_op("("):
+            if token.text == "makesquare" and self.peek().kind is Kind.STRING:
+                arg = self.parse_primary()
+                return ast.Call(token.span.to(arg.span), "makesquare", (arg,))
+            raise self.error(f"expected '(' after '{token.text}'", self.peek())
+        self.next()
+        args: list[ast.Node] = []
+        while not self.at_op(")"):
+            if self.peek().kind is Kind.EOF:
+                raise self.error(f"missing ')' after the arguments of '{token.text}'", self.peek())
+            args.append(self.parse_filter())
+            if self.at_op(","):
+                self.next()
+        end = self.next()
+        expected = {"between": 2, "makesquare": 2, "ancestor": 2, "descendant": 2, "lca": 2, "distance": 2}
+        if token.text in expected and len(args) != expected[token.text]:
+            raise self.error(f"'{token.text}' takes {expected[token.text]} arguments", token.span.to(end.span))
+        if token.text in ("max", "min") and len(args) < 2:
+            raise self.error(f"'{token.text}' takes at least 2 arguments", token.span.to(end.span))
+        return ast.Call(token.span.to(end.span), token.text, tuple(args))
+
+    def parse_if(self, token: Token) -> ast.Node:
+        cond = self.parse_filter()
+        if self.at_word("then"):
+            self.next()
+        then = self.parse_filter()
+        other = None
+        if self.at_word("else"):
+            self.next()
+            other = self.parse_filter()
+        return ast.If(token.span.to((other or then).span), cond, then, other)
+
+    def parse_not_keyword(self, token: Token) -> ast.Node:
+        arg = self.parse_not()
+        return ast.Not(token.span.to(arg.span), arg)
+
+    def parse_move(self, token: Token) -> ast.Node:
+        mode = "played"
+        params: list[tuple[str, ast.Node | None]] = []
+        end = token.span
+        while True:
+            word = self.peek()
+            if word.is_word("legal", "pseudolegal", "previous"):
+                self.next()
+                if mode != "played":
+                    raise self.error(f"'{word.text}' conflicts with '{mode}'", word)
+                mode = word.text
+                params.append((word.text, None))
+            elif word.is_word("from", "to", "capture", "promote", "enpassantsquare"):
+                self.next()
+                value = self.parse_union()
+                params.append((word.text, value))
+                end = value.span
+                continue
+            elif word.is_word("enpassant", "null", "o-o", "o-o-o", "primary", "secondary", "castle"):
+                self.next()
+                params.append((word.text, None))
+            elif word.is_word("comment", "count"):
+                raise self.unsupported(f"'move {word.text}'", word)
+            else:
+                break
+            end = word.span
+        if mode in ("legal", "pseudolegal") and any(name == "capture" for name, _ in params):
+            raise self.error("'capture' cannot be combined with 'legal' or 'pseudolegal'", token.span.to(end))
+        params = [(name, value) for name, value in params if name not in ("legal", "pseudolegal", "previous")] \
+            if params and params[0][0] not in ("legal", "pseudolegal", "previous") else params
+        return ast.Move(token.span.to(end), mode, tuple(params))
+
+    def parse_pin(self, token: Token) -> ast.Node:
+        params: list[tuple[str, ast.Node]] = []
+        end = token.span
+        while self.at_word("from", "through", "to"):
+            word = self.next()
+            value = self.parse_union()
+            params.append((word.text, value))
+            end = value.span
+        return ast.Pin(token.span.to(end), tuple(params))
+
+    def parse_ray(self, token: Token) -> ast.Node:
+        directions: list[str] = []
+        while self.at_word(*DIRECTIONS):
+            directions.append(self.next().text)
+        self.expect_op("(", f"after '{token.text}'")
+        args: list[ast.Node] = []
+        while not self.at_op(")"):
+            if self.peek().kind is Kind.EOF:
+                raise self.error(f"missing ')' in '{token.text}'", self.peek())
+            args.append(self.parse_filter())
+        end = self.next()
+        if len(args) < 2:
+            raise self.error(f"'{token.text}' needs at least two sets", token.span.to(end.span))
+        return ast.Ray(token.span.to(end.span), token.text, tuple(directions), tuple(args))
+
+    def parse_find(self, token: Token) -> ast.Node:
+        quiet = backward = find_all = False
+        low = high = None
+        while True:
+            if self.at_word("quiet"):
+                self.next()
+                quiet = True
+            elif self.at_op("<--"):
+                self.next()
+                backward = True
+            elif self.at_word("all"):
+                self.next()
+                find_all = True
+            elif self.at_number() and low is None:
+                low = high = self.number("")
+                if self.at_number():
+                    high = self.number("")
+            else:
+                break
+        body = self.parse_filter()
+        return ast.Find(token.span.to(body.span), find_all, backward, quiet, low, high, body)
+
+    def parse_line(self, token: Token) -> ast.Node:
+        params: set[str] = set()
+        low = high = None
+        while self.at_word(*LINE_PARAMS):
+            params.add(self.next().text)
+        if self.at_number():
+            low = high = self.number("")
+            if self.at_number():
+                high = self.number("")
+        if not self.at_op("-->", "<--"):
+            raise self.error("expected '-->' or '<--' after 'line'", self.peek())
+        backward = self.peek().text == "<--"
+        items: list[ast.Node] = []
+        self.in_line += 1
+        try:
+            while self.at_op("-->", "<--"):
+                arrow = self.next()
+                if (arrow.text == "<--") != backward:
+                    raise self.error("a line cannot mix '-->' and '<--'", arrow)
+                items.append(self.parse_constituent())
+        finally:
+            self.in_line -= 1
+        return ast.Line(token.span.to(items[-1].span), backward, frozenset(params), low, high, tuple(items))
+
+    def parse_constituent(self) -> ast.Node:
+        start = self.peek()
+        if start.is_op("("):
+            self.next()
+            inner: list[ast.Node] = [self.parse_constituent_body()]
+            while self.at_op("-->", "<--"):
+                self.next()
+                inner.append(self.parse_constituent())
+            end = self.expect_op(")", "to close the '(' group of the line")
+            node: ast.Node = inner[0] if len(inner) == 1 else ast.Sequence(start.span.to(end.span), tuple(inner))
+        else:
+            node = self.parse_constituent_body()
+        return self.parse_repetition(node)
+
+    def parse_constituent_body(self) -> ast.Node:
+        node = self.parse_filter()
+        return self.parse_repetition(node)
+
+    def parse_repetition(self, node: ast.Node) -> ast.Node:
+        token = self.peek()
+        if token.is_op("*", "+", "?"):
+            self.next()
+            low, high = {"*": (0, None), "+": (1, None), "?": (0, 1)}[token.text]
+            return ast.Repeat(node.span.to(token.span), node, low, high)
+        if token.is_op("{") and (self.peek(1).kind is Kind.NUMBER or self.peek(1).is_op(",")):
+            self.next()
+            low = self.number("in '{m,n}'") if self.peek().kind is Kind.NUMBER else 0
+            high: int | None = low
+            if self.at_op(","):
+                self.next()
+                high = self.number("in '{m,n}'") if self.peek().kind is Kind.NUMBER else None
+            end = self.expect_op("}", "to close '{m,n}'")
+            return ast.Repeat(node.span.to(end.span), node, low, high)
+        return node
+
+    def parse_iterate(self, token: Token) -> ast.Node:
+        every = False
+        if self.at_word("all"):
+            self.next()
+            every = True
+        name = self.next()
+        if name.kind is not Kind.WORD:
+            raise self.error(f"expected a variable name after '{token.text}'", name)
+        if not self.at_word("in"):
+            raise self.unsupported(f"'{token.text} {name.text}' without 'in'", self.peek())
+        self.next()
+        domain = self.parse_union()
+        previous = self.variables.get(name.text)
+        self.variables[name.text] = SET
+        body = self.parse_filter()
+        if previous is not None:
+            self.variables[name.text] = previous
+        return ast.Iterate(token.span.to(body.span), token.text, every, name.text, domain, body)
+
+    def parse_game_filter(self, token: Token) -> ast.Node:
+        name = token.text
+        if name == "result":
+            start = self.peek()
+            text = self.result_text()
+            return ast.GameFilter(token.span.to(start.span), name, (ast.String(start.span, text),))
+        args: list[ast.Node] = []
+        if name in ("player", "elo") and self.at_word("white", "black"):
+            side = self.next()
+            args.append(ast.Keyword(side.span, side.text))
+        if name in ("player", "event", "site", "date", "eco"):
+            value = self.next()
+            if value.kind is not Kind.STRING:
+                raise self.unsupported(f"'{name}' used as a value (write {name} \"text\")", value)
+            args.append(ast.String(value.span, value.text))
+        return ast.GameFilter(token.span.to(args[-1].span if args else token.span), name, tuple(args))
+
+    def parse_variable(self, token: Token) -> ast.Node:
+        name = token.text
+        if self.at_op(*_ASSIGN):
+            op = self.next()
+            value = self.parse_or()
+            kind = kind_of(value, self.variables)
+            if op.text == "=" or name not in self.variables:
+                self.variables[name] = kind if kind != LOGICAL else NUMBER
+            return ast.Assign(token.span.to(value.span), name, op.text, value)
+        if name in self.variables:
+            return ast.Variable(token.span, name)
+        raise self.error(f"unknown filter or variable '{name}'", token)
+
+    KEYWORDS: dict = {
+        **dict.fromkeys(NULLARY, parse_keyword),
+        "child": parse_child,
+        "position": parse_position,
+        **dict.fromkeys(TRANSFORMS, parse_transform),
+        **dict.fromkeys(("between", "makesquare", "max", "min", "ancestor", "descendant", "lca", "distance"),
+                        parse_call),
+        "if": parse_if,
+        "not": parse_not_keyword,
+        "move": parse_move,
+        "pin": parse_pin,
+        "ray": parse_ray,
+        "xray": parse_ray,
+        "find": parse_find,
+        "line": parse_line,
+        "square": parse_iterate,
+        "piece": parse_iterate,
+        **dict.fromkeys(("result", "player", "elo", "year", "event", "site", "date", "eco"), parse_game_filter),
+    }
+
+
+def parse(text: str, source: str = "<query>") -> ast.Query:
+    """Parse a CQL file or a bare body. Raises CqlSyntaxError or CqlUnsupportedError."""
+    return Parser(text, source).parse_query()
+
+
+__all__ = ["parse", "Parser", "NUMBER", "STRING"]
