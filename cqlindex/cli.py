@@ -18,7 +18,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from cqlindex.errors import CqlindexError
+from cqlindex.errors import CqlError, CqlindexError
 
 app = typer.Typer(
     name="cqlindex",
@@ -49,6 +49,9 @@ def _guard(fn: Callable[[], _T]) -> _T:
     """Run ``fn``; turn an input error into a message and an exit code."""
     try:
         return fn()
+    except CqlError as error:
+        _stderr().print(error.render(), markup=False)
+        raise typer.Exit(error.exit_code) from None
     except CqlindexError as error:
         _stderr().print(f"[bold red]cqlindex:[/] {error}", markup=True)
         raise typer.Exit(error.exit_code) from None
@@ -166,6 +169,56 @@ def sql(
             table.add_row(*("NULL" if v is None else str(v) for v in row))
         Console().print(table)
         _stderr().print(f"{len(rows):,} rows", highlight=False)
+
+
+class QueryFormat(str, Enum):
+    summary = "summary"
+    ndjson = "ndjson"
+
+
+class Engine(str, Enum):
+    python = "python"
+
+
+@app.command()
+def query(
+    db: Annotated[Path, typer.Argument(help="A database written by cqlindex build.")],
+    cql: Annotated[str | None, typer.Argument(help="CQL filters, e.g. 'flip {Ka1 kh8}'.")] = None,
+    file: Annotated[Path | None, typer.Option("-f", "--file", help="Read the query from a .cql file.")] = None,
+    variations: Annotated[bool | None, typer.Option(
+        "--variations/--mainline", help="Search variations too (CQL's default: the main line only).")] = None,
+    engine: Annotated[Engine, typer.Option(help="Evaluation engine.")] = Engine.python,
+    format: Annotated[QueryFormat, typer.Option(
+        "--format", help="summary (matching game numbers) or ndjson (one object per matching position).")
+    ] = QueryFormat.summary,
+) -> None:
+    """Find the positions that match a CQL query."""
+    from cqlindex.errors import InputError
+    from cqlindex.evaluate.engine import run
+
+    if (cql is None) == (file is None):
+        _stderr().print("cqlindex: give a query or -f FILE.cql (one of them)")
+        raise typer.Exit(2)
+
+    def work():
+        if file is not None:
+            try:
+                text = file.read_text(encoding="utf-8")
+            except OSError as error:
+                raise InputError(f"{file}: cannot read ({error.strerror})") from None
+            return run(db, text, variations=variations, source=str(file))
+        return run(db, cql, variations=variations, source="<query>")
+
+    result = _guard(work)
+    if format is QueryFormat.ndjson:
+        for gamenumber, ids in result.matches.items():
+            for positionid in ids:
+                typer.echo(json.dumps({"gamenumber": gamenumber, "positionid": positionid}))
+    else:
+        if result.matches:
+            typer.echo(" ".join(str(g) for g in result.matches))
+    _stderr().print(f"{result.positions} matching positions in {len(result.matches)} of "
+                    f"{result.games_examined} games in {result.seconds:.2f} seconds", highlight=False)
 
 
 def main() -> None:

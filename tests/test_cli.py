@@ -303,7 +303,7 @@ def test_bad_option_values_are_usage_errors(args: list[str]) -> None:
 def test_every_command_and_option_has_help() -> None:
     group = typer.main.get_command(app)
     assert (group.help or "").strip()
-    assert set(group.commands) == {"build", "info", "sql"}
+    assert set(group.commands) == {"build", "info", "sql", "query"}
     missing = []
     for name, command in group.commands.items():
         if not (command.help or "").strip():
@@ -324,5 +324,41 @@ def test_help_output(command: list[str]) -> None:
 def test_no_arguments_shows_help() -> None:
     result = invoke()
     assert "Usage" in result.output
-    for name in ("build", "info", "sql"):
+    for name in ("build", "info", "sql", "query"):
         assert name in result.output
+
+
+# --- query --------------------------------------------------------------------------------------
+
+def test_query_lists_matching_games(sample_db: Path) -> None:
+    result = invoke("query", sample_db, "check")
+    assert_ok(result)
+    games = [int(g) for g in result.stdout.split()]
+    assert games and games == sorted(games)
+    assert "matching positions in" in result.stderr
+
+
+def test_query_ndjson(sample_db: Path) -> None:
+    result = invoke("query", sample_db, "mate or stalemate", "--format", "ndjson")
+    assert_ok(result)
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert all(set(row) >= {"gamenumber", "positionid"} for row in rows)
+
+
+def test_query_from_file(sample_db: Path, tmp_path: Path) -> None:
+    cql = tmp_path / "q.cql"
+    cql.write_text("cql() // kings side by side\nk == orthogonal 1 K\n")
+    assert_ok(invoke("query", sample_db, "-f", cql))
+
+
+@pytest.mark.parametrize(("query", "words"), [
+    ("check and", "<query>:1:10: syntax error"),
+    ("{mate", "expected '}'"),
+    ("path k", "unsupported"),
+])
+def test_query_errors_show_where(sample_db: Path, query: str, words: str) -> None:
+    result = invoke("query", sample_db, query)
+    assert result.exit_code == 2
+    assert words in result.stderr
+    assert "^" in result.stderr
+    assert "Traceback" not in result.output + result.stderr

@@ -1,0 +1,81 @@
+"""The evaluator: a table from AST node type to the function that evaluates it.
+
+Family modules (sets, logic, position, moves, ...) register their functions with
+:func:`evaluates`; :class:`Evaluator` looks them up by node type. A node type nobody
+registered raises :class:`CqlUnsupportedError`, so an unknown construct is named, never
+answered wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from cqlindex.cql import ast
+from cqlindex.errors import CqlUnsupportedError
+from cqlindex.evaluate.values import Squares
+from cqlindex.store.trees import GameTree, Position
+
+Handler = Callable[["Evaluator", ast.Node, Position], object]
+_HANDLERS: dict[type, Handler] = {}
+
+
+def evaluates(*node_types: type) -> Callable[[Handler], Handler]:
+    """Register the decorated function as the evaluator of ``node_types``."""
+
+    def register(fn: Handler) -> Handler:
+        for node_type in node_types:
+            _HANDLERS[node_type] = fn
+        return fn
+
+    return register
+
+
+class Evaluator:
+    """Evaluates one query's filters at the positions of one game tree at a time."""
+
+    def __init__(self, query: ast.Query, variations: bool) -> None:
+        from cqlindex.evaluate import families  # noqa: F401  (registers the handlers)
+
+        self.query = query
+        self.variations = variations
+        self.tree: GameTree | None = None
+        self.variables: dict[str, object] = {}
+
+    def unsupported(self, what: str, node: ast.Node) -> CqlUnsupportedError:
+        return CqlUnsupportedError(f"{what} is valid CQL that cqlindex does not evaluate yet", self.query.text,
+                                   node.span, self.query.source)
+
+    def eval(self, node: ast.Node, pos: Position) -> object:
+        """The value of ``node`` at ``pos``, or None if it does not match there."""
+        handler = _HANDLERS.get(type(node))
+        if handler is None:
+            raise self.unsupported(f"'{type(node).__name__.lower()}'", node)
+        return handler(self, node, pos)
+
+    def operands(self, left: ast.Node, right: ast.Node, pos: Position) -> tuple[object, object] | None:
+        """Both operands' values, or None as soon as one does not match (the right one unevaluated)."""
+        a = self.eval(left, pos)
+        if a is None:
+            return None
+        b = self.eval(right, pos)
+        return None if b is None else (a, b)
+
+    def test(self, node: ast.Node, pos: Position) -> bool:
+        """Whether ``node`` matches at ``pos``: it has a value, and a set value is not empty.
+
+        A set filter always has a value (``Q == 0`` holds when there is no white queen) but
+        matches only when the set is not empty; everything that asks "does it match" asks here.
+        """
+        value = self.eval(node, pos)
+        return value is not None and not (type(value) is Squares and not value)
+
+    def matches(self, tree: GameTree) -> list[int]:
+        """Ids of the positions of ``tree`` where the query's body matches, in visit order."""
+        self.tree = tree
+        out = []
+        body = self.query.body
+        for pos in tree.positions:
+            self.variables = {}
+            if self.test(body, pos):
+                out.append(pos.id)
+        return out

@@ -1,0 +1,3 @@
+"""Import every family of filter evaluators so that they register themselves."""
+
+from cqlindex.evaluate import game, logic, moves, position, sets, transforms, variables  # noqa: F401

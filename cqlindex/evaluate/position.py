@@ -1,0 +1,127 @@
+"""Facts of the current position and navigation in the game tree: parent, child, ':', find.
+
+The tree is the one the engine visits: main line only unless ``variations``, so ``child``,
+``terminal`` and ``find`` see variation moves only when the reference engine would.
+"""
+
+from __future__ import annotations
+
+from cqlindex.cql import ast
+from cqlindex.evaluate.core import Evaluator, evaluates
+from cqlindex.evaluate.sets import pawn_structure
+from cqlindex.evaluate.values import MATCH, Squares, count
+from cqlindex.store.trees import Position
+
+_FLAGS = {
+    "check": lambda pos: pos.is_check,
+    "mate": lambda pos: pos.is_mate,
+    "stalemate": lambda pos: pos.is_stalemate,
+    "wtm": lambda pos: pos.wtm,
+    "btm": lambda pos: not pos.wtm,
+    "initial": lambda pos: pos.parent is None,
+    "terminal": lambda pos: not pos.children,
+    "mainline": lambda pos: pos.mainline,
+    "variation": lambda pos: not pos.mainline,
+    "true": lambda pos: True,
+    "false": lambda pos: False,
+}
+_NUMBERS = {
+    "ply": lambda ev, pos: pos.ply,
+    "movenumber": lambda ev, pos: pos.movenumber,
+    "depth": lambda ev, pos: pos.depth,
+    "positionid": lambda ev, pos: pos.id,
+    "gamenumber": lambda ev, pos: ev.tree.gamenumber,
+    "sidetomove": lambda ev, pos: 1 if pos.wtm else -1,
+    "white": lambda ev, pos: 1,
+    "black": lambda ev, pos: -1,
+}
+_PAWNS = ("passedpawns", "isolatedpawns", "doubledpawns", "connectedpawns")
+
+
+@evaluates(ast.Keyword)
+def keyword(ev: Evaluator, node: ast.Keyword, pos: Position) -> object:
+    name = node.name
+    flag = _FLAGS.get(name)
+    if flag is not None:
+        return MATCH if flag(pos) else None
+    numeric = _NUMBERS.get(name)
+    if numeric is not None:
+        return numeric(ev, pos)
+    if name in _PAWNS:
+        return Squares(pawn_structure(name, pos))
+    positions = ev.tree.positions
+    if name == "parent":
+        return positions[pos.parent] if pos.parent is not None else None
+    if name == "child":
+        return positions[pos.children[0]] if pos.children else None
+    if name == "currentposition":
+        return pos
+    if name == "initialposition":
+        return positions[0]
+    raise ev.unsupported(f"'{name}'", node)
+
+
+@evaluates(ast.Colon)
+def colon(ev: Evaluator, node: ast.Colon, pos: Position) -> object:
+    target = ev.eval(node.position, pos)
+    if not isinstance(target, Position):
+        return None
+    return ev.eval(node.body, target)
+
+
+@evaluates(ast.ChildN)
+def child_n(ev: Evaluator, node: ast.ChildN, pos: Position) -> object:
+    index = count(ev.eval(node.index, pos))
+    if index is None:
+        return None
+    positions = ev.tree.positions
+    if node.name == "child":
+        return positions[pos.children[index]] if 0 <= index < len(pos.children) else None
+    return positions[index] if 0 <= index < len(positions) else None
+
+
+def descendants(ev: Evaluator, pos: Position) -> list[Position]:
+    """``pos`` and everything below it in the visited tree, in pre-order."""
+    positions = ev.tree.positions
+    return positions[pos.id:pos.last_descendant + 1]
+
+
+def ancestors(ev: Evaluator, pos: Position) -> list[Position]:
+    """``pos`` and its ancestors, nearest first."""
+    positions = ev.tree.positions
+    out = [pos]
+    while out[-1].parent is not None:
+        out.append(positions[out[-1].parent])
+    return out
+
+
+@evaluates(ast.Find)
+def find(ev: Evaluator, node: ast.Find, pos: Position) -> object:
+    candidates = ancestors(ev, pos) if node.backward else descendants(ev, pos)
+    if not node.all and node.low is None:
+        for candidate in candidates:
+            if ev.test(node.body, candidate):
+                return candidate
+        return None
+    hits = sum(1 for candidate in candidates if ev.test(node.body, candidate))
+    if node.low is not None and not (node.low <= hits <= node.high):
+        return None
+    if node.all:
+        return hits if hits > 0 or node.low is not None else None
+    return hits if hits else None
+
+
+def tree_call(ev: Evaluator, node: ast.Call, pos: Position) -> object:
+    a, b = (ev.eval(arg, pos) for arg in node.args)
+    if not (isinstance(a, Position) and isinstance(b, Position)):
+        return None
+    if node.name == "ancestor":
+        return MATCH if a.id <= b.id <= a.last_descendant else None
+    if node.name == "descendant":
+        return MATCH if b.id <= a.id <= b.last_descendant else None
+    chain_a = ancestors(ev, a)
+    ids_b = {p.id: depth for depth, p in enumerate(ancestors(ev, b))}
+    for depth_a, p in enumerate(chain_a):
+        if p.id in ids_b:
+            return p if node.name == "lca" else depth_a + ids_b[p.id]
+    return None

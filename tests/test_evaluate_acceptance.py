@@ -1,0 +1,71 @@
+"""The reference evaluator against the reference CQL engine, position for position.
+
+Every case of acceptance/visible.jsonl (query × dataset × mode) either gives exactly the
+reference's matching positions or stops with an "unsupported" message naming what is not
+evaluated yet; a wrong answer fails. The last test prints the tally and every difference.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+
+import pytest
+
+from cqlindex.errors import CqlUnsupportedError
+from cqlindex.evaluate.engine import run
+from tests.conftest import SHARED, shared_path
+
+#: Exact matches reached so far; a change that loses one fails test_tally.
+EXACT_FLOOR = 438
+
+_CASES = [json.loads(line) for line in (SHARED / "acceptance/visible.jsonl").read_text().splitlines()] \
+    if (SHARED / "acceptance/visible.jsonl").exists() else []
+_OUTCOMES: dict[str, str] = {}
+
+
+def _case_id(case: dict) -> str:
+    return f"{case['id']}-{case['dataset'].split('/')[-1].removesuffix('.pgn')}-{'var' if case['variations'] else 'main'}"
+
+
+def test_cases_are_present() -> None:
+    shared_path("acceptance/visible.jsonl")
+    assert len(_CASES) == 593
+
+
+@pytest.mark.parametrize("case", _CASES, ids=[_case_id(c) for c in _CASES])
+def test_visible_case(case: dict, build_db) -> None:
+    db = build_db(case["dataset"])
+    key = _case_id(case)
+    try:
+        result = run(db, case["query"], variations=case["variations"])
+    except CqlUnsupportedError as error:
+        _OUTCOMES[key] = "unsupported"
+        assert "does not evaluate yet" in str(error)
+        return
+    expected = {int(g): ids for g, ids in case["positions"].items()}
+    got = result.matches
+    if got != expected:
+        _OUTCOMES[key] = "different"
+        missing = sorted(set(expected) - set(got))[:5]
+        extra = sorted(set(got) - set(expected))[:5]
+        changed = [g for g in sorted(set(got) & set(expected)) if got[g] != expected[g]][:3]
+        pytest.fail(f"{key}: {case['query']!r}\n  games expected {len(expected)} got {len(got)}; "
+                    f"positions expected {case['n_positions']} got {result.positions}\n  "
+                    f"missing games {missing}, extra games {extra}, games with other positions "
+                    + ", ".join(f"{g}: expected {expected[g][:8]} got {got[g][:8]}" for g in changed))
+    _OUTCOMES[key] = "exact"
+
+
+def test_tally() -> None:
+    """Print the tally; runs last in this module, after every case above."""
+    if len(_OUTCOMES) < len(_CASES):
+        pytest.skip("tally needs the whole module (run without -k)")
+    tally = collections.Counter(_OUTCOMES.values())
+    print(f"\nvisible.jsonl: {tally['exact']} exact, {tally['unsupported']} unsupported, "
+          f"{tally['different']} different, of {len(_CASES)}")
+    for key, outcome in sorted(_OUTCOMES.items()):
+        if outcome == "different":
+            print(f"  different: {key}")
+    assert tally["different"] == 0
+    assert tally["exact"] >= EXACT_FLOOR
