@@ -17,7 +17,7 @@ from cqlindex.evaluate.engine import run
 from tests.conftest import SHARED, shared_path
 
 #: Exact matches reached so far; a change that loses one fails test_tally.
-EXACT_FLOOR = 438
+EXACT_FLOOR = 456
 
 _CASES = [json.loads(line) for line in (SHARED / "acceptance/visible.jsonl").read_text().splitlines()] \
     if (SHARED / "acceptance/visible.jsonl").exists() else []

@@ -44,6 +44,8 @@ def kind_of(node: ast.Node, variables: dict[str, str] | None = None) -> str:
             return LOGICAL
         left, right = kind_of(node.left, variables), kind_of(node.right, variables)
         return STRING if node.op == "+" and STRING in (left, right) else NUMBER
+    if isinstance(node, ast.Echo):
+        return NUMBER if kind_of(node.body, variables) == NUMBER else LOGICAL
     if isinstance(node, ast.GameFilter) and node.name in ("year", "elo") and not any(
             isinstance(a, ast.String) for a in node.args):
         return NUMBER

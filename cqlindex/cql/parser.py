@@ -35,9 +35,9 @@ UNSUPPORTED = ("path", "focus", "piecepath", "pathcount", "pathcountunfocused", 
                "isunbound", "str", "int", "ascii", "lowercase", "uppercase", "indexof", "settag", "removetag",
                "tag", "originalcomment", "removecomment", "readfile", "writefile", "assert", "try", "cql_abort",
                "rotate45", "currenttransform", "notransform", "virtualmainline", "hhdb", "countmoves",
-               "currentmove", "nullmove", "consecutivemoves", "pieceid", "typename", "piecename", "fen",
+               "currentmove", "nullmove", "consecutivemoves", "pieceid", "typename", "piecename",
                "eventdate", "enpassantsquare", "castle", "legal", "pseudolegal", "hascomment", "similarposition",
-               "lastposition", "comment", "message", "sort", "echo", "to", "from", "through")
+               "lastposition", "comment", "message", "to", "from", "through")
 _RELATIONAL = ("<", "<=", "==", ">=", ">", "!=")
 _ASSIGN = ("=", "+=", "-=", "*=", "/=", "%=", "=?")
 _STOP_AFTER_WILDCARD = ("-->", "<--", ")", "}")
@@ -631,6 +631,60 @@ class Parser:
             args.append(ast.String(value.span, value.text))
         return ast.GameFilter(token.span.to(args[-1].span if args else token.span), name, tuple(args))
 
+    def parse_sort(self, token: Token) -> ast.Node:
+        doc = None
+        minimum = False
+        while True:
+            if self.peek().kind is Kind.STRING and doc is None:
+                doc = self.next().text
+            elif self.at_word("min", "max"):
+                minimum = self.next().text == "min"
+            else:
+                break
+        if self.at_word("matchcount"):
+            raise self.error("'sort matchcount' belongs in the cql(...) header", self.peek())
+        body = self.parse_filter()
+        if kind_of(body, self.variables) not in (NUMBER, SET, POSITION, STRING, "any"):
+            raise self.error("'sort' needs a filter with a value", body.span)
+        return ast.Sort(token.span.to(body.span), doc, minimum, body)
+
+    def parse_echo(self, token: Token) -> ast.Node:
+        quiet = False
+        if self.at_word("quiet"):
+            self.next()
+            quiet = True
+        self.expect_op("(", "after 'echo' (write: echo (source target) filter)")
+        names = []
+        for _ in range(2):
+            name = self.next()
+            if name.kind is not Kind.WORD:
+                raise self.error("expected a variable name in echo's '(source target)'", name)
+            names.append(name.text)
+        self.expect_op(")", "after echo's two variable names")
+        include_all = False
+        if self.at_word("in"):
+            self.next()
+            if not self.at_word("all"):
+                raise self.error("expected 'all' after 'in'", self.peek())
+            self.next()
+            include_all = True
+        saved = {name: self.variables.get(name) for name in names}
+        for name in names:
+            self.variables[name] = POSITION
+        body = self.parse_filter()
+        for name, kind in saved.items():
+            if kind is None:
+                self.variables.pop(name, None)
+            else:
+                self.variables[name] = kind
+        return ast.Echo(token.span.to(body.span), names[0], names[1], quiet, include_all, body)
+
+    def parse_fen(self, token: Token) -> ast.Node:
+        value = self.next()
+        if value.kind is not Kind.STRING:
+            raise self.unsupported("'fen' used as a value (write fen \"FEN\")", value)
+        return ast.GameFilter(token.span.to(value.span), "fen", (ast.String(value.span, value.text),))
+
     def parse_variable(self, token: Token) -> ast.Node:
         name = token.text
         if self.at_op(*_ASSIGN):
@@ -660,6 +714,9 @@ class Parser:
         "find": parse_find,
         "line": parse_line,
         "square": parse_iterate,
+        "sort": parse_sort,
+        "echo": parse_echo,
+        "fen": parse_fen,
         "piece": parse_iterate,
         **dict.fromkeys(("result", "player", "elo", "year", "event", "site", "date", "eco"), parse_game_filter),
     }

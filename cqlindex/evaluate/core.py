@@ -40,6 +40,8 @@ class Evaluator:
         self.variations = variations
         self.tree: GameTree | None = None
         self.variables: dict[str, object] = {}
+        #: Per game, the best value of each sort filter (for ordering the output).
+        self.sort_values: dict[ast.Node, int] = {}
 
     def unsupported(self, what: str, node: ast.Node) -> CqlUnsupportedError:
         return CqlUnsupportedError(f"{what} is valid CQL that cqlindex does not evaluate yet", self.query.text,
@@ -72,6 +74,7 @@ class Evaluator:
     def matches(self, tree: GameTree) -> list[int]:
         """Ids of the positions of ``tree`` where the query's body matches, in visit order."""
         self.tree = tree
+        self.sort_values = {}
         out = []
         body = self.query.body
         for pos in tree.positions:

@@ -1,3 +1,3 @@
 """Import every family of filter evaluators so that they register themselves."""
 
-from cqlindex.evaluate import game, logic, moves, position, sets, transforms, variables  # noqa: F401
+from cqlindex.evaluate import game, logic, moves, output, position, sets, transforms, variables  # noqa: F401

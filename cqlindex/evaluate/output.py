@@ -1,0 +1,55 @@
+"""Filters that shape what comes out rather than which positions match: sort, echo.
+
+``sort F`` matches where F has a value; the evaluator keeps the best value per game
+(largest, or smallest with ``min``) for ordering the output. ``echo (s t) F`` compares the
+current position s with every other position t of the game (all of them with ``in all``).
+"""
+
+from __future__ import annotations
+
+from cqlindex.cql import ast
+from cqlindex.evaluate.core import Evaluator, evaluates
+from cqlindex.evaluate.values import MATCH, Squares, count
+from cqlindex.store.trees import Position
+
+
+@evaluates(ast.Sort)
+def sort(ev: Evaluator, node: ast.Sort, pos: Position) -> object:
+    value = ev.eval(node.body, pos)
+    if value is None or (type(value) is Squares and not value):
+        return None
+    number = count(value) if not isinstance(value, Position) else value.id
+    if number is not None:
+        best = ev.sort_values.get(node)
+        if best is None or (number < best if node.min else number > best):
+            ev.sort_values[node] = number
+    return value
+
+
+@evaluates(ast.Echo)
+def echo(ev: Evaluator, node: ast.Echo, pos: Position) -> object:
+    saved = ev.variables.get(node.source), ev.variables.get(node.target)
+    best: int | None = None
+    matched = False
+    try:
+        ev.variables[node.source] = pos
+        for target in ev.tree.positions:
+            if target.id == pos.id and not node.include_all:
+                continue
+            ev.variables[node.target] = target
+            value = ev.eval(node.body, pos)
+            if value is None or (type(value) is Squares and not value):
+                continue
+            matched = True
+            number = count(value)
+            if type(value) is int and (best is None or number > best):
+                best = number
+    finally:
+        for name, old in zip((node.source, node.target), saved):
+            if old is None:
+                ev.variables.pop(name, None)
+            else:
+                ev.variables[name] = old
+    if not matched:
+        return None
+    return best if best is not None else MATCH
