@@ -134,7 +134,10 @@ def test_header() -> None:
     ("wtm == 1", 1, 5, "expected a filter"),
     ("#(move legal from A) == 1", 1, 3, "'#' needs a set"),
     ("move legal capture q", 1, 1, "'capture' cannot be combined"),
-    ("3", 1, 1, "a number is not a filter"),
+    ("sort 1", 1, 6, "'sort' needs a filter"),
+    ("k | 1", 1, 5, "'|' needs sets"),
+    ('"a" < 1', 1, 1, "a string can only be compared"),
+    ("find all 2 check", 1, 1, "'all' or a range"),
     ("foo", 1, 1, "unknown filter"),
     ("", 1, 1, "expected one or more filters"),
 ])

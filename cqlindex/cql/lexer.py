@@ -36,7 +36,7 @@ _FIGURINES = {"♔": "K", "♕": "Q", "♖": "R", "♗": "B", "♘": "N", "♙":
               "△": "A", "▲": "a", "□": "_", "◭": "Aa"}
 _SYMBOL_WORDS = {"✵": "flip", "⬓": "flipcolor", "∀": "all", "⊢": "path", "◎": "focus", "∙": "currentposition",
                  "∊": "in"}
-_SYMBOL_OPS = {"→": "->", "←": "<-", "≤": "<=", "≥": ">=", "≠": "!=", "∪": "|", "∩": "&", "×": "[x]",
+_SYMBOL_OPS = {"≺": "[<]", "≻": "[>]", "≼": "[<=]", "≽": "[>=]", "→": "->", "←": "<-", "≤": "<=", "≥": ">=", "≠": "!=", "∪": "|", "∩": "&", "×": "[x]",
                "――": "--", "―": "--", "▦": "."}
 
 
@@ -237,6 +237,8 @@ class Lexer:
         if inner == "":
             self.pos = end + 1
             return self._pieces(start, frozenset(), 0)
+        if any(ch in _FIGURINES for ch in inner) and any(ch in _PIECE_LETTERS for ch in inner):
+            raise self.error(f"do not mix figurines and letters in {text[start:end + 1]!r}", start, end + 1)
         letters: set[str] = set()
         for ch in inner:
             if ch in _PIECE_LETTERS:

@@ -37,8 +37,18 @@ UNSUPPORTED = ("path", "focus", "piecepath", "pathcount", "pathcountunfocused", 
                "rotate45", "currenttransform", "notransform", "virtualmainline", "hhdb", "countmoves",
                "currentmove", "nullmove", "consecutivemoves", "pieceid", "typename", "piecename",
                "eventdate", "enpassantsquare", "castle", "legal", "pseudolegal", "hascomment", "similarposition",
+               "idealmate", "idealstalemate", "modelmate", "modelstalemate", "puremate", "purestalemate",
+               "o-o", "o-o-o", "primary", "secondary", "comment", "message",
                "lastposition", "comment", "message", "to", "from", "through")
 _RELATIONAL = ("<", "<=", "==", ">=", ">", "!=")
+_BASIC_DIRECTIONS = {
+    "vertical": ("up", "down"), "horizontal": ("left", "right"),
+    "diagonal": ("northeast", "northwest", "southeast", "southwest"),
+    "orthogonal": ("up", "down", "left", "right"),
+    "anydirection": ("up", "down", "left", "right", "northeast", "northwest", "southeast", "southwest"),
+    "maindiagonal": ("northeast", "southwest"), "offdiagonal": ("northwest", "southeast"),
+}
+_PATH_COMPARISONS = ("[<]", "[>]", "[<=]", "[>=]")
 _ASSIGN = ("=", "+=", "-=", "*=", "/=", "%=", "=?")
 _STOP_AFTER_WILDCARD = ("-->", "<--", ")", "}")
 _RESULT_RE = re.compile(r"(1-0|0-1|1/2-1/2|\*)")
@@ -54,6 +64,7 @@ class Parser:
         self.i = 0
         self.variables: dict[str, str] = {}
         self.in_line = 0
+        self.line_backward = False
 
     # -- token helpers -------------------------------------------------------------------------
     def peek(self, k: int = 0) -> Token:
@@ -105,7 +116,7 @@ class Parser:
         if self.at_word("cql") and self.peek(1).is_op("("):
             header = self.parse_header()
         start = self.peek()
-        items = self.parse_items(top=True)
+        items = self.parse_items()
         if not self.peek().kind is Kind.EOF:
             raise self.error(f"unexpected {self.describe(self.peek())}", self.peek())
         if not items:
@@ -174,15 +185,12 @@ class Parser:
             self.next()
         return match.group(0)
 
-    def parse_items(self, top: bool = False) -> list[ast.Node]:
+    def parse_items(self) -> list[ast.Node]:
         items: list[ast.Node] = []
         while not (self.peek().kind is Kind.EOF or self.at_op("}")):
             if self.at_op(")"):
                 raise self.error("unexpected ')': no '(' is open here", self.peek())
-            node = self.parse_filter()
-            if top and isinstance(node, ast.Number):
-                raise self.error("a number is not a filter", node.span)
-            items.append(node)
+            items.append(self.parse_filter())
         return items
 
     # -- precedence levels -----------------------------------------------------------------
@@ -229,13 +237,20 @@ class Parser:
             # belongs to an enclosing level (``find all check >= 20`` is ``{find all check} >= 20``,
             # as the reference engine reads it).
             return operands[0]
-        while self.peek().kind is Kind.OP and self.peek().text in _RELATIONAL:
-            ops.append(self.next().text)
+        tokens: list[Token] = []
+        while self.peek().kind is Kind.OP and self.peek().text in _RELATIONAL + _PATH_COMPARISONS:
+            tokens.append(self.next())
+            ops.append(tokens[-1].text)
             operands.append(self.parse_additive())
         if not ops:
             return operands[0]
         for op, left, right in zip(ops, operands, operands[1:]):
-            self.check_comparable(op, left, right)
+            if op in _PATH_COMPARISONS and kind_of(left, self.variables) == SET:
+                raise self.error(f"the left side of '{op}' cannot be a set", left.span)
+            self.check_comparable(op.strip("[]"), left, right)
+        for token in tokens:
+            if token.text in _PATH_COMPARISONS:
+                raise self.unsupported(f"the CQL 6.2 comparison '{token.text}'", token)
         return ast.Compare(operands[0].span.to(operands[-1].span), tuple(ops), tuple(operands))
 
     def check_comparable(self, op: str, left: ast.Node, right: ast.Node) -> None:
@@ -247,6 +262,10 @@ class Parser:
             raise self.error(f"sets cannot be compared with '{op}' (use # for their sizes)", left.span)
         if POSITION in kinds and kinds != (POSITION, POSITION):
             raise self.error("a position can only be compared with a position", left.span)
+        if STRING in kinds and kinds != (STRING, STRING) and "any" not in kinds:
+            raise self.error("a string can only be compared with a string", left.span)
+        if kinds == (POSITION, POSITION) and op == "!=":
+            raise self.error(f"positions cannot be compared with '{op}'", left.span)
 
     def is_wildcard(self) -> bool:
         """``+``/``*`` closing a line constituent (``check+ -->``), not arithmetic."""
@@ -296,18 +315,28 @@ class Parser:
     def parse_union(self) -> ast.Node:
         left = self.parse_intersection()
         while self.at_op("|"):
-            self.next()
+            op = self.next()
             right = self.parse_intersection()
+            self.check_set_operands(op, left, right)
             left = ast.Binary(left.span.to(right.span), "|", left, right)
         return left
 
     def parse_intersection(self) -> ast.Node:
         left = self.parse_complement()
         while self.at_op("&"):
-            self.next()
+            op = self.next()
             right = self.parse_complement()
+            self.check_set_operands(op, left, right)
             left = ast.Binary(left.span.to(right.span), "&", left, right)
         return left
+
+    def check_set_operands(self, op: Token, left: ast.Node, right: ast.Node) -> None:
+        kinds = kind_of(left, self.variables), kind_of(right, self.variables)
+        if op.text == "&" and kinds == (POSITION, POSITION):
+            return
+        for node, kind in zip((left, right), kinds):
+            if kind not in (SET, "any"):
+                raise self.error(f"'{op.text}' needs sets on both sides", node.span)
 
     def parse_complement(self) -> ast.Node:
         if self.at_op("~"):
@@ -384,6 +413,8 @@ class Parser:
             node = self.parse_filter()
             self.expect_op(")", "to close '('")
             return node
+        if token.is_op(*_PATH_COMPARISONS):
+            raise self.error(f"expected a filter before '{token.text}'", token)
         if token.is_op("--", "[x]", "///"):
             raise self.unsupported(f"the CQL 6.2 filter '{token.text}'", token)
         if token.kind is Kind.WORD:
@@ -415,6 +446,8 @@ class Parser:
     def parse_transform(self, token: Token) -> ast.Node:
         count = False
         if self.at_word("count"):
+            if token.text == "reversecolor":
+                raise self.error("'reversecolor' has one member: 'count' does not apply", self.peek())
             self.next()
             count = True
         arg = self.parse_filter()
@@ -440,6 +473,12 @@ class Parser:
             raise self.error(f"'{token.text}' takes {expected[token.text]} arguments", token.span.to(end.span))
         if token.text in ("max", "min") and len(args) < 2:
             raise self.error(f"'{token.text}' takes at least 2 arguments", token.span.to(end.span))
+        wanted = {"max": (NUMBER, SET), "min": (NUMBER, SET), "makesquare": (NUMBER,),
+                  "between": (SET,)}.get(token.text)
+        if wanted:
+            for arg in args:
+                if kind_of(arg, self.variables) not in (*wanted, "any"):
+                    raise self.error(f"wrong kind of argument for '{token.text}'", arg.span)
         return ast.Call(token.span.to(end.span), token.text, tuple(args))
 
     def parse_if(self, token: Token) -> ast.Node:
@@ -483,6 +522,8 @@ class Parser:
             else:
                 break
             end = word.span
+        if {"primary", "secondary"} <= {name for name, _ in params}:
+            raise self.error("'primary' and 'secondary' exclude each other", token.span.to(end))
         if mode in ("legal", "pseudolegal") and any(name == "capture" for name, _ in params):
             raise self.error("'capture' cannot be combined with 'legal' or 'pseudolegal'", token.span.to(end))
         params = [(name, value) for name, value in params if name not in ("legal", "pseudolegal", "previous")] \
@@ -512,6 +553,12 @@ class Parser:
         end = self.next()
         if len(args) < 2:
             raise self.error(f"'{token.text}' needs at least two sets", token.span.to(end.span))
+        basic = [d for name in directions for d in _BASIC_DIRECTIONS.get(name, (name,))]
+        if len(basic) != len(set(basic)):
+            raise self.error(f"'{token.text}' lists a direction twice", token.span.to(end.span))
+        for arg in args:
+            if kind_of(arg, self.variables) not in (SET, "any"):
+                raise self.error(f"the arguments of '{token.text}' must be sets", arg.span)
         return ast.Ray(token.span.to(end.span), token.text, tuple(directions), tuple(args))
 
     def parse_find(self, token: Token) -> ast.Node:
@@ -533,22 +580,30 @@ class Parser:
                     high = self.number("")
             else:
                 break
+        if find_all and low is not None:
+            raise self.error("'find' takes 'all' or a range, not both", token)
         body = self.parse_filter()
         return ast.Find(token.span.to(body.span), find_all, backward, quiet, low, high, body)
 
     def parse_line(self, token: Token) -> ast.Node:
         params: set[str] = set()
         low = high = None
-        while self.at_word(*LINE_PARAMS):
-            params.add(self.next().text)
-        if self.at_number():
-            low = high = self.number("")
-            if self.at_number():
-                high = self.number("")
+        while True:
+            if self.at_word(*LINE_PARAMS):
+                params.add(self.next().text)
+            elif self.at_number() and low is None:
+                low = high = self.number("")
+                if self.at_number():
+                    high = self.number("")
+            else:
+                break
+        if {"primary", "secondary"} <= params:
+            raise self.error("'primary' and 'secondary' exclude each other", token)
         if not self.at_op("-->", "<--"):
             raise self.error("expected '-->' or '<--' after 'line'", self.peek())
         backward = self.peek().text == "<--"
         items: list[ast.Node] = []
+        outer_direction, self.line_backward = self.line_backward, backward
         self.in_line += 1
         try:
             while self.at_op("-->", "<--"):
@@ -558,6 +613,7 @@ class Parser:
                 items.append(self.parse_constituent())
         finally:
             self.in_line -= 1
+            self.line_backward = outer_direction
         return ast.Line(token.span.to(items[-1].span), backward, frozenset(params), low, high, tuple(items))
 
     def parse_constituent(self) -> ast.Node:
@@ -566,7 +622,9 @@ class Parser:
             self.next()
             inner: list[ast.Node] = [self.parse_constituent_body()]
             while self.at_op("-->", "<--"):
-                self.next()
+                arrow = self.next()
+                if (arrow.text == "<--") != self.line_backward:
+                    raise self.error("a line cannot mix '-->' and '<--'", arrow)
                 inner.append(self.parse_constituent())
             end = self.expect_op(")", "to close the '(' group of the line")
             node: ast.Node = inner[0] if len(inner) == 1 else ast.Sequence(start.span.to(end.span), tuple(inner))
@@ -584,6 +642,11 @@ class Parser:
             self.next()
             low, high = {"*": (0, None), "+": (1, None), "?": (0, 1)}[token.text]
             return ast.Repeat(node.span.to(token.span), node, low, high)
+        if token.is_op("{") and self.peek(1).is_op("+", "*") and self.peek(2).is_op("}"):
+            self.next()
+            low = 1 if self.next().text == "+" else 0
+            end = self.next()
+            return ast.Repeat(node.span.to(end.span), node, low, None)
         if token.is_op("{") and (self.peek(1).kind is Kind.NUMBER or self.peek(1).is_op(",")):
             self.next()
             low = self.number("in '{m,n}'") if self.peek().kind is Kind.NUMBER else 0
@@ -644,8 +707,8 @@ class Parser:
         if self.at_word("matchcount"):
             raise self.error("'sort matchcount' belongs in the cql(...) header", self.peek())
         body = self.parse_filter()
-        if kind_of(body, self.variables) not in (NUMBER, SET, POSITION, STRING, "any"):
-            raise self.error("'sort' needs a filter with a value", body.span)
+        if isinstance(body, ast.Number):
+            raise self.error("'sort' needs a filter, not a constant", body.span)
         return ast.Sort(token.span.to(body.span), doc, minimum, body)
 
     def parse_echo(self, token: Token) -> ast.Node:

@@ -11,8 +11,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cqlindex.cql.ast import Query
+from cqlindex.cql.ast import Number, Query
 from cqlindex.cql.parser import parse
+from cqlindex.errors import CqlSyntaxError
 from cqlindex.evaluate.core import Evaluator
 from cqlindex.store.database import connect
 from cqlindex.store.trees import load_games
@@ -38,6 +39,9 @@ def run(db: str | Path, text: str, *, variations: bool | None = None, source: st
     """Parse ``text`` and evaluate it on every game of the index at ``db``."""
     started = time.perf_counter()
     query = parse(text, source)
+    for item in query.body.items:
+        if isinstance(item, Number):
+            raise CqlSyntaxError("a number is not a filter", query.text, item.span, source)
     header = query.header
     mode = variations if variations is not None else bool(header.variations)
     span = gamenumbers or header.gamenumber

@@ -1,3 +1,5 @@
 """Import every family of filter evaluators so that they register themselves."""
 
-from cqlindex.evaluate import game, logic, moves, output, position, sets, transforms, variables  # noqa: F401
+from cqlindex.evaluate import (  # noqa: F401
+    game, line, logic, moves, output, pins_rays, position, sets, transforms, variables,
+)

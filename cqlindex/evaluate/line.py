@@ -30,7 +30,15 @@ sees only the move to the next position of the line being matched. The constitue
 evaluated at a copy of the position whose ``children`` hold that one child (none at the end of
 a line); everything that navigates to other positions reads ``ev.tree.positions`` and so sees
 the real tree. Only constituents that contain such a ``move`` filter get the copy, and only
-where it differs from the position (a position with more than one continuation).
+where it differs from the position (a position with more than one continuation). Known
+limits of the copy: ``move primary`` / ``move secondary`` there count the one remaining move
+as the primary one, and ``child`` / ``terminal`` in the same constituent see the copy too. A
+backward line linearizes an ancestor's moves to the one toward the position matched before
+it, and does not linearize at its start. ``nolinearize`` and ``nonatomic`` are not parsed.
+
+Not done: atomic evaluation. A constituent that assigns a variable changes it at every
+position the simulation tries (each at most once per start position), not only along the
+selected sequence.
 """
 
 from __future__ import annotations
@@ -43,6 +51,9 @@ from cqlindex.errors import CqlSyntaxError
 from cqlindex.evaluate.core import Evaluator, evaluates
 from cqlindex.store.trees import GameTree, Position
 
+#: Move linearization (seed 003) on or off: the one switch to flip if the reference engine
+#: turns out not to linearize.
+LINEARIZE = True
 #: A state: (id of the next position to consume or None at the end of the line,
 #:           id of the last position consumed or None before the first).
 State = tuple[int | None, int | None]
@@ -189,6 +200,8 @@ class _Matcher:
         return out
 
     def repeat(self, item: ast.Repeat, states: set[State]) -> set[State]:
+        if item.high is not None and item.high < item.low:
+            return set()  # {m,n} with m > n repeats no number of times
         for _ in range(item.low):
             states = self.advance(item.arg, states)
             if not states:
@@ -207,7 +220,8 @@ class _Matcher:
 
     def test(self, item: ast.Node, position_id: int, linear: Linear) -> bool:
         position = self.positions[position_id]
-        if linear is not None and (not _plays_move(item) or list(linear) == position.children):
+        if linear is not None and (not LINEARIZE or not _plays_move(self.ev, item)
+                                   or list(linear) == position.children):
             linear = None
         key = (id(item), position_id, linear)
         known = self.tests.get(key)
@@ -236,44 +250,28 @@ class _Matcher:
         return length, min(last for last in ends if self._length(last) == length)
 
     def sequence(self, last: int) -> list[int]:
-        """The matched positions from the start to ``last``, in line order."""
-        out = []
-        current: int | None = last
+        """The matched positions of a forward line from the start to ``last``, in line order."""
         step = 2 if self.double else 1
-        while current is not None:
-            out.append(current)
-            if current == self.start.id:
-                break
+        out = [last]
+        while out[-1] != self.start.id:
+            current = out[-1]
             for _ in range(step):
-                current = self.positions[current].parent if not self.backward else None
-            if self.backward:
-                break
-        if self.backward:
-            return [p.id for p in _chain(self.positions, self.start, step)][:self._length(last)]
+                current = self.positions[current].parent
+            out.append(current)
         return out[::-1]
 
 
-def _chain(positions: list[Position], start: Position, step: int) -> list[Position]:
-    out = [start]
-    current = start
-    while True:
-        for _ in range(step):
-            if current.parent is None:
-                return out
-            current = positions[current.parent]
-        out.append(current)
-
-
-_MOVE_CACHE: dict[int, bool] = {}
-
-
-def _plays_move(node: ast.Node) -> bool:
+def _plays_move(ev: Evaluator, node: ast.Node) -> bool:
     """Whether ``node`` holds an ordinary ``move`` filter (one that reads the moves played next)."""
-    known = _MOVE_CACHE.get(id(node))
-    if known is None:
-        known = _walk_for_move(node)
-        _MOVE_CACHE[id(node)] = known
-    return known
+    cache: dict[int, tuple[ast.Node, bool]] | None = getattr(ev, "_line_moves", None)
+    if cache is None:
+        cache = {}
+        ev._line_moves = cache
+    entry = cache.get(id(node))
+    if entry is None or entry[0] is not node:  # the entry keeps its node alive, so ids stay unique
+        entry = (node, _walk_for_move(node))
+        cache[id(node)] = entry
+    return entry[1]
 
 
 def _walk_for_move(node: object) -> bool:
