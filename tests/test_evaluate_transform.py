@@ -533,6 +533,7 @@ def _node_table() -> list[ast.Node]:
         ast.ChildN(SPAN, "child", k()), ast.If(SPAN, k(), k(), k()), ast.Assign(SPAN, "x", "=", k()),
         ast.Iterate(SPAN, "square", False, "x", k(), k()), ast.Move(SPAN, "played", (("from", k()), ("o-o", None))),
         ast.Pin(SPAN, (("from", k()),)), ast.Ray(SPAN, "ray", ("up",), (k(), k())),
+        ast.Dash(SPAN, k(), k(), True),
         ast.Find(SPAN, False, False, False, None, None, k()), ast.Repeat(SPAN, k(), 0, None),
         ast.Sequence(SPAN, (k(), k())), ast.Line(SPAN, False, frozenset(), None, None, (k(),)),
         ast.Sort(SPAN, "doc", False, k()), ast.Echo(SPAN, "s", "t", False, False, k()),

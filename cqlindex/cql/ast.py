@@ -179,6 +179,19 @@ class Move(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class Dash(Node):
+    """CQL 6.2's ``F--G`` (a move from F to G) and ``F[x]G`` (a capture on G); a side may be absent.
+
+    ``promote`` holds the piece letters of ``--=Q`` forms.
+    """
+
+    left: Node | None
+    right: Node | None
+    capture: bool
+    promote: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Pin(Node):
     params: tuple[tuple[str, Node], ...]
 

@@ -16,7 +16,7 @@ _KEYWORD_KINDS = {
                      "true", "false"), LOGICAL),
     **dict.fromkeys(("ply", "movenumber", "depth", "positionid", "gamenumber", "sidetomove", "white", "black",
                      "lastgamenumber", "year", "elo"), NUMBER),
-    **dict.fromkeys(("passedpawns", "isolatedpawns", "doubledpawns", "connectedpawns"), SET),
+    **dict.fromkeys(("passedpawns", "isolatedpawns", "doubledpawns", "connectedpawns", "to", "from"), SET),
     **dict.fromkeys(("parent", "child", "currentposition", "initialposition"), POSITION),
 }
 _UNARY_KINDS = {"-": NUMBER, "#": NUMBER, "abs": NUMBER, "sqrt": NUMBER, "rank": NUMBER, "file": NUMBER,
@@ -49,7 +49,7 @@ def kind_of(node: ast.Node, variables: dict[str, str] | None = None) -> str:
     if isinstance(node, ast.GameFilter) and node.name in ("year", "elo") and not any(
             isinstance(a, ast.String) for a in node.args):
         return NUMBER
-    if isinstance(node, (ast.Not, ast.And, ast.Or, ast.Compare, ast.GameFilter, ast.Output, ast.Echo)):
+    if isinstance(node, (ast.Not, ast.And, ast.Or, ast.Compare, ast.GameFilter, ast.Output, ast.Echo, ast.Dash)):
         return LOGICAL
     if isinstance(node, ast.Call):
         return _CALL_KINDS.get(node.name, ANY)

@@ -39,7 +39,7 @@ UNSUPPORTED = ("path", "focus", "piecepath", "pathcount", "pathcountunfocused", 
                "eventdate", "enpassantsquare", "castle", "legal", "pseudolegal", "hascomment", "similarposition",
                "idealmate", "idealstalemate", "modelmate", "modelstalemate", "puremate", "purestalemate",
                "o-o", "o-o-o", "primary", "secondary", "comment", "message",
-               "lastposition", "comment", "message", "to", "from", "through")
+               "lastposition", "comment", "message", "through")
 _RELATIONAL = ("<", "<=", "==", ">=", ">", "!=")
 _BASIC_DIRECTIONS = {
     "vertical": ("up", "down"), "horizontal": ("left", "right"),
@@ -390,9 +390,10 @@ class Parser:
         token = self.peek()
         if token.kind is Kind.PIECES:
             self.next()
+            pieces = ast.Pieces(token.span, token.pieces, token.squares, token.text)
             if self.at_op("--", "[x]") and self.peek().span.start == token.span.end:
-                raise self.unsupported("the CQL 6.2 move filter '--' / '[x]'", self.peek())
-            return ast.Pieces(token.span, token.pieces, token.squares, token.text)
+                return self.parse_dash(pieces)
+            return pieces
         if token.kind is Kind.NUMBER:
             self.next()
             return ast.Number(token.span, int(token.text))
@@ -415,7 +416,9 @@ class Parser:
             return node
         if token.is_op(*_PATH_COMPARISONS):
             raise self.error(f"expected a filter before '{token.text}'", token)
-        if token.is_op("--", "[x]", "///"):
+        if token.is_op("--", "[x]"):
+            return self.parse_dash(None)
+        if token.is_op("///"):
             raise self.unsupported(f"the CQL 6.2 filter '{token.text}'", token)
         if token.kind is Kind.WORD:
             method = self.KEYWORDS.get(token.text)
@@ -430,6 +433,30 @@ class Parser:
 
     def parse_keyword(self, token: Token) -> ast.Node:
         return ast.Keyword(token.span, token.text)
+
+    def parse_dash(self, left: ast.Node | None) -> ast.Node:
+        """``F--G`` / ``F[x]G`` (CQL 6.2): both sides written without spaces, either may be absent."""
+        dash = self.next()
+        start = left.span if left is not None else dash.span
+        right: ast.Node | None = None
+        promote = None
+        end = dash.span
+        following = self.peek()
+        adjacent = following.span.start == dash.span.end
+        if adjacent and following.kind is Kind.PIECES:
+            self.next()
+            right = ast.Pieces(following.span, following.pieces, following.squares, following.text)
+            end = following.span
+        elif adjacent and following.is_op("=") and self.peek(1).kind is Kind.PIECES:
+            self.next()
+            letters = self.next()
+            promote = letters.pieces
+            end = letters.span
+        elif adjacent and following.is_op("("):
+            raise self.unsupported(f"'{dash.text}(...)'", following)
+        if self.at_op("--", "[x]") and self.peek().span.start == end.end:
+            raise self.unsupported("a chain of CQL 6.2 move filters", self.peek())
+        return ast.Dash(start.to(end), left, right, dash.text == "[x]", promote)
 
     def parse_child(self, token: Token) -> ast.Node:
         if self.at_op("(") and self.peek().span.start == token.span.end:
@@ -764,6 +791,8 @@ class Parser:
     KEYWORDS: dict = {
         **dict.fromkeys(NULLARY, parse_keyword),
         "child": parse_child,
+        "to": parse_keyword,
+        "from": parse_keyword,
         "position": parse_position,
         **dict.fromkeys(TRANSFORMS, parse_transform),
         **dict.fromkeys(("between", "makesquare", "max", "min", "ancestor", "descendant", "lca", "distance"),

@@ -17,6 +17,23 @@ from cqlindex.store.trees import Position
 _PROMOTION_LETTERS = {chess.QUEEN: "Q", chess.ROOK: "R", chess.BISHOP: "B", chess.KNIGHT: "N"}
 
 
+def castling_rook(child: Position, parent: Position, chess960: bool) -> tuple[int, int]:
+    """(from, to) of the rook in the castling move that led to ``child``.
+
+    The reference engine counts castling as a rook move too (``R--`` finds O-O, and after
+    O-O-O+ the checking rook stands on ``to``).
+    """
+    rank = chess.square_rank(child.move_from)
+    kingside = child.castle == 1
+    target = chess.square(5 if kingside else 3, rank)
+    if not chess960:
+        return chess.square(7 if kingside else 0, rank), target
+    rights = parent.castling_rights & chess.BB_RANKS[rank]
+    candidates = [sq for sq in chess.scan_forward(rights)
+                  if (sq > child.move_from) == kingside]
+    return (candidates[-1] if kingside else candidates[0]) if candidates else target, target
+
+
 class _Played:
     """A move as stored on the child row it leads to."""
 
@@ -163,3 +180,40 @@ def _accepts(ev: Evaluator, node: ast.Move, m, sets: dict[str, int], at: Positio
             if not m.en_passant or not sets["enpassantsquare"] >> m.target & 1:
                 return False
     return True
+
+
+@evaluates(ast.Dash)
+def dash(ev: Evaluator, node: ast.Dash, pos: Position) -> object:
+    """A move played from here (any child with variations) from ``left`` to ``right``.
+
+    Sides are evaluated here, before the move. ``[x]`` wants a capture and tests the captured
+    piece's square, so it also finds en passant; ``--G`` tests the destination square.
+    """
+    sources = as_set(ev.eval(node.left, pos)) if node.left is not None else None
+    targets = as_set(ev.eval(node.right, pos)) if node.right is not None else None
+    if (node.left is not None and sources is None) or (node.right is not None and targets is None):
+        return None
+    positions = ev.tree.positions
+    for child_id in pos.children:
+        child = positions[child_id]
+        played = _Played(child, True)
+        if played.null:
+            continue
+        if child.castle is not None and not node.capture and node.promote is None:
+            rook_from, rook_to = castling_rook(child, pos, ev.tree.chess960)
+            if (sources is None or sources >> rook_from & 1) and (targets is None or targets >> rook_to & 1):
+                return MATCH
+        if sources is not None and not sources >> played.source & 1:
+            continue
+        if node.capture:
+            if played.captured_square is None:
+                continue
+            if targets is not None and not targets >> played.captured_square & 1:
+                continue
+        elif targets is not None and not targets >> played.target & 1:
+            continue
+        if node.promote is not None and (played.promotion is None or _PROMOTION_LETTERS[played.promotion]
+                                          not in {letter.upper() for letter in node.promote}):
+            continue
+        return MATCH
+    return None

@@ -54,6 +54,18 @@ def keyword(ev: Evaluator, node: ast.Keyword, pos: Position) -> object:
         return positions[pos.parent] if pos.parent is not None else None
     if name == "child":
         return positions[pos.children[0]] if pos.children else None
+    if name in ("to", "from"):
+        # CQL 6.2: the square the move that led here went to / came from (none at the start).
+        square = pos.move_to if name == "to" else pos.move_from
+        if square is None:
+            return Squares(0)
+        mask = 1 << square
+        if pos.castle is not None:
+            from cqlindex.evaluate.moves import castling_rook
+
+            rook_from, rook_to = castling_rook(pos, ev.tree.positions[pos.parent], ev.tree.chess960)
+            mask |= 1 << (rook_to if name == "to" else rook_from)
+        return Squares(mask)
     if name == "currentposition":
         return pos
     if name == "initialposition":
