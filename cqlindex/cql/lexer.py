@@ -36,6 +36,7 @@ _FIGURINES = {"♔": "K", "♕": "Q", "♖": "R", "♗": "B", "♘": "N", "♙":
               "△": "A", "▲": "a", "□": "_", "◭": "Aa"}
 _SYMBOL_WORDS = {"✵": "flip", "⬓": "flipcolor", "∀": "all", "⊢": "path", "◎": "focus", "∙": "currentposition",
                  "∊": "in"}
+_BRACKET_WORDS = {"element": "in", "forall": "all"}
 _SYMBOL_OPS = {"≺": "[<]", "≻": "[>]", "≼": "[<=]", "≽": "[>=]", "→": "->", "←": "<-", "≤": "<=", "≥": ">=", "≠": "!=", "∪": "|", "∩": "&", "×": "[x]",
                "――": "--", "―": "--", "▦": "."}
 
@@ -125,6 +126,10 @@ class Lexer:
         if castle:
             self.pos = castle.end()
             return Token(Kind.WORD, castle.group(0).lower(), self._span(start, self.pos))
+        if c == "\\" and start + 1 < len(text) and text[start + 1].isdigit():
+            m = _NUMBER_RE.match(text, start + 1)
+            self.pos = m.end()
+            return Token(Kind.OP, text[start:self.pos], self._span(start, self.pos))  # a regex capture, \1
         if c.isdigit():
             m = _NUMBER_RE.match(text, start)
             self.pos = m.end()
@@ -229,6 +234,11 @@ class Lexer:
         if inner == "x":
             self.pos = end + 1
             return Token(Kind.OP, "[x]", self._span(start, self.pos))
+        if inner.isalpha() and inner.islower() and len(inner) > 2 and not all(ch in _PIECE_LETTERS for ch in inner):
+            # CQL's own Unicode-to-ASCII conversion writes symbols as bracketed words:
+            # [element] for ∊, [forall] for ∀, [pathcount], [fen] ...
+            self.pos = end + 1
+            return Token(Kind.WORD, _BRACKET_WORDS.get(inner, inner), self._span(start, self.pos))
         if inner in (">", "<", ">=", "<="):
             self.pos = end + 1
             return Token(Kind.OP, f"[{inner}]", self._span(start, self.pos))

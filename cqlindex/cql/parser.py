@@ -48,6 +48,7 @@ _BASIC_DIRECTIONS = {
     "anydirection": ("up", "down", "left", "right", "northeast", "northwest", "southeast", "southwest"),
     "maindiagonal": ("northeast", "southwest"), "offdiagonal": ("northwest", "southeast"),
 }
+_ANY_PIECE = frozenset("KQRBNPkqrbnp")
 _PATH_COMPARISONS = ("[<]", "[>]", "[<=]", "[>=]")
 _ASSIGN = ("=", "+=", "-=", "*=", "/=", "%=", "=?")
 _STOP_AFTER_WILDCARD = ("-->", "<--", ")", "}")
@@ -381,7 +382,13 @@ class Parser:
         left = self.parse_primary()
         if self.at_op(":"):
             self.next()
-            body = self.parse_colon()
+            if self.at_op("#", "~"):
+                # 'source:#[Aa]' counts at the source position
+                op = self.next()
+                arg = self.parse_colon()
+                body: ast.Node = ast.Unary(op.span.to(arg.span), op.text, arg)
+            else:
+                body = self.parse_colon()
             return ast.Colon(left.span.to(body.span), left, body)
         return left
 
@@ -389,6 +396,12 @@ class Parser:
     def parse_primary(self) -> ast.Node:
         token = self.peek()
         if token.kind is Kind.PIECES:
+            following = self.peek(1)
+            if (token.pieces == _ANY_PIECE and following.kind is Kind.WORD and following.span.start == token.span.end
+                    and self.peek(2).is_word("in")):
+                # CQL 6.2 writes 'piece x in S' as '◭x∊S' ('[Aa]x[element]S' in ASCII).
+                self.next()
+                return self.parse_iterate(ast.Keyword(token.span, "piece"), written_name=True)
             self.next()
             pieces = ast.Pieces(token.span, token.pieces, token.squares, token.text)
             if self.at_op("--", "[x]") and self.peek().span.start == token.span.end:
@@ -414,6 +427,8 @@ class Parser:
             node = self.parse_filter()
             self.expect_op(")", "to close '('")
             return node
+        if token.kind is Kind.OP and token.text.startswith("\\"):
+            raise self.unsupported(f"the regular-expression capture '{token.text}'", token)
         if token.is_op(*_PATH_COMPARISONS):
             raise self.error(f"expected a filter before '{token.text}'", token)
         if token.is_op("--", "[x]"):
@@ -685,16 +700,17 @@ class Parser:
             return ast.Repeat(node.span.to(end.span), node, low, high)
         return node
 
-    def parse_iterate(self, token: Token) -> ast.Node:
+    def parse_iterate(self, token: Token | ast.Keyword, written_name: bool = False) -> ast.Node:
         every = False
-        if self.at_word("all"):
+        if self.at_word("all") and not written_name:
             self.next()
             every = True
+        kind = token.name if isinstance(token, ast.Keyword) else token.text
         name = self.next()
         if name.kind is not Kind.WORD:
-            raise self.error(f"expected a variable name after '{token.text}'", name)
+            raise self.error(f"expected a variable name after '{kind}'", name)
         if not self.at_word("in"):
-            raise self.unsupported(f"'{token.text} {name.text}' without 'in'", self.peek())
+            raise self.unsupported(f"'{kind} {name.text}' without 'in'", self.peek())
         self.next()
         domain = self.parse_union()
         previous = self.variables.get(name.text)
@@ -702,7 +718,7 @@ class Parser:
         body = self.parse_filter()
         if previous is not None:
             self.variables[name.text] = previous
-        return ast.Iterate(token.span.to(body.span), token.text, every, name.text, domain, body)
+        return ast.Iterate(token.span.to(body.span), kind, every, name.text, domain, body)
 
     def parse_game_filter(self, token: Token) -> ast.Node:
         name = token.text
@@ -775,8 +791,29 @@ class Parser:
             raise self.unsupported("'fen' used as a value (write fen \"FEN\")", value)
         return ast.GameFilter(token.span.to(value.span), "fen", (ast.String(value.span, value.text),))
 
+    def parse_square_iteration(self, token: Token, every: bool) -> ast.Node:
+        """CQL 6.2's ``x ∊ S body`` and ``∀ x ∊ S body`` (``square [all] x in S body``)."""
+        name = token if not every else self.next()
+        if name.kind is not Kind.WORD or not self.at_word("in"):
+            raise self.error("expected 'x ∊ S' after '∀'", name)
+        self.next()
+        domain = self.parse_union()
+        previous = self.variables.get(name.text)
+        self.variables[name.text] = SET
+        body = self.parse_filter()
+        if previous is not None:
+            self.variables[name.text] = previous
+        else:
+            self.variables.pop(name.text, None)
+        return ast.Iterate(token.span.to(body.span), "square", every, name.text, domain, body)
+
+    def parse_all(self, token: Token) -> ast.Node:
+        return self.parse_square_iteration(token, every=True)
+
     def parse_variable(self, token: Token) -> ast.Node:
         name = token.text
+        if name not in self.variables and self.at_word("in"):
+            return self.parse_square_iteration(token, every=False)
         if self.at_op(*_ASSIGN):
             op = self.next()
             value = self.parse_or()
@@ -785,7 +822,10 @@ class Parser:
                 self.variables[name] = kind if kind != LOGICAL else NUMBER
             return ast.Assign(token.span.to(value.span), name, op.text, value)
         if name in self.variables:
-            return ast.Variable(token.span, name)
+            variable = ast.Variable(token.span, name)
+            if self.at_op("--", "[x]") and self.peek().span.start == token.span.end:
+                return self.parse_dash(variable)
+            return variable
         raise self.error(f"unknown filter or variable '{name}'", token)
 
     KEYWORDS: dict = {
@@ -806,6 +846,7 @@ class Parser:
         "find": parse_find,
         "line": parse_line,
         "square": parse_iterate,
+        "all": parse_all,
         "sort": parse_sort,
         "echo": parse_echo,
         "fen": parse_fen,

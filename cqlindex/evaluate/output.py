@@ -1,8 +1,9 @@
 """Filters that shape what comes out rather than which positions match: sort, echo.
 
 ``sort F`` matches where F has a value; the evaluator keeps the best value per game
-(largest, or smallest with ``min``) for ordering the output. ``echo (s t) F`` compares the
-current position s with every other position t of the game (all of them with ``in all``).
+(largest, or smallest with ``min``) for ordering the output. ``echo (s t) F`` evaluates F at
+every other position t of the game (all of them with ``in all``), with s bound to the
+current position: the fata morgana example's ``btm`` and ``ply - source:ply`` are the target's.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ def echo(ev: Evaluator, node: ast.Echo, pos: Position) -> object:
             if target.id == pos.id and not node.include_all:
                 continue
             ev.variables[node.target] = target
-            value = ev.eval(node.body, pos)
+            value = ev.eval(node.body, target)  # at the target: 'echo (s t) btm' asks about t
             if value is None or (type(value) is Squares and not value):
                 continue
             matched = True
