@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from cqlindex.board.directions import basic as basic_directions
 from cqlindex.cql import ast
 from cqlindex.cql.kinds import LOGICAL, NUMBER, POSITION, SET, STRING, kind_of
 from cqlindex.cql.lexer import tokenize
@@ -41,13 +42,6 @@ UNSUPPORTED = ("path", "focus", "piecepath", "pathcount", "pathcountunfocused", 
                "o-o", "o-o-o", "primary", "secondary", "comment", "message",
                "lastposition", "comment", "message", "through")
 _RELATIONAL = ("<", "<=", "==", ">=", ">", "!=")
-_BASIC_DIRECTIONS = {
-    "vertical": ("up", "down"), "horizontal": ("left", "right"),
-    "diagonal": ("northeast", "northwest", "southeast", "southwest"),
-    "orthogonal": ("up", "down", "left", "right"),
-    "anydirection": ("up", "down", "left", "right", "northeast", "northwest", "southeast", "southwest"),
-    "maindiagonal": ("northeast", "southwest"), "offdiagonal": ("northwest", "southeast"),
-}
 _ANY_PIECE = frozenset("KQRBNPkqrbnp")
 _PATH_COMPARISONS = ("[<]", "[>]", "[<=]", "[>=]")
 _ASSIGN = ("=", "+=", "-=", "*=", "/=", "%=", "=?")
@@ -595,7 +589,7 @@ class Parser:
         end = self.next()
         if len(args) < 2:
             raise self.error(f"'{token.text}' needs at least two sets", token.span.to(end.span))
-        basic = [d for name in directions for d in _BASIC_DIRECTIONS.get(name, (name,))]
+        basic = [d for name in directions for d in basic_directions(name)]
         if len(basic) != len(set(basic)):
             raise self.error(f"'{token.text}' lists a direction twice", token.span.to(end.span))
         for arg in args:

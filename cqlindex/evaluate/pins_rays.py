@@ -24,17 +24,18 @@ import chess
 
 from cqlindex.cql import ast
 from cqlindex.evaluate.core import Evaluator, evaluates
-from cqlindex.evaluate.sets import _COMPOSITE, _STEPS, as_set
+from cqlindex.board.directions import COMPOSITE, STEPS
+from cqlindex.evaluate.sets import as_set
 from cqlindex.evaluate.values import Squares
 from cqlindex.store.trees import Position
 
 _ORTHOGONAL = frozenset(("up", "down", "left", "right"))
 _DIAGONAL = frozenset(("northeast", "northwest", "southeast", "southwest"))
-_ALL = tuple(_STEPS)
+_ALL = tuple(STEPS)
 
 
 def _walk(square: int, step: str) -> tuple[int, ...]:
-    df, dr = _STEPS[step]
+    df, dr = STEPS[step]
     f, r = chess.square_file(square) + df, chess.square_rank(square) + dr
     out = []
     while 0 <= f < 8 and 0 <= r < 8:
@@ -54,7 +55,7 @@ def _steps(directions: tuple[str, ...]) -> tuple[str, ...]:
         return _ALL
     out: list[str] = []
     for name in directions:
-        for step in _COMPOSITE.get(name, (name,)):
+        for step in COMPOSITE.get(name, (name,)):
             if step not in out:
                 out.append(step)
     return tuple(out)

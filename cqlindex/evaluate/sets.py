@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import chess
 
+from cqlindex.board.directions import COMPOSITE, STEPS
 from cqlindex.cql import ast
 from cqlindex.evaluate.core import Evaluator, evaluates
 from cqlindex.evaluate.values import ALL_SQUARES, MATCH, Squares
@@ -17,15 +18,6 @@ from cqlindex.store.trees import Position
 _LETTERS = "KQRBNPkqrbnp"
 _POWER = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
 _FILES = [chess.BB_FILES[f] for f in range(8)]
-_STEPS = {"up": (0, 1), "down": (0, -1), "right": (1, 0), "left": (-1, 0), "northeast": (1, 1),
-          "northwest": (-1, 1), "southeast": (1, -1), "southwest": (-1, -1)}
-_COMPOSITE = {
-    "vertical": ("up", "down"), "horizontal": ("left", "right"),
-    "diagonal": ("northeast", "northwest", "southeast", "southwest"),
-    "orthogonal": ("up", "down", "left", "right"),
-    "anydirection": ("up", "down", "left", "right", "northeast", "northwest", "southeast", "southwest"),
-    "maindiagonal": ("northeast", "southwest"), "offdiagonal": ("northwest", "southeast"),
-}
 
 
 def occupancy(pos: Position, letters: frozenset[str]) -> int:
@@ -159,8 +151,8 @@ def _shift(mask: int, df: int, dr: int) -> int:
 def direction_mask(name: str, low: int, high: int, mask: int) -> int:
     """Squares reached from ``mask`` by ``low``..``high`` steps in the direction(s) ``name``."""
     out = 0
-    for step_name in _COMPOSITE.get(name, (name,)):
-        df, dr = _STEPS[step_name]
+    for step_name in COMPOSITE.get(name, (name,)):
+        df, dr = STEPS[step_name]
         for k in range(min(low, high), max(low, high) + 1):
             out |= _shift(mask, df * k, dr * k)
     return out
