@@ -39,8 +39,8 @@ UNSUPPORTED = ("path", "focus", "piecepath", "pathcount", "pathcountunfocused", 
                "currentmove", "nullmove", "consecutivemoves", "pieceid", "typename", "piecename",
                "eventdate", "enpassantsquare", "castle", "legal", "pseudolegal", "hascomment", "similarposition",
                "idealmate", "idealstalemate", "modelmate", "modelstalemate", "puremate", "purestalemate",
-               "o-o", "o-o-o", "primary", "secondary", "comment", "message",
-               "lastposition", "comment", "message", "through")
+               "o-o", "o-o-o", "primary", "secondary",
+               "lastposition", "through")
 _RELATIONAL = ("<", "<=", "==", ">=", ">", "!=")
 _ANY_PIECE = frozenset("KQRBNPkqrbnp")
 _PATH_COMPARISONS = ("[<]", "[>]", "[<=]", "[>=]")
@@ -428,7 +428,7 @@ class Parser:
         if token.is_op("--", "[x]"):
             return self.parse_dash(None)
         if token.is_op("///"):
-            raise self.unsupported(f"the CQL 6.2 filter '{token.text}'", token)
+            return self.parse_slash_comment(self.next())
         if token.kind is Kind.WORD:
             method = self.KEYWORDS.get(token.text)
             if method is not None:
@@ -455,6 +455,10 @@ class Parser:
         if adjacent and following.kind is Kind.PIECES:
             self.next()
             right = ast.Pieces(following.span, following.pieces, following.squares, following.text)
+            end = following.span
+        elif adjacent and following.kind is Kind.WORD and following.text in self.variables:
+            self.next()
+            right = ast.Variable(following.span, following.text)
             end = following.span
         elif adjacent and following.is_op("=") and self.peek(1).kind is Kind.PIECES:
             self.next()
@@ -779,6 +783,35 @@ class Parser:
                 self.variables[name] = kind
         return ast.Echo(token.span.to(body.span), names[0], names[1], quiet, include_all, body)
 
+    def parse_output(self, token: Token) -> ast.Node:
+        """``comment (args)``, ``comment "text"``, ``message [quiet] (args)``: they always match."""
+        quiet = False
+        if token.text == "message" and self.at_word("quiet"):
+            self.next()
+            quiet = True
+        if self.at_op("("):
+            self.next()
+            args: list[ast.Node] = []
+            while not self.at_op(")"):
+                if self.peek().kind is Kind.EOF:
+                    raise self.error(f"missing ')' after the arguments of '{token.text}'", self.peek())
+                args.append(self.parse_filter())
+            end = self.next().span
+        else:
+            args = [self.parse_primary()]
+            end = args[0].span
+        return ast.Output(token.span.to(end), token.text, quiet, tuple(args))
+
+    def parse_slash_comment(self, token: Token) -> ast.Node:
+        """``/// text``: the rest of the line is a comment for the output."""
+        end = self.text.find("\n", token.span.end)
+        end = len(self.text) if end < 0 else end
+        text = self.text[token.span.end:end].strip()
+        while self.peek().kind is not Kind.EOF and self.peek().span.start < end:
+            self.next()
+        span = Span(token.span.line, token.span.col, token.span.start, end)
+        return ast.Output(span, "comment", False, (ast.String(span, text),))
+
     def parse_fen(self, token: Token) -> ast.Node:
         value = self.next()
         if value.kind is not Kind.STRING:
@@ -844,6 +877,8 @@ class Parser:
         "sort": parse_sort,
         "echo": parse_echo,
         "fen": parse_fen,
+        "comment": parse_output,
+        "message": parse_output,
         "piece": parse_iterate,
         **dict.fromkeys(("result", "player", "elo", "year", "event", "site", "date", "eco"), parse_game_filter),
     }
