@@ -9,7 +9,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import chess
 import pytest
+
+from cqlindex.board.squares import to_unsigned
 
 SHARED = Path(os.environ.get("CQLINDEX_SHARED", Path(__file__).resolve().parents[2] / "shared"))
 
@@ -42,3 +45,21 @@ def build_db(tmp_path_factory):
         return cache[key]
 
     return _build
+
+
+BITBOARDS = ("wk", "wq", "wr", "wb", "wn", "wp", "bk", "bq", "br", "bb", "bn", "bp")
+
+
+def board_of(row: dict) -> chess.Board:
+    """A python-chess board rebuilt from a positions row, written independently of store/trees.py."""
+    board = chess.Board(None)
+    for name in BITBOARDS:
+        color = chess.WHITE if name[0] == "w" else chess.BLACK
+        piece = chess.Piece.from_symbol(name[1]).piece_type
+        for square in chess.SquareSet(to_unsigned(row[name])):
+            board.set_piece_at(square, chess.Piece(piece, color))
+    board.turn = row["wtm"]
+    board.castling_rights = to_unsigned(row["castling_rights"])
+    board.ep_square = row["ep_square"]
+    board.halfmove_clock = row["halfmove_clock"]
+    return board

@@ -21,7 +21,7 @@ import duckdb
 import pytest
 import zstandard
 
-from conftest import SHARED, shared_path
+from conftest import BITBOARDS, SHARED, board_of, shared_path
 from cqlindex.board.squares import to_signed, to_unsigned
 from cqlindex.errors import InputError
 from cqlindex.ingest.pipeline import build
@@ -30,7 +30,6 @@ from cqlindex.ingest.worker import decode, prepare
 from cqlindex.store.database import connect
 
 SAMPLE = Path(__file__).resolve().parents[1] / "samples" / "gnuchess-300.pgn"
-BITBOARDS = ("wk", "wq", "wr", "wb", "wn", "wp", "bk", "bq", "br", "bb", "bn", "bp")
 
 # FACTS.md section 5: the seven datasets with the reference engine's counts (in datasets.json).
 DATASETS = [
@@ -408,20 +407,6 @@ POSITION_COLUMNS = ", ".join(("gamenumber", "positionid", "wtm", "castling_right
                               "zobrist", "legal_moves", "is_check", "is_mate", "is_stalemate", *BITBOARDS))
 
 
-def _board_of(row: dict) -> chess.Board:
-    board = chess.Board(None)
-    for name in BITBOARDS:
-        color = chess.WHITE if name[0] == "w" else chess.BLACK
-        piece = chess.Piece.from_symbol(name[1]).piece_type
-        for square in chess.SquareSet(to_unsigned(row[name])):
-            board.set_piece_at(square, chess.Piece(piece, color))
-    board.turn = row["wtm"]
-    board.castling_rights = to_unsigned(row["castling_rights"])
-    board.ep_square = row["ep_square"]
-    board.halfmove_clock = row["halfmove_clock"]
-    return board
-
-
 def _rows(db: Path, sql: str, *params) -> list[dict]:
     con = duckdb.connect(str(db), read_only=True)
     try:
@@ -440,7 +425,7 @@ def test_zobrist_and_move_facts_of_rebuilt_boards(build_db, relative: str, every
     assert len(rows) > 1000
     bad = []
     for row in rows:
-        board = _board_of(row)
+        board = board_of(row)
         got = (row["zobrist"], row["legal_moves"], row["is_check"], row["is_mate"], row["is_stalemate"])
         want = (to_signed(chess.polyglot.zobrist_hash(board)), board.legal_moves.count(), board.is_check(),
                 board.is_checkmate(), board.is_stalemate())
@@ -473,4 +458,4 @@ def test_main_line_boards_equal_python_chess_replay(build_db, relative: str, gam
                 assert row["san"] == board.san(moves[i - 1]), (gamenumber, i)
                 board.push(moves[i - 1])
             assert row["positionid"] == row["ply"] == i
-            assert _board_of(row).fen().split()[:5] == board.fen().split()[:5], (gamenumber, i)
+            assert board_of(row).fen().split()[:5] == board.fen().split()[:5], (gamenumber, i)

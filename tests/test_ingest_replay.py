@@ -13,6 +13,7 @@ import chess.pgn
 import chess.polyglot
 import pytest
 
+from conftest import BITBOARDS, board_of
 from cqlindex.board.squares import to_signed, to_unsigned
 from cqlindex.ingest.replay import replay
 from cqlindex.ingest.source import RawGame
@@ -21,7 +22,6 @@ from cqlindex.ingest.worker import parse_batch
 FACTS_EXAMPLE = ("1. e4 e5 (1... c5 2. Nf3 (2. Nc3 Nc6) d6) (1... e6 2. d4) 2. Nf3 Nc6 "
                  "(2... d6 3. d4) 3. Bb5 *\n")
 FIRST_MOVE_VARIATION = "1. d4 (1. c4 e5) d5 *\n"
-BITBOARDS = ("wk", "wq", "wr", "wb", "wn", "wp", "bk", "bq", "br", "bb", "bn", "bp")
 
 
 def run(text: str, *, line: int = 1, gamenumber: int = 1, file: str = "t.pgn"):
@@ -158,7 +158,7 @@ def test_header_only_fen_game_is_its_setup_position() -> None:
     game, rows, _ = run(f'[Event "x"]\n[SetUp "1"]\n[FEN "{fen}"]\n')
     assert len(rows) == 1
     assert game["start_fen"] == fen
-    assert _board_of(rows[0]).fen() == fen
+    assert board_of(rows[0]).fen() == fen
 
 
 @pytest.mark.parametrize("fen, moves, movenumbers", [
@@ -171,7 +171,7 @@ def test_fen_setup_movenumber(fen: str, moves: str, movenumbers: list[int]) -> N
     assert errors == []
     assert game["start_fen"] == fen
     assert [r["movenumber"] for r in rows] == movenumbers
-    assert _board_of(rows[0]).fen().split()[:5] == fen.split()[:5]
+    assert board_of(rows[0]).fen().split()[:5] == fen.split()[:5]
 
 
 def test_standard_start_has_no_start_fen_and_movenumbers() -> None:
@@ -327,20 +327,6 @@ ORACLE_GAMES = [c[1] for c in MOVE_CASES] + [
 ]
 
 
-def _board_of(row: dict) -> chess.Board:
-    board = chess.Board(None)
-    for name in BITBOARDS:
-        color = chess.WHITE if name[0] == "w" else chess.BLACK
-        piece = chess.Piece.from_symbol(name[1]).piece_type
-        for square in chess.SquareSet(to_unsigned(row[name])):
-            board.set_piece_at(square, chess.Piece(piece, color))
-    board.turn = row["wtm"]
-    board.castling_rights = to_unsigned(row["castling_rights"])
-    board.ep_square = row["ep_square"]
-    board.halfmove_clock = row["halfmove_clock"]
-    return board
-
-
 @pytest.mark.parametrize("text", ORACLE_GAMES, ids=[f"g{i}" for i in range(len(ORACLE_GAMES))])
 def test_main_line_agrees_with_python_chess(text: str) -> None:
     _, rows, errors = run(text + "\n")
@@ -420,7 +406,7 @@ def test_variation_positions_agree_with_python_chess() -> None:
     walk(game)
     assert len(boards) == len(rows)
     for row, board in zip(rows, boards):
-        assert _board_of(row).board_fen() == board.board_fen(), row["positionid"]
+        assert board_of(row).board_fen() == board.board_fen(), row["positionid"]
         assert row["zobrist"] == to_signed(chess.polyglot.zobrist_hash(board))
         assert row["legal_moves"] == board.legal_moves.count()
 
