@@ -15,7 +15,7 @@ import json
 import pytest
 
 from cqlindex.board.squares import SQUARE_NAMES, parse_square, squares_of
-from cqlindex.board.transforms import DIHEDRAL, map_bitboard, masks, shift
+from cqlindex.board.transforms import map_bitboard, masks, shift
 from cqlindex.cql import ast
 from cqlindex.cql.parser import TRANSFORMS, parse
 from cqlindex.cql.tokens import Span

@@ -22,7 +22,7 @@ import pytest
 import zstandard
 
 from conftest import BITBOARDS, SHARED, board_of, shared_path
-from cqlindex.board.squares import to_signed, to_unsigned
+from cqlindex.board.squares import to_signed
 from cqlindex.errors import InputError
 from cqlindex.ingest.pipeline import build
 from cqlindex.ingest.source import open_binary, split_games

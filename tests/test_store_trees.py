@@ -6,7 +6,6 @@ loader's own idea of it, is what the trees must reproduce.
 
 from __future__ import annotations
 
-import io
 from contextlib import closing
 from pathlib import Path
 

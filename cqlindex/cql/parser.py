@@ -889,4 +889,4 @@ def parse(text: str, source: str = "<query>") -> ast.Query:
     return Parser(text, source).parse_query()
 
 
-__all__ = ["parse", "Parser", "NUMBER", "STRING"]
+__all__ = ["parse", "Parser"]

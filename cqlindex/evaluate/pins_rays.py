@@ -145,7 +145,7 @@ def pins(pos: Position, pinners: int, pinned: int, targets: int) -> list[tuple[i
                 steps = tuple(_DIAGONAL)
             for step in steps:
                 line = _RAYS[step][sq]
-                for i, p in enumerate(line):
+                for i, p in enumerate(line):  # noqa: B007 - i marks where the pinned piece stands
                     if occupied & (1 << p):
                         break
                 else:
