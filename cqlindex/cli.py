@@ -206,6 +206,8 @@ def query(
                 text = file.read_text(encoding="utf-8")
             except OSError as error:
                 raise InputError(f"{file}: cannot read ({error.strerror})") from None
+            except UnicodeDecodeError as error:
+                raise InputError(f"{file}: not UTF-8 text (byte {error.start}); save the query as UTF-8") from None
             return run(db, text, variations=variations, source=str(file))
         return run(db, cql, variations=variations, source="<query>")
 

@@ -363,3 +363,9 @@ def test_query_errors_show_where(sample_db: Path, query: str, words: str) -> Non
     assert words in result.stderr
     assert "^" in result.stderr
     assert "Traceback" not in result.output + result.stderr
+
+
+def test_query_file_that_is_not_utf8(sample_db: Path, tmp_path: Path) -> None:
+    cql = tmp_path / "latin1.cql"
+    cql.write_bytes("// caf\xe9\ncheck\n".encode("latin-1"))
+    assert "not UTF-8" in assert_one_line_error(invoke("query", sample_db, "-f", cql))

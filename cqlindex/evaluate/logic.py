@@ -6,7 +6,7 @@ import math
 
 from cqlindex.cql import ast
 from cqlindex.evaluate.core import Evaluator, evaluates
-from cqlindex.evaluate.values import MATCH, Squares, count
+from cqlindex.evaluate.values import MATCH, Squares, count, truncated_division
 from cqlindex.store.trees import Position
 
 
@@ -120,8 +120,8 @@ def binary(ev: Evaluator, node: ast.Binary, pos: Position) -> object:
         return a * b
     if b == 0:
         return None  # CQL: division by zero does not match
-    quotient = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)  # truncates like C
-    return quotient if node.op == "/" else a - b * quotient
+    quotient, remainder = truncated_division(a, b)
+    return quotient if node.op == "/" else remainder
 
 
 @evaluates(ast.Unary)

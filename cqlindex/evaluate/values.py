@@ -39,3 +39,9 @@ def count(value: object) -> int | None:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     return None
+
+
+def truncated_division(a: int, b: int) -> tuple[int, int]:
+    """Quotient and remainder rounding toward zero, as CQL's C integers do (b must not be 0)."""
+    quotient = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)
+    return quotient, a - b * quotient

@@ -7,7 +7,7 @@ import chess
 from cqlindex.cql import ast
 from cqlindex.evaluate.core import Evaluator, evaluates
 from cqlindex.evaluate.sets import as_set
-from cqlindex.evaluate.values import MATCH, Squares, count
+from cqlindex.evaluate.values import MATCH, Squares, count, truncated_division
 from cqlindex.store.trees import Position
 
 
@@ -54,8 +54,11 @@ def assign(ev: Evaluator, node: ast.Assign, pos: Position) -> object:
         return None
     if node.op in ("/=", "%=") and new == 0:
         return None
-    ev.variables[node.name] = {"+=": old + new, "-=": old - new, "*=": old * new,
-                               "/=": int(old / new), "%=": old - new * int(old / new)}[node.op]
+    if node.op in ("/=", "%="):
+        quotient, remainder = truncated_division(old, new)
+        ev.variables[node.name] = quotient if node.op == "/=" else remainder
+    else:
+        ev.variables[node.name] = {"+=": old + new, "-=": old - new, "*=": old * new}[node.op]
     return MATCH
 
 
