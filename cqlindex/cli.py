@@ -35,6 +35,11 @@ class InfoFormat(str, Enum):
     json = "json"
 
 
+class Engine(str, Enum):
+    sql = "sql"
+    python = "python"
+
+
 class SqlFormat(str, Enum):
     table = "table"
     csv = "csv"
@@ -63,8 +68,7 @@ def _guard(fn: Callable[[], _T]) -> _T:
 def _default_output(first: str) -> Path:
     name = Path(first).name
     for suffix in (".gz", ".bz2", ".zst", ".pgn", ".PGN"):
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
+        name = name.removesuffix(suffix)
     return Path(name.replace("*", "all") or "games").with_suffix(".duckdb")
 
 
@@ -76,7 +80,13 @@ def build(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, only the summary.")] = False,
 ) -> None:
     """Replay every game and write every position of every line into a DuckDB index."""
-    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
 
     from cqlindex.ingest.pipeline import build as run_build
 
@@ -176,10 +186,6 @@ class QueryFormat(str, Enum):
     ndjson = "ndjson"
 
 
-class Engine(str, Enum):
-    python = "python"
-
-
 @app.command()
 def query(
     db: Annotated[Path, typer.Argument(help="A database written by cqlindex build.")],
@@ -187,29 +193,45 @@ def query(
     file: Annotated[Path | None, typer.Option("-f", "--file", help="Read the query from a .cql file.")] = None,
     variations: Annotated[bool | None, typer.Option(
         "--variations/--mainline", help="Search variations too (CQL's default: the main line only).")] = None,
-    engine: Annotated[Engine, typer.Option(help="Evaluation engine.")] = Engine.python,
+    engine: Annotated[Engine, typer.Option(
+        help="sql: SQL decides what it can, Python the rest; python: the reference evaluator on every game.")
+    ] = Engine.sql,
+    explain: Annotated[bool, typer.Option(
+        "--explain", help="Print the SQL and which filters SQL decides, instead of running the query.")] = False,
     format: Annotated[QueryFormat, typer.Option(
         "--format", help="summary (matching game numbers) or ndjson (one object per matching position).")
     ] = QueryFormat.summary,
 ) -> None:
     """Find the positions that match a CQL query."""
     from cqlindex.errors import InputError
-    from cqlindex.evaluate.engine import run
+    from cqlindex.exec.run import plan_for, run
+    from cqlindex.plan.planner import explain as explain_plan
 
     if (cql is None) == (file is None):
         _stderr().print("cqlindex: give a query or -f FILE.cql (one of them)")
         raise typer.Exit(2)
 
+    def read() -> tuple[str, str]:
+        if file is None:
+            return cql, "<query>"
+        try:
+            return file.read_text(encoding="utf-8"), str(file)
+        except OSError as error:
+            raise InputError(f"{file}: cannot read ({error.strerror})") from None
+        except UnicodeDecodeError as error:
+            raise InputError(f"{file}: not UTF-8 text (byte {error.start}); save the query as UTF-8") from None
+
+    if explain:
+        def describe() -> str:
+            text, source = read()
+            return explain_plan(plan_for(db, text, variations=variations, source=source))
+
+        typer.echo(_guard(describe))
+        return
+
     def work():
-        if file is not None:
-            try:
-                text = file.read_text(encoding="utf-8")
-            except OSError as error:
-                raise InputError(f"{file}: cannot read ({error.strerror})") from None
-            except UnicodeDecodeError as error:
-                raise InputError(f"{file}: not UTF-8 text (byte {error.start}); save the query as UTF-8") from None
-            return run(db, text, variations=variations, source=str(file))
-        return run(db, cql, variations=variations, source="<query>")
+        text, source = read()
+        return run(db, text, variations=variations, source=source, engine=engine.value)
 
     result = _guard(work)
     if format is QueryFormat.ndjson:

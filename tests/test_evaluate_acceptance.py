@@ -1,8 +1,11 @@
-"""The reference evaluator against the reference CQL engine, position for position.
+"""Both engines against the reference CQL engine, position for position.
 
 Every case of acceptance/visible.jsonl (query × dataset × mode) either gives exactly the
 reference's matching positions or stops with an "unsupported" message naming what is not
-evaluated yet; a wrong answer fails. The last test prints the tally and every difference.
+evaluated yet; a wrong answer fails. That holds for the reference evaluator
+(``engine="python"``) and for the default engine (the SQL planner, with the evaluator
+confirming its candidates), so the two also agree with each other on every case. The last
+test prints the tally per engine and every difference.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import json
 import pytest
 
 from cqlindex.errors import CqlUnsupportedError
-from cqlindex.evaluate.engine import run
+from cqlindex.exec.run import run
 from tests.conftest import SHARED, shared_path
 
 #: Exact matches reached so far (all cases, slow ones included); losing one fails test_tally.
@@ -23,7 +26,8 @@ SLOW_FILTERS = ("echo",)
 
 _CASES = [json.loads(line) for line in (SHARED / "acceptance/visible.jsonl").read_text().splitlines()] \
     if (SHARED / "acceptance/visible.jsonl").exists() else []
-_OUTCOMES: dict[str, str] = {}
+_OUTCOMES: dict[str, dict[str, str]] = {"python": {}, "sql": {}}
+ENGINES = ("python", "sql")
 
 
 def _case_id(case: dict) -> str:
@@ -43,39 +47,43 @@ _PARAMS = [pytest.param(c, id=_case_id(c), marks=[pytest.mark.slow] if _is_slow(
 
 
 @pytest.mark.parametrize("case", _PARAMS)
-def test_visible_case(case: dict, build_db) -> None:
+@pytest.mark.parametrize("engine", ENGINES)
+def test_visible_case(engine: str, case: dict, build_db) -> None:
     db = build_db(case["dataset"])
     key = _case_id(case)
+    outcomes = _OUTCOMES[engine]
     try:
-        result = run(db, case["query"], variations=case["variations"])
+        result = run(db, case["query"], variations=case["variations"], engine=engine)
     except CqlUnsupportedError as error:
-        _OUTCOMES[key] = "unsupported"
+        outcomes[key] = "unsupported"
         assert "does not evaluate yet" in str(error)
         return
     expected = {int(g): ids for g, ids in case["positions"].items()}
     got = result.matches
     if got != expected:
-        _OUTCOMES[key] = "different"
+        outcomes[key] = "different"
         missing = sorted(set(expected) - set(got))[:5]
         extra = sorted(set(got) - set(expected))[:5]
         changed = [g for g in sorted(set(got) & set(expected)) if got[g] != expected[g]][:3]
-        pytest.fail(f"{key}: {case['query']!r}\n  games expected {len(expected)} got {len(got)}; "
+        pytest.fail(f"{engine} {key}: {case['query']!r}\n  games expected {len(expected)} got {len(got)}; "
                     f"positions expected {case['n_positions']} got {result.positions}\n  "
                     f"missing games {missing}, extra games {extra}, games with other positions "
                     + ", ".join(f"{g}: expected {expected[g][:8]} got {got[g][:8]}" for g in changed))
-    _OUTCOMES[key] = "exact"
+    outcomes[key] = "exact"
 
 
-def test_tally(request) -> None:
+@pytest.mark.parametrize("engine", ENGINES)
+def test_tally(engine: str, request) -> None:
     """Print the tally; runs last in this module, after every case above."""
     slow_included = "not slow" not in (request.config.getoption("-m") or "")
     expected_cases = [c for c in _CASES if slow_included or not _is_slow(c)]
-    if len(_OUTCOMES) < len(expected_cases):
+    outcomes = _OUTCOMES[engine]
+    if len(outcomes) < len(expected_cases):
         pytest.skip("tally needs the whole module (run without -k)")
-    tally = collections.Counter(_OUTCOMES.values())
-    print(f"\nvisible.jsonl: {tally['exact']} exact, {tally['unsupported']} unsupported, "
-          f"{tally['different']} different, of {len(_OUTCOMES)} run ({len(_CASES)} in all)")
-    for key, outcome in sorted(_OUTCOMES.items()):
+    tally = collections.Counter(outcomes.values())
+    print(f"\nvisible.jsonl, engine {engine}: {tally['exact']} exact, {tally['unsupported']} unsupported, "
+          f"{tally['different']} different, of {len(outcomes)} run ({len(_CASES)} in all)")
+    for key, outcome in sorted(outcomes.items()):
         if outcome == "different":
             print(f"  different: {key}")
     assert tally["different"] == 0

@@ -71,13 +71,18 @@ class Evaluator:
         value = self.eval(node, pos)
         return value is not None and not (type(value) is Squares and not value)
 
-    def matches(self, tree: GameTree) -> list[int]:
-        """Ids of the positions of ``tree`` where the query's body matches, in visit order."""
+    def matches(self, tree: GameTree, only: list[int] | None = None) -> list[int]:
+        """Ids of the positions of ``tree`` where the query's body matches, in visit order.
+
+        ``only`` restricts the search to those positions (the planner's candidates): whether
+        the body matches at a position never depends on what it did at another one.
+        """
         self.tree = tree
         self.sort_values = {}
         out = []
         body = self.query.body
-        for pos in tree.positions:
+        positions = tree.positions if only is None else [tree.positions[i] for i in only]
+        for pos in positions:
             self.variables = {}
             if self.test(body, pos):
                 out.append(pos.id)

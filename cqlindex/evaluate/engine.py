@@ -28,6 +28,7 @@ class QueryResult:
     matches: dict[int, list[int]] = field(default_factory=dict)
     games_examined: int = 0
     seconds: float = 0.0
+    candidates: int | None = None  # positions the SQL planner handed to the evaluator (None: not planned)
 
     @property
     def positions(self) -> int:

@@ -1,0 +1,93 @@
+"""Run a CQL query on an index: SQL for what SQL decides, the evaluator for the rest.
+
+The default engine plans the query (:mod:`cqlindex.plan`), runs the SQL, and either returns
+its rows as the matches (an exact plan) or loads only the candidate games' trees and asks the
+evaluator about the candidate positions only. ``engine="python"`` runs the evaluator on every
+game, the reference the planner is tested against.
+"""
+
+from __future__ import annotations
+
+import time
+from enum import Enum
+from itertools import groupby
+from operator import itemgetter
+from pathlib import Path
+
+from cqlindex.cql.ast import Number, Query
+from cqlindex.cql.parser import parse
+from cqlindex.errors import CqlSyntaxError
+from cqlindex.evaluate.core import Evaluator
+from cqlindex.evaluate.engine import QueryResult
+from cqlindex.plan.planner import Plan, plan
+from cqlindex.store.database import connect
+from cqlindex.store.trees import load_games
+
+
+class Engine(str, Enum):
+    sql = "sql"
+    python = "python"
+
+
+def prepare(text: str, source: str = "<query>") -> Query:
+    """Parse ``text`` and refuse what no engine runs (a bare number is not a filter)."""
+    query = parse(text, source)
+    for item in query.body.items:
+        if isinstance(item, Number):
+            raise CqlSyntaxError("a number is not a filter", query.text, item.span, source)
+    return query
+
+
+def plan_for(db: str | Path, text: str, *, variations: bool | None = None, source: str = "<query>",
+             gamenumbers: tuple[int, int] | None = None) -> Plan:
+    """The plan the default engine would run (for ``--explain``)."""
+    query = prepare(text, source)
+    con = connect(db)
+    try:
+        return _plan(con, query, variations, gamenumbers)
+    finally:
+        con.close()
+
+
+def _plan(con, query: Query, variations: bool | None, gamenumbers: tuple[int, int] | None) -> Plan:
+    mode = variations if variations is not None else bool(query.header.variations)
+    chess960 = bool(con.execute("SELECT coalesce(bool_or(chess960), false) FROM games").fetchall()[0][0])
+    return plan(query, mode, chess960=chess960, gamenumbers=gamenumbers)
+
+
+def run(db: str | Path, text: str, *, variations: bool | None = None, source: str = "<query>",
+        gamenumbers: tuple[int, int] | None = None, engine: Engine | str = Engine.sql) -> QueryResult:
+    """Parse ``text`` and find its matches in the index at ``db``."""
+    if Engine(engine) is Engine.python:
+        from cqlindex.evaluate.engine import run as evaluate
+
+        return evaluate(db, text, variations=variations, source=source, gamenumbers=gamenumbers)
+    started = time.perf_counter()
+    query = prepare(text, source)
+    con = connect(db)
+    try:
+        p = _plan(con, query, variations, gamenumbers)
+        result = QueryResult(query, p.variations)
+        table = con.sql(p.sql).to_arrow_table()
+        rows = zip(table.column(0).to_pylist(), table.column(1).to_pylist())
+        candidates = {game: [pid for _, pid in group] for game, group in groupby(rows, key=itemgetter(0))}
+        result.candidates = table.num_rows
+        span = gamenumbers or query.header.gamenumber
+        count_sql = "SELECT count(*) FROM games" + (" WHERE gamenumber BETWEEN ? AND ?" if span else "")
+        result.games_examined = con.execute(count_sql, list(span) if span else []).fetchall()[0][0]
+        low, high = query.header.matchcount or (1, None)
+        if p.exact:
+            found = candidates
+        else:
+            found = {}
+            evaluator = Evaluator(query, p.variations)
+            for tree in load_games(con, candidates, variations=p.variations):
+                found[tree.gamenumber] = evaluator.matches(tree, candidates[tree.gamenumber])
+        for game in sorted(found):
+            ids = found[game]
+            if ids and len(ids) >= low and (high is None or len(ids) <= high):
+                result.matches[game] = ids
+    finally:
+        con.close()
+    result.seconds = time.perf_counter() - started
+    return result

@@ -1,0 +1,131 @@
+"""Small builders of sqlglot expressions, so the compiler reads like the SQL it writes.
+
+Every composite operand is wrapped in parentheses: sqlglot prints a tree as given and leaves
+operator precedence to the reader, and the bitwise operators' precedence differs between
+engines (the SQL goes to DuckDB now and, transpiled, to Spark later). Bitboards are signed
+64-bit integers and are never shifted: a square's bit is a constant, or :func:`bit` of a
+square column for the move columns.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from cqlindex.board.squares import to_signed
+
+_ATOMS = (exp.Column, exp.Literal, exp.Paren, exp.Boolean, exp.Null, exp.Cast, exp.Exists, exp.Case, exp.Subquery)
+_OPERATORS = (exp.Connector, exp.Binary, exp.Unary, exp.Predicate)
+
+
+def paren(e: exp.Expression) -> exp.Expression:
+    """``e`` as an operand: operators in parentheses (in sqlglot AND and OR are functions too)."""
+    if isinstance(e, _ATOMS) or not isinstance(e, _OPERATORS):
+        return e
+    return exp.Paren(this=e)
+
+
+def col(name: str, table: str) -> exp.Column:
+    return exp.column(name, table=table)
+
+
+def num(value: int) -> exp.Expression:
+    return exp.Literal.number(value) if value >= 0 else exp.Neg(this=exp.Literal.number(-value))
+
+
+def mask(squares: int) -> exp.Expression:
+    """An unsigned bitboard as a signed BIGINT constant (DuckDB reads -2^63 as a wider integer)."""
+    value = to_signed(squares)
+    if value >= 0:
+        return exp.Literal.number(value)
+    return exp.Cast(this=num(value), to=exp.DataType.build("BIGINT"))
+
+
+def text(value: str) -> exp.Literal:
+    """A string from the query, as a quoted literal (sqlglot doubles any quote inside)."""
+    return exp.Literal.string(value)
+
+
+def true() -> exp.Boolean:
+    return exp.true()
+
+
+def false() -> exp.Boolean:
+    return exp.false()
+
+
+def bor(*items: exp.Expression) -> exp.Expression:
+    out = items[0]
+    for item in items[1:]:
+        out = exp.BitwiseOr(this=paren(out), expression=paren(item))
+    return out
+
+
+def band(a: exp.Expression, b: exp.Expression) -> exp.Expression:
+    return exp.BitwiseAnd(this=paren(a), expression=paren(b))
+
+
+def bnot(a: exp.Expression) -> exp.Expression:
+    return exp.BitwiseNot(this=paren(a))
+
+
+def nonzero(a: exp.Expression) -> exp.Expression:
+    return exp.NEQ(this=paren(a), expression=exp.Literal.number(0))
+
+
+def popcount(a: exp.Expression) -> exp.Expression:
+    return exp.func("bit_count", a)
+
+
+def bit(square: exp.Expression) -> exp.Expression:
+    """The bitboard of the square in column ``square`` (0 = a1 .. 63 = h8), without a shift."""
+    power = exp.Cast(this=exp.func("power", exp.Literal.number(2), square), to=exp.DataType.build("BIGINT"))
+    return exp.Case(ifs=[exp.If(this=exp.EQ(this=square, expression=exp.Literal.number(63)),
+                                true=mask(1 << 63))], default=power)
+
+
+def has(bitboard: exp.Expression, square: exp.Expression) -> exp.Expression:
+    """Square column ``square`` is in ``bitboard`` (NULL square: false)."""
+    return both(not_null(square), nonzero(band(bitboard, bit(square))))
+
+
+def cmp(op: str, a: exp.Expression, b: exp.Expression) -> exp.Expression:
+    cls = {"<": exp.LT, "<=": exp.LTE, "==": exp.EQ, ">=": exp.GTE, ">": exp.GT, "!=": exp.NEQ}[op]
+    return cls(this=paren(a), expression=paren(b))
+
+
+def both(a: exp.Expression | None, b: exp.Expression | None) -> exp.Expression | None:
+    """``a AND b``, where None stands for TRUE."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return exp.And(this=_term(a, exp.Or), expression=_term(b, exp.Or))
+
+
+def either(*items: exp.Expression) -> exp.Expression:
+    out = items[0]
+    for item in items[1:]:
+        out = exp.Or(this=_term(out, exp.And), expression=_term(item, exp.And))
+    return out
+
+
+def _term(e: exp.Expression, wrap: type) -> exp.Expression:
+    """An operand of AND / OR: comparisons need no parentheses there, the other connector does."""
+    return exp.Paren(this=e) if isinstance(e, wrap) else e
+
+
+def not_null(e: exp.Expression) -> exp.Expression:
+    return exp.Not(this=exp.Paren(this=exp.Is(this=paren(e), expression=exp.Null())))
+
+
+def in_query(e: exp.Expression, query: exp.Select) -> exp.Expression:
+    return exp.In(this=paren(e), query=exp.Subquery(this=query))
+
+
+def negate(a: exp.Expression) -> exp.Expression:
+    return exp.Not(this=a if isinstance(a, (exp.Column, exp.Boolean, exp.Paren)) else exp.Paren(this=a))
+
+
+def definite(a: exp.Expression) -> exp.Expression:
+    """``a`` with NULL read as false, so that NOT of it is the evaluator's 'does not match'."""
+    return exp.func("coalesce", a, exp.false())
