@@ -64,7 +64,9 @@ CREATE TABLE positions (
     comment         VARCHAR,           -- comment after the move (at the root: before the first move)
     comment_before  VARCHAR,           -- comment before the first move of a variation
     nags            SMALLINT[],        -- numeric annotation glyphs, as $n in the PGN
-    zobrist         BIGINT NOT NULL    -- polyglot key, as chess.polyglot.zobrist_hash, signed
+    zobrist         BIGINT NOT NULL,   -- polyglot key, as chess.polyglot.zobrist_hash, signed
+    white_attacks   BIGINT NOT NULL,   -- squares White attacks (CQL: pinned pieces attack too)
+    black_attacks   BIGINT NOT NULL    -- squares Black attacks
 );
 
 -- Every game that could not be read completely. The game is still in games/positions as far

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cqlindex.board.facts import PIECE_ORDER, ZobristKeys, count_legal_moves, piece_bitboards
+from cqlindex.board.facts import PIECE_ORDER, ZobristKeys, attack_maps, count_legal_moves, piece_bitboards
 
 #: Real games replayed position by position (shared, read-only data; may be absent locally).
 GAMES_PGN = Path("/work/shared/data/games/lichess-474.pgn")
@@ -275,6 +275,27 @@ def test_count_legal_moves_real_games(real_game_positions: list[chess.Board]) ->
         if count_legal_moves(b) != b.legal_moves.count()
     ]
     assert not mismatches, f"{len(mismatches)} mismatches, first: {mismatches[:3]}"
+
+
+def _attacked_by(board: chess.Board, color: bool) -> int:
+    """The oracle: the union of python-chess's attacks_mask over the side's pieces."""
+    out = 0
+    for square in chess.scan_forward(board.occupied_co[color]):
+        out |= board.attacks_mask(square)
+    return out
+
+
+def test_attack_maps_real_games(real_game_positions: list[chess.Board]) -> None:
+    mismatches = [b.fen() for b in real_game_positions
+                  if attack_maps(b) != (_attacked_by(b, chess.WHITE), _attacked_by(b, chess.BLACK))]
+    assert not mismatches, f"{len(mismatches)} mismatches, first: {mismatches[:3]}"
+
+
+@settings(max_examples=300, deadline=None)
+@given(board=_random_positions())
+def test_attack_maps_random_placements(board: chess.Board) -> None:
+    """Pawns on every file (the shifts must not wrap around the board edge), sliders through crowds."""
+    assert attack_maps(board) == (_attacked_by(board, chess.WHITE), _attacked_by(board, chess.BLACK)), board.fen()
 
 
 def test_zobrist_real_games(real_game_positions: list[chess.Board]) -> None:

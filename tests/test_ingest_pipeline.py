@@ -404,7 +404,8 @@ def test_batch_size_does_not_change_the_index(tmp_path: Path) -> None:
 # --- (5) board columns against python-chess -----------------------------------------------------
 
 POSITION_COLUMNS = ", ".join(("gamenumber", "positionid", "wtm", "castling_rights", "ep_square", "halfmove_clock",
-                              "zobrist", "legal_moves", "is_check", "is_mate", "is_stalemate", *BITBOARDS))
+                              "zobrist", "legal_moves", "is_check", "is_mate", "is_stalemate", "white_attacks",
+                              "black_attacks", *BITBOARDS))
 
 
 def _rows(db: Path, sql: str, *params) -> list[dict]:
@@ -426,9 +427,14 @@ def test_zobrist_and_move_facts_of_rebuilt_boards(build_db, relative: str, every
     bad = []
     for row in rows:
         board = board_of(row)
-        got = (row["zobrist"], row["legal_moves"], row["is_check"], row["is_mate"], row["is_stalemate"])
+        got = (row["zobrist"], row["legal_moves"], row["is_check"], row["is_mate"], row["is_stalemate"],
+               row["white_attacks"], row["black_attacks"])
+        attacked = [0, 0]
+        for square, piece in board.piece_map().items():
+            attacked[piece.color] |= board.attacks_mask(square)
         want = (to_signed(chess.polyglot.zobrist_hash(board)), board.legal_moves.count(), board.is_check(),
-                board.is_checkmate(), board.is_stalemate())
+                board.is_checkmate(), board.is_stalemate(), to_signed(attacked[chess.WHITE]),
+                to_signed(attacked[chess.BLACK]))
         if got != want:
             bad.append((row["gamenumber"], row["positionid"], board.fen(), got, want))
     assert not bad, bad[:5]

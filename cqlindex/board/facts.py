@@ -1,4 +1,4 @@
-"""Facts computed once per position at build time: legal-move count and the polyglot key.
+"""Facts computed once per position at build time: legal-move count, attack maps, polyglot key.
 
 These run for every node of every game, so they are written for speed rather than reuse:
 
@@ -6,6 +6,10 @@ These run for every node of every game, so they are written for speed rather tha
   ``Move`` objects (about twice as fast as ``board.legal_moves.count()``), and falls back to
   python-chess for the rare hard cases (side to move in check, pinned pawns, en passant,
   castling), so python-chess stays the authority on legality.
+* :func:`attack_maps` gives the squares each side attacks, CQL's way (pinned pieces attack,
+  pawns only diagonally): one table lookup per piece, pawns all at once by shifting. SQL
+  cannot compute sliding attacks, so these two columns are what lets the planner narrow
+  ``attacks`` / ``attackedby`` queries to the positions where an attack exists at all.
 * :class:`ZobristKeys` gives python-chess's polyglot key (``chess.polyglot.zobrist_hash``), but
   derives a child's piece part from its parent's by XOR-ing only the squares whose contents
   changed, so a move costs a handful of XORs instead of a walk over all pieces.
@@ -41,6 +45,32 @@ PIECE_ORDER: tuple[tuple[bool, int], ...] = tuple(
     for color in (chess.WHITE, chess.BLACK)
     for piece_type in (chess.KING, chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT, chess.PAWN)
 )
+
+
+def attack_maps(board: chess.Board) -> tuple[int, int]:
+    """(squares attacked by White, squares attacked by Black): the union of ``attacks_mask``."""
+    occupied = board.occupied
+    diagonal = board.bishops | board.queens
+    orthogonal = board.rooks | board.queens
+    out = []
+    for color in (chess.WHITE, chess.BLACK):
+        own = board.occupied_co[color]
+        pawns = board.pawns & own
+        if color:
+            attacked = ((pawns & ~BB_FILE_A) << 7 | (pawns & ~BB_FILE_H) << 9) & BB_ALL
+        else:
+            attacked = (pawns & ~BB_FILE_A) >> 9 | (pawns & ~BB_FILE_H) >> 7
+        for square in chess.scan_forward(board.kings & own):
+            attacked |= BB_KING_ATTACKS[square]
+        for square in chess.scan_forward(board.knights & own):
+            attacked |= BB_KNIGHT_ATTACKS[square]
+        for square in chess.scan_forward(diagonal & own):
+            attacked |= BB_DIAG_ATTACKS[square][BB_DIAG_MASKS[square] & occupied]
+        for square in chess.scan_forward(orthogonal & own):
+            attacked |= (BB_RANK_ATTACKS[square][BB_RANK_MASKS[square] & occupied]
+                         | BB_FILE_ATTACKS[square][BB_FILE_MASKS[square] & occupied])
+        out.append(attacked)
+    return out[0], out[1]
 
 
 def piece_bitboards(board: chess.Board) -> tuple[int, ...]:

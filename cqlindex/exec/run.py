@@ -52,7 +52,9 @@ def plan_for(db: str | Path, text: str, *, variations: bool | None = None, sourc
 def _plan(con, query: Query, variations: bool | None, gamenumbers: tuple[int, int] | None) -> Plan:
     mode = variations if variations is not None else bool(query.header.variations)
     chess960 = bool(con.execute("SELECT coalesce(bool_or(chess960), false) FROM games").fetchall()[0][0])
-    return plan(query, mode, chess960=chess960, gamenumbers=gamenumbers)
+    maps = bool(con.execute("SELECT count(*) FROM information_schema.columns WHERE table_name = 'positions' "
+                            "AND column_name = 'white_attacks'").fetchall()[0][0])
+    return plan(query, mode, chess960=chess960, attack_maps=maps, gamenumbers=gamenumbers)
 
 
 def run(db: str | Path, text: str, *, variations: bool | None = None, source: str = "<query>",

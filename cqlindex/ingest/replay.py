@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import chess
 import chess.pgn
 
-from cqlindex.board.facts import ZobristKeys, count_legal_moves, piece_bitboards
+from cqlindex.board.facts import ZobristKeys, attack_maps, count_legal_moves, piece_bitboards
 from cqlindex.board.san import san_without_suffix
 
 _ZOBRIST = ZobristKeys()
@@ -30,7 +30,7 @@ _STANDARD_VARIANTS = {"", "standard", "chess", "normal", "classical", "from posi
 # A node is one flat list, in this order, so that a game's rows become columns with a single
 # zip(*rows) and no per-attribute Python loop.
 PARENT, PLY, WTM, BITBOARDS, CASTLING, EP, HALFMOVE, MOVE, SAN, CHECK, LEGAL, COMMENT, COMMENT_BEFORE, \
-    NAGS, ZOBRIST, PIECE_KEY = range(16)
+    NAGS, ZOBRIST, PIECE_KEY, ATTACKS = range(17)
 #: MOVE is None at the root, else (from, to, piece, captured, promotion, castle, en_passant, null).
 NO_MOVE = (None, None, None, None, None, None, False, False)
 _NULL_MOVE = (None, None, None, None, None, None, False, True)
@@ -196,7 +196,7 @@ class _Replay(chess.pgn.BaseVisitor[None]):
         rows.append([
             parent, rows[parent][PLY] + 1 if parent >= 0 else 0, turn, bitboards, rights, ep,
             board.halfmove_clock, self.pending_move, san, check, legal, None, comment_before, None,
-            _ZOBRIST.full(piece_key, board), piece_key,
+            _ZOBRIST.full(piece_key, board), piece_key, attack_maps(board),
         ])
         self.children.append([])
         if parent >= 0:

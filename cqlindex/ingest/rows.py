@@ -14,8 +14,8 @@ from operator import itemgetter
 import pyarrow as pa
 
 from cqlindex.ingest.replay import (
-    BITBOARDS, CASTLING, CHECK, COMMENT, COMMENT_BEFORE, EP, HALFMOVE, LEGAL, MOVE, NAGS, PARENT, PLY, SAN,
-    WTM, ZOBRIST, ReplayedGame,
+    ATTACKS, BITBOARDS, CASTLING, CHECK, COMMENT, COMMENT_BEFORE, EP, HALFMOVE, LEGAL, MOVE, NAGS, PARENT, PLY,
+    SAN, WTM, ZOBRIST, ReplayedGame,
 )
 from cqlindex.ingest.source import RawGame
 
@@ -96,7 +96,7 @@ class RowBatch:
         rows = self.rows
         if not rows:
             return pa.table({"gamenumber": pa.array([], pa.int32())})
-        col = [list(map(itemgetter(i), rows)) for i in range(ZOBRIST + 1)]
+        col = [list(map(itemgetter(i), rows)) for i in range(ATTACKS + 1)]
         gamenumber, ids, child_index, children, last, depth = self.tree
         ply = col[PLY]
         arrays: dict[str, list | pa.Array] = {
@@ -124,6 +124,8 @@ class RowBatch:
             "legal_moves": legal, "comment": col[COMMENT], "comment_before": col[COMMENT_BEFORE],
             "nags": pa.array(col[NAGS], type=pa.list_(pa.int32())),
             "zobrist": _signed(col[ZOBRIST]),
+            "white_attacks": _signed(list(map(itemgetter(0), col[ATTACKS]))),
+            "black_attacks": _signed(list(map(itemgetter(1), col[ATTACKS]))),
         })
         return pa.table(arrays)
 

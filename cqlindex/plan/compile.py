@@ -95,6 +95,7 @@ class Compiler:
 
     variations: bool
     chess960: bool = True  # whether the index holds Chess960 games (castling rooks then vary)
+    attack_maps: bool = True  # whether positions has white_attacks / black_attacks (schema 2)
     uses_games: bool = False
     python_needed: list[ast.Node] = field(default_factory=list)  # filters whose output needs Python
     _aliases: itertools.count = field(default_factory=lambda: itertools.count(1))
@@ -238,6 +239,12 @@ class Compiler:
             if a.exact and b.exact and a.sql is not None and b.sql is not None:
                 return Cond(S.cmp("==", S.band(a.sql, S.bnot(b.sql)), S.num(0)), True)
             return RESIDUAL
+        if node.op == "attacks" and self.attack_maps and _whole_sides(node.left) is not None:
+            # Every piece of a side attacks some square of T exactly when T meets its attack map.
+            target = self.set(node.right, row)
+            reach = self._attacked(node.left, row)
+            if target.exact and target.sql is not None and reach is not None:
+                return Cond(S.nonzero(S.band(target.sql, reach)), True)
         if kind_of(node) == SET:
             return self._set_cond(self.set(node, row))
         return self._num_cond(self.num(node, row))
@@ -574,13 +581,36 @@ class Compiler:
             if b.sql is None:
                 return SetTerm(a.sql, False)
             return SetTerm(S.band(a.sql, b.sql), a.exact and b.exact)
-        if node.op in ("attacks", "attackedby"):
-            if a.sql is None or b.sql is None:
+        if node.op == "attacks":
+            # Squares of the left side, and only where its colours attack a square of the right side.
+            if a.sql is None:
+                return UNBOUNDED
+            reach = self._attacked(node.left, row)
+            guard = b.sql if reach is None else (S.band(b.sql, reach) if b.sql is not None else reach)
+            if guard is None:
                 return SetTerm(a.sql, False)
-            # Only squares of the left side, and only when the right side is not empty.
-            return SetTerm(exp.Case(ifs=[exp.If(this=S.nonzero(b.sql), true=S.paren(a.sql))], default=S.num(0)),
+            return SetTerm(exp.Case(ifs=[exp.If(this=S.nonzero(guard), true=S.paren(a.sql))], default=S.num(0)),
                            False)
+        if node.op == "attackedby":
+            # Squares of the left side that the right side's colours attack: exact when the right
+            # side is every piece of its colours, because the attack maps are exactly their union.
+            reach = self._attacked(node.right, row)
+            if reach is None:
+                return SetTerm(a.sql, False)
+            if a.sql is None:
+                return SetTerm(reach, False)
+            return SetTerm(S.band(a.sql, reach), a.exact and _whole_sides(node.right) is not None)
         return UNBOUNDED
+
+    def _attacked(self, node: ast.Node, row: Row) -> exp.Expression | None:
+        """The squares the pieces of ``node``'s colours attack (None without attack maps)."""
+        if not self.attack_maps:
+            return None
+        colours = _colours(node)
+        columns = [f"{side}_attacks" for side in ("white", "black") if side[0] in colours]
+        if not columns:
+            return S.num(0)
+        return S.bor(*(S.col(c, row.alias) for c in columns))
 
     def _set_unary(self, node: ast.Unary, row: Row) -> SetTerm:
         a = self.set(node.arg, row)
@@ -781,6 +811,38 @@ def _any(parts: list[Cond]) -> Cond:
     for part in parts[1:]:
         sql = S.either(sql, part.sql)
     return Cond(sql, all(p.exact for p in parts))
+
+
+def _colours(node: ast.Node) -> str:
+    """The colours ("w", "b") of the pieces a set filter's squares can hold, for attack maps."""
+    if isinstance(node, ast.Pieces):
+        if len(node.pieces) == 13:
+            return "wb"
+        return ("w" if any(x in "KQRBNP" for x in node.pieces) else "") + \
+            ("b" if any(x in "kqrbnp" for x in node.pieces) else "")
+    if isinstance(node, ast.Binary) and node.op in ("|", "&"):
+        left, right = _colours(node.left), _colours(node.right)
+        if node.op == "|":
+            return "".join(c for c in "wb" if c in left or c in right)
+        return "".join(c for c in "wb" if c in left and c in right)
+    if isinstance(node, ast.Transform) and not node.count:
+        members = [_colours(m) for m in _members(node)]
+        return "".join(c for c in "wb" if any(c in m for m in members))
+    if isinstance(node, (ast.Compound,)) and len(node.items) == 1:
+        return _colours(node.items[0])
+    if isinstance(node, ast.Sort):
+        return _colours(node.body)
+    return "wb"
+
+
+def _whole_sides(node: ast.Node) -> str | None:
+    """The colours whose every piece ``node`` holds (``A``, ``a``, ``[Aa]``, with any ``_``), else None."""
+    if not isinstance(node, ast.Pieces) or node.squares != _ALL:
+        return None
+    letters = node.pieces - {"_"}
+    if letters == set("KQRBNP") or letters == set("kqrbnp") or letters == set(_LETTERS):
+        return _colours(node)
+    return None
 
 
 def _const(squares: int) -> SetTerm:

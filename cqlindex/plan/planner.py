@@ -39,10 +39,14 @@ class Plan:
         return self.select.sql(dialect=dialect)
 
 
-def plan(query: ast.Query, variations: bool, *, chess960: bool = True,
+def plan(query: ast.Query, variations: bool, *, chess960: bool = True, attack_maps: bool = True,
          gamenumbers: tuple[int, int] | None = None) -> Plan:
-    """Plan ``query`` in one mode; ``chess960`` says whether the index has Chess960 games."""
-    compiler = Compiler(variations, chess960)
+    """Plan ``query`` in one mode.
+
+    ``chess960``: the index has Chess960 games; ``attack_maps``: its positions have the attack
+    map columns (indexes of schema 1 do not).
+    """
+    compiler = Compiler(variations, chess960, attack_maps)
     row = Row("p", top=True)
     where: exp.Expression | None = None if variations else S.col("mainline", "p")
     exact = True
