@@ -208,7 +208,9 @@ def test_errors_jsonl_queries_are_rejected() -> None:
     ("x = parent x:rank K - rank K", "(x = parent) ((x : (rank K)) - (rank K))"),
     # The right side of a move filter is a whole set expression: 'E--S:E'.
     ("S = parent piece E in A E--S:E", "(S = parent) (piece E in A (E--(S : E)))"),
-    # 'find all Sum += 1': a numeric variable being assigned is not find's range.
+    # A find range may be a numeric variable ...
+    ("v=2 find quiet v <-- check", "(v = 2) (find <-- check)"),
+    # ... but 'find all Sum += 1': a numeric variable being assigned is not find's range.
     ("Sum = 0 find all Sum += 1", "(Sum = 0) (find all (Sum += 1))"),
     ('fen "rnbqkbnr/pppppppp/71/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -"',
      "(fen 'rnbqkbnr/pppppppp/71/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -')"),
@@ -327,7 +329,7 @@ def test_reference_rejects(query: str, words: str) -> None:
 
 @pytest.mark.parametrize("query", [
     "--(btm)", "v=--(to)", "e2--Qa4=q(btm) and 2", "--(o-o to)", '--="qa5"', 'v="Q" --=v(btm)',
-    "a≺1", "1[<]A", '"a"[>]"b"', "A -> P -> k", "v=2 find quiet v <-- check", "primary",
+    "a≺1", "1[<]A", '"a"[>]"b"', "A -> P -> k", "primary",
     "piece y=k", "piece x=q piece y=k piece y=x", "persistent v+=2 or q", "persistent quiet x=q",
     "X=1 atomic X=2", "x=0 isbound x", "v=1 unbind v or 2", "rotate45 count btm", "notransform 1 == 2",
     'str "t" == str "a"', 'str("string" "string")', '"Q" in "s"',

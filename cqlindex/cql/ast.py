@@ -209,11 +209,13 @@ class Ray(Node):
 
 @dataclass(frozen=True, slots=True)
 class Find(Node):
+    """``find [quiet] [<--] [all | low [high]] body``; a bound may be a numeric variable."""
+
     all: bool
     backward: bool
     quiet: bool
-    low: int | None
-    high: int | None
+    low: int | Node | None
+    high: int | Node | None
     body: Node
 
 

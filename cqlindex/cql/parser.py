@@ -793,12 +793,11 @@ class Parser:
         return self.at_number() or (self.peek().kind is Kind.WORD and self.variables.get(self.peek().text) == NUMBER
                                     and not self.peek(1).is_op(*_ASSIGN))
 
-    def range_bound(self) -> int:
-        """A number of a range, or a numeric variable (valid CQL, refused once parsed)."""
+    def range_bound(self) -> int | ast.Node:
+        """A number of a range, or a numeric variable ('v=2 find v check')."""
         if self.peek().kind is Kind.WORD:
-            self.defer_unsupported("a variable as a range bound", self.peek())
-            self.next()
-            return 0
+            token = self.next()
+            return ast.Variable(token.span, token.text)
         return self.number("")
 
     def parse_line(self, token: Token) -> ast.Node:
