@@ -1,8 +1,18 @@
 """The parser against the reference parser's verdicts on 7,055 query strings.
 
-Prints agreement per group (run with -s to see it). What must hold now: no query makes the
-parser fail with anything but a CqlSyntaxError or CqlUnsupportedError, and the groups of the
-core filters agree at least as well as recorded below, so a regression fails the test.
+Prints, per group, how often cqlindex gives the reference's verdict (run with -s to see it).
+What must hold: no query makes the parser fail with anything but a CqlSyntaxError or a
+CqlUnsupportedError, and every in-scope group agrees at least as well as recorded in FLOORS,
+so a regression fails the test.
+
+Two figures per group:
+
+* agreement: cqlindex's verdict is the reference's. A query the reference accepts and cqlindex
+  refuses as unsupported counts against it.
+* syntax agreement: the same, except that such a refusal counts as agreeing. Constructs outside
+  cqlindex's tiers are parsed in full before they are refused (see Parser.defer_unsupported),
+  so this figure measures the grammar alone; the gap between the two is the Tier 3 and CQL 6.2
+  forms cqlindex does not run (functions, persistent, strings, '--(F)', '[<]' ...).
 """
 
 from __future__ import annotations
@@ -14,26 +24,68 @@ from cqlindex.cql.parser import parse
 from cqlindex.errors import CqlSyntaxError, CqlUnsupportedError
 from tests.conftest import shared_path
 
-# Agreement floors (fraction of cases) for the groups whose filters the parser covers.
-FLOORS = {"filters": 0.52, "filters_comparison": 0.92, "filter_line": 0.64, "filter_square": 0.66}
+#: Groups whose filters are in Tiers 1-2 of CQL.md: (agreement floor, syntax agreement floor).
+FLOORS = {
+    "filters": (0.756, 0.984),
+    "filters_assign": (0.929, 1.0),
+    "filters_comparison": (0.921, 1.0),
+    "filters_implicit_search": (0.563, 1.0),
+    "filters_iteration": (1.0, 1.0),
+    "filter_assign_logical": (0.952, 1.0),
+    "filter_line": (0.983, 0.983),
+    "filter_pin": (1.0, 1.0),
+    "filter_square": (1.0, 1.0),
+    "filter_dash_ascii": (0.852, 0.994),
+    "filter_dash_utf8": (0.851, 0.994),
+    "filter_take_ascii": (0.851, 0.994),
+    "filter_take_utf8": (0.851, 0.994),
+}
+
+#: Groups left out of the floors, and why.
+OUT_OF_SCOPE = {
+    # Not reference verdicts: these come from chessql's test_cql_strings.py, which only checks
+    # how chessql's token regex splits a fragment ('(--', '{--N', 'b--R=n'); it never runs the
+    # cql binary, so "accept" there means "tokenizes", and fragments such as '(--' or 'R--)'
+    # are not queries at all. The parser is right to reject them.
+    "cql_strings": "tokenizer fragments, not reference verdicts",
+    "filter_countmoves": "CQL 6.2 countmoves (Tier 3)",
+    "filter_legal": "CQL 6.2 'legal --' prefix forms (Tier 3)",
+    "filter_pseudolegal": "CQL 6.2 'pseudolegal --' prefix forms (Tier 3)",
+    "filter_hhdb": "hhdb (Tier 3)",
+    "filter_dictionary": "dictionaries (Tier 3)",
+    "filter_local": "local and functions (Tier 3)",
+    "filter_regex": "strings and regular expressions (Tier 3)",
+    "filter_path": "CQL 6.2 path: its own branch",
+}
+
+
+def verdict(query: str) -> str:
+    try:
+        parse(query)
+    except CqlUnsupportedError:
+        return "unsupported"
+    except CqlSyntaxError:
+        return "reject"
+    return "accept"
 
 
 def test_parse_cases_agreement() -> None:
     tally: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     for line in shared_path("acceptance/parse-cases.jsonl").read_text().splitlines():
         case = json.loads(line)
-        try:
-            parse(case["query"])
-            got = "accept"
-        except CqlUnsupportedError:
-            got = "unsupported"
-        except CqlSyntaxError:
-            got = "reject"
+        got = verdict(case["query"])
         tally[case["group"]]["agree" if got == case["reference"] else f"{case['reference']}->{got}"] += 1
+    assert set(tally) == set(FLOORS) | set(OUT_OF_SCOPE)
     print()
+    failures = []
     for group, counts in sorted(tally.items()):
         total = sum(counts.values())
-        print(f"{group:28s} {counts['agree']:5d}/{total:5d}  {dict(counts - collections.Counter(agree=counts['agree']))}")
-    for group, floor in FLOORS.items():
-        counts = tally[group]
-        assert counts["agree"] / sum(counts.values()) >= floor, (group, counts)
+        agree, syntax = counts["agree"], counts["agree"] + counts["accept->unsupported"]
+        scope = "in scope" if group in FLOORS else f"out: {OUT_OF_SCOPE[group]}"
+        print(f"{group:24s} {agree:4d}/{total:4d} {agree / total:6.1%}  syntax {syntax / total:6.1%}  {scope}")
+        print(f"{'':24s} {dict(counts - collections.Counter(agree=agree))}")
+        if group in FLOORS:
+            floor, syntax_floor = FLOORS[group]
+            if agree / total < floor or syntax / total < syntax_floor:
+                failures.append((group, agree / total, syntax / total, dict(counts)))
+    assert not failures, failures

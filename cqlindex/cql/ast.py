@@ -182,13 +182,15 @@ class Move(Node):
 class Dash(Node):
     """CQL 6.2's ``F--G`` (a move from F to G) and ``F[x]G`` (a capture on G); a side may be absent.
 
-    ``promote`` holds the piece letters of ``--=Q`` forms.
+    ``promote`` holds the piece letters of ``--=Q`` forms; ``target`` the filters of ``--(F ...)``,
+    tested after the move.
     """
 
     left: Node | None
     right: Node | None
     capture: bool
     promote: frozenset[str] | None = None
+    target: tuple[Node, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,11 +209,13 @@ class Ray(Node):
 
 @dataclass(frozen=True, slots=True)
 class Find(Node):
+    """``find [quiet] [<--] [all | low [high]] body``; a bound may be a numeric variable."""
+
     all: bool
     backward: bool
     quiet: bool
-    low: int | None
-    high: int | None
+    low: int | Node | None
+    high: int | Node | None
     body: Node
 
 

@@ -13,15 +13,20 @@ SET, NUMBER, POSITION, STRING, LOGICAL, ANY = "set", "number", "position", "stri
 
 _KEYWORD_KINDS = {
     **dict.fromkeys(("check", "mate", "stalemate", "wtm", "btm", "initial", "terminal", "mainline", "variation",
-                     "true", "false"), LOGICAL),
+                     "true", "false", "primary", "secondary", "virtualmainline", "nullmove"), LOGICAL),
     **dict.fromkeys(("ply", "movenumber", "depth", "positionid", "gamenumber", "sidetomove", "white", "black",
                      "lastgamenumber", "year", "elo"), NUMBER),
     **dict.fromkeys(("passedpawns", "isolatedpawns", "doubledpawns", "connectedpawns", "to", "from"), SET),
     **dict.fromkeys(("parent", "child", "currentposition", "initialposition"), POSITION),
 }
+_STRING_TAGS = ("player", "event", "site", "date", "eco", "fen", "eventdate", "hascomment", "originalcomment")
 _UNARY_KINDS = {"-": NUMBER, "#": NUMBER, "abs": NUMBER, "sqrt": NUMBER, "rank": NUMBER, "file": NUMBER,
                 "power": NUMBER, "type": NUMBER, "colortype": NUMBER, "~": SET, "light": SET, "dark": SET}
-_CALL_KINDS = {"between": SET, "makesquare": SET, "max": NUMBER, "min": NUMBER, "ancestor": LOGICAL,
+_CALL_KINDS = {"isbound": LOGICAL, "isunbound": LOGICAL, "unbind": LOGICAL, "str": STRING, "int": NUMBER,
+               "lowercase": STRING, "uppercase": STRING, "readfile": STRING, "tag": STRING, "typename": STRING,
+               "piecename": STRING, "pieceid": NUMBER, "assert": LOGICAL, "settag": LOGICAL, "writefile": LOGICAL,
+               "while": LOGICAL, "loop": LOGICAL, "currentmove": LOGICAL, "consecutivemoves": NUMBER,
+               "between": SET, "makesquare": SET, "max": NUMBER, "min": NUMBER, "ancestor": LOGICAL,
                "descendant": LOGICAL, "lca": POSITION, "distance": NUMBER}
 
 
@@ -38,6 +43,8 @@ def kind_of(node: ast.Node, variables: dict[str, str] | None = None) -> str:
     if isinstance(node, ast.Unary):
         return _UNARY_KINDS.get(node.op, ANY)
     if isinstance(node, ast.Binary):
+        if node.op == "~~":
+            return STRING
         if node.op in ("|", "&", "attacks", "attackedby"):
             return SET  # position & position is a set too: the squares with the same contents
         if node.op == "in":
@@ -46,9 +53,14 @@ def kind_of(node: ast.Node, variables: dict[str, str] | None = None) -> str:
         return STRING if node.op == "+" and STRING in (left, right) else NUMBER
     if isinstance(node, ast.Echo):
         return NUMBER if kind_of(node.body, variables) == NUMBER else LOGICAL
+    if isinstance(node, ast.Dash) and node.target:
+        return kind_of(node.target[-1], variables)
     if isinstance(node, ast.GameFilter) and node.name in ("year", "elo") and not any(
             isinstance(a, ast.String) for a in node.args):
         return NUMBER
+    if isinstance(node, ast.GameFilter) and node.name in _STRING_TAGS and not any(
+            isinstance(a, ast.String) for a in node.args):
+        return STRING  # 'event', 'player white', 'fen': the text itself
     if isinstance(node, (ast.Not, ast.And, ast.Or, ast.Compare, ast.GameFilter, ast.Output, ast.Echo, ast.Dash)):
         return LOGICAL
     if isinstance(node, ast.Call):
@@ -62,6 +74,8 @@ def kind_of(node: ast.Node, variables: dict[str, str] | None = None) -> str:
     if isinstance(node, ast.Transform):
         return NUMBER if node.count else kind_of(node.arg, variables)
     if isinstance(node, ast.Move):
+        if any(name == "count" for name, _ in node.params):
+            return NUMBER
         first = node.params[0][0] if node.params else None
         return SET if first in ("from", "to", "capture") else LOGICAL
     if isinstance(node, ast.Find):

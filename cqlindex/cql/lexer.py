@@ -174,6 +174,10 @@ class Lexer:
         letters = _PIECE_LETTERS[piece] if piece else frozenset("KQRBNPkqrbnp_")
         if squares is None and self._at_square_list():
             return self._pieces(start, letters, self._square_list())
+        if squares is None and re.match(r"\[(<|>|<=|>=)\]", text[end:end + 4]):
+            # CQL reads '[' right after a piece letter as the start of its square list: 'a[<]1'
+            # is a bad designator, not 'a' '[<]' '1' (written '≺' the comparison parses)
+            raise self.error(f"not a square list after {text[start:end]!r}", end, text.index("]", end) + 1)
         return self._pieces(start, letters, square_mask(squares) if squares else _ALL_SQUARES)
 
     def _pieces(self, start: int, pieces: frozenset[str], squares: int) -> Token:

@@ -115,8 +115,11 @@ def find(ev: Evaluator, node: ast.Find, pos: Position) -> object:
             if ev.test(node.body, candidate):
                 return candidate
         return None
+    low, high = (count(ev.eval(b, pos)) if isinstance(b, ast.Node) else b for b in (node.low, node.high))
+    if node.low is not None and (low is None or high is None):
+        return None  # a variable bound without a value
     hits = sum(1 for candidate in candidates if ev.test(node.body, candidate))
-    if node.low is not None and not (node.low <= hits <= node.high):
+    if low is not None and not (low <= hits <= high):
         return None
     if node.all:
         return hits if hits > 0 or node.low is not None else None
