@@ -18,7 +18,8 @@ example files fix these rules:
 * A move in a path cannot take a parenthesised target filter: ``path --(-- --)`` and
   ``path -- ( -- -- )`` are rejected, while ``path k(-- --)`` is a filter and a group.
 * A path is greedy: it takes constituents up to the ``)`` or ``}`` that closes what
-  encloses it, or the end of the query.
+  encloses it, the end of the query, or an operator that cannot start a constituent (a
+  comparison, ``and``, ``or`` ...), which then takes the path's value as its left side.
 
 The right side of a move is whatever set expression is written directly against the dash
 (``Q--diagonal 1 T``, ``--~S&_``, ``N--g5=Q``); a side separated by white space is the
@@ -41,6 +42,8 @@ PATH_PARAMS = ("nestban", "firstmatch", "primary", "secondary", "quiet")
 PATH_PARAMS_LATER = ("focus", "piecepath", "keepallbest", "title", "verbose", "max", "lastposition", "singlecolor",
                      "nolinearize", "nonatomic")
 _DASHES = ("--", "[x]")
+#: Operators that cannot start a constituent, so they end the path and apply to its value.
+_BINARY_OPS = ("<", "<=", "==", ">=", ">", "!=", "[<]", "[>]", "[<=]", "[>=]", "/", "%", "|", "&", "->", "<-")
 
 
 def parse_path(parser: Parser, token: Token) -> ast.Node:
@@ -64,7 +67,10 @@ def parse_path(parser: Parser, token: Token) -> ast.Node:
 
 
 def _at_end(parser: Parser) -> bool:
-    return parser.peek().kind is Kind.EOF or parser.at_op(")", "}")
+    """At what closes the path: ')' or '}' of an enclosing filter, the end, or an operator
+    that takes the path as its left operand (``path -- + == 3``, ``path -- check or mate``)."""
+    return parser.peek().kind is Kind.EOF or parser.at_op(")", "}", ":", *_BINARY_OPS) or parser.at_word(
+        "and", "or", "in", "attacks", "attackedby")
 
 
 def _constituents(parser: Parser) -> list[ast.Node]:
@@ -143,7 +149,7 @@ def _move(parser: Parser) -> ast.Dash:
     if _touches(parser, span) and (parser.peek().kind in (Kind.PIECES, Kind.WORD) or parser.at_op("~")):
         right = parser.parse_union()
         if isinstance(right, ast.Dash):
-            raise parser.unsupported("a chain of CQL 6.2 move filters", right)
+            raise parser.unsupported("a chain of CQL 6.2 move filters", right.span)
         span = span.to(right.span)
     if _touches(parser, span) and parser.at_op("=") and parser.peek(1).kind is Kind.PIECES:
         parser.next()
@@ -168,7 +174,7 @@ def _refuse_hidden_move(parser: Parser, node: ast.Node) -> None:
     while stack:
         current = stack.pop()
         if isinstance(current, ast.Dash):
-            raise parser.unsupported("a move filter inside an operator in a path constituent", current)
+            raise parser.unsupported("a move filter inside an operator in a path constituent", current.span)
         if isinstance(current, (ast.Unary, ast.Not)):
             stack.append(current.arg)
         elif isinstance(current, ast.Binary):
