@@ -8,6 +8,8 @@ test_evaluate_examples.py; these cases pin the rules path.py states one at a tim
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from cqlindex.cql import ast
@@ -15,6 +17,7 @@ from cqlindex.cql.parser import parse
 from cqlindex.errors import CqlSyntaxError, CqlUnsupportedError
 from cqlindex.evaluate.engine import run
 from cqlindex.ingest.pipeline import build
+from tests.conftest import shared_path
 
 _HEADERS = '[Event "t"]\n[Site "?"]\n[Date "2000.01.01"]\n[Round "1"]\n[White "a"]\n[Black "b"]\n[Result "*"]\n'
 
@@ -172,3 +175,13 @@ def test_accepted(query: str) -> None:
 def test_later_features_are_refused_by_name(query: str, named: str) -> None:
     with pytest.raises(CqlUnsupportedError, match=named):
         parse(query)
+
+
+def test_greek_gift_with_variations_matches_the_engines_partial_result(build_db) -> None:
+    """D30 with variations: the engine aborts at game 250 (a take filter meeting the null move
+    1.-- of a variation, acceptance/errors.jsonl); its result for the other games is given."""
+    case = next(c for c in map(json.loads, shared_path("acceptance/errors.jsonl").read_text().splitlines())
+                if c["id"] == "D30" and c["kind"] == "engine_internal_error")
+    result = run(build_db(case["dataset"]), case["query"], variations=True)
+    got = {g: ids for g, ids in result.matches.items() if g not in case["partial_excluding_games"]}
+    assert got == {int(g): ids for g, ids in case["partial_positions"].items()}
