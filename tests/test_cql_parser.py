@@ -158,7 +158,7 @@ def test_syntax_errors_are_located(query: str, line: int, col: int, words: str) 
     assert rendered[2].strip().startswith("^") and len(rendered[2]) - len(rendered[2].lstrip()) == 4 + col - 1
 
 
-@pytest.mark.parametrize("query", ["path k", "--(o-o)", "persistent x = 1", "countmoves legal --", "virtualmainline"])
+@pytest.mark.parametrize("query", ["path focus A -- k", "--(o-o)", "persistent x = 1", "countmoves legal --", "virtualmainline"])
 def test_unsupported_filters_are_named(query: str) -> None:
     with pytest.raises(CqlUnsupportedError) as info:
         parse(query)

@@ -536,6 +536,7 @@ def _node_table() -> list[ast.Node]:
         ast.Dash(SPAN, k(), k(), True),
         ast.Find(SPAN, False, False, False, None, None, k()), ast.Repeat(SPAN, k(), 0, None),
         ast.Sequence(SPAN, (k(), k())), ast.Line(SPAN, False, frozenset(), None, None, (k(),)),
+        ast.Path(SPAN, frozenset(), (ast.Dash(SPAN, k(), None, False), k())),
         ast.Sort(SPAN, "doc", False, k()), ast.Echo(SPAN, "s", "t", False, False, k()),
         ast.GameFilter(SPAN, "elo", (ast.Keyword(SPAN, "white"),)),
         ast.Output(SPAN, "comment", False, (ast.String(SPAN, "x"), k())),

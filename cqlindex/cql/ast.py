@@ -245,6 +245,18 @@ class Line(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class Path(Node):
+    """CQL 6.2's ``path`` / ``⊢``: constituents matched along moves from the current position.
+
+    ``items`` holds moves (``Dash`` nodes: each steps to a child), ordinary filters (tested
+    where the path has got to), ``Sequence`` groups and ``Repeat`` repetitions of them.
+    """
+
+    params: frozenset[str]
+    items: tuple[Node, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Sort(Node):
     doc: str | None
     min: bool

@@ -82,6 +82,8 @@ def kind_of(node: ast.Node, variables: dict[str, str] | None = None) -> str:
         return NUMBER if node.all else POSITION
     if isinstance(node, ast.Line):
         return POSITION if "lastposition" in node.params else NUMBER
+    if isinstance(node, ast.Path):
+        return NUMBER
     if isinstance(node, ast.Iterate):
         return LOGICAL if node.all else SET
     if isinstance(node, ast.Sort):

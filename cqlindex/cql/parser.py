@@ -27,6 +27,7 @@ from cqlindex.board.directions import basic as basic_directions
 from cqlindex.cql import ast
 from cqlindex.cql.kinds import LOGICAL, NUMBER, POSITION, SET, STRING, kind_of
 from cqlindex.cql.lexer import tokenize
+from cqlindex.cql.path_syntax import parse_path
 from cqlindex.cql.tokens import Kind, Span, Token
 from cqlindex.errors import CqlSyntaxError, CqlUnsupportedError
 
@@ -39,7 +40,7 @@ NULLARY = ("check", "mate", "stalemate", "wtm", "btm", "initial", "terminal", "m
            "passedpawns", "isolatedpawns", "doubledpawns", "connectedpawns", "parent", "currentposition",
            "initialposition", "lastgamenumber")
 LINE_PARAMS = ("firstmatch", "lastposition", "singlecolor", "nestban", "primary", "secondary", "quiet")
-UNSUPPORTED = ("path", "focus", "piecepath", "pathcount", "pathcountunfocused", "pathstart", "pathlastposition",
+UNSUPPORTED = ("focus", "piecepath", "pathcount", "pathcountunfocused", "pathstart", "pathlastposition",
                "function", "loop", "while", "dictionary", "persistent", "atomic", "local", "unbind", "isbound",
                "isunbound", "str", "int", "ascii", "lowercase", "uppercase", "indexof", "settag", "removetag",
                "tag", "originalcomment", "removecomment", "readfile", "writefile", "assert", "try", "cql_abort",
@@ -54,7 +55,7 @@ _RELATIONAL = ("<", "<=", "==", ">=", ">", "!=")
 _ANY_PIECE = frozenset("KQRBNPkqrbnp")
 _PATH_COMPARISONS = ("[<]", "[>]", "[<=]", "[>=]")
 _ASSIGN = ("=", "+=", "-=", "*=", "/=", "%=", "=?")
-_STOP_AFTER_WILDCARD = ("-->", "<--", ")", "}")
+_STOP_AFTER_WILDCARD = ("-->", "<--", ")", "}", "--", "[x]")
 #: One-argument Tier 3 filters and the kinds their argument may have (kinds.py has their values).
 _TIER3_UNARY = {"int": (STRING,), "lowercase": (STRING,), "uppercase": (STRING,), "readfile": (STRING,),
                 "tag": (STRING,), "typename": (SET,), "piecename": (SET,), "pieceid": (SET,)}
@@ -1290,6 +1291,7 @@ class Parser:
         "xray": parse_ray,
         "find": parse_find,
         "line": parse_line,
+        "path": parse_path,
         "square": parse_iterate,
         "all": parse_all,
         "sort": parse_sort,

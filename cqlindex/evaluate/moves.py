@@ -6,6 +6,8 @@ that is the parent, so ``move previous capture q`` sees the queen that was taken
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import chess
 
 from cqlindex.cql import ast
@@ -184,15 +186,21 @@ def _accepts(ev: Evaluator, node: ast.Move, m, sets: dict[str, int], at: Positio
 
 @evaluates(ast.Dash)
 def dash(ev: Evaluator, node: ast.Dash, pos: Position) -> object:
-    """A move played from here (any child with variations) from ``left`` to ``right``.
+    """A move played from here (any child with variations) from ``left`` to ``right``."""
+    return MATCH if next(dash_moves(ev, node, pos), None) is not None else None
+
+
+def dash_moves(ev: Evaluator, node: ast.Dash, pos: Position) -> Iterator[int]:
+    """The children of ``pos`` reached by a move ``node`` describes, in child order.
 
     Sides are evaluated here, before the move. ``[x]`` wants a capture and tests the captured
-    piece's square, so it also finds en passant; ``--G`` tests the destination square.
+    piece's square, so it also finds en passant; ``--G`` tests the destination square. The
+    ``path`` filter steps along exactly these children.
     """
     sources = as_set(ev.eval(node.left, pos)) if node.left is not None else None
     targets = as_set(ev.eval(node.right, pos)) if node.right is not None else None
     if (node.left is not None and sources is None) or (node.right is not None and targets is None):
-        return None
+        return
     positions = ev.tree.positions
     for child_id in pos.children:
         child = positions[child_id]
@@ -202,7 +210,8 @@ def dash(ev: Evaluator, node: ast.Dash, pos: Position) -> object:
         if child.castle is not None and not node.capture and node.promote is None:
             rook_from, rook_to = castling_rook(child, pos, ev.tree.chess960)
             if (sources is None or sources >> rook_from & 1) and (targets is None or targets >> rook_to & 1):
-                return MATCH
+                yield child_id
+                continue
         if sources is not None and not sources >> played.source & 1:
             continue
         if node.capture:
@@ -215,5 +224,4 @@ def dash(ev: Evaluator, node: ast.Dash, pos: Position) -> object:
         if node.promote is not None and (played.promotion is None or _PROMOTION_LETTERS[played.promotion]
                                           not in {letter.upper() for letter in node.promote}):
             continue
-        return MATCH
-    return None
+        yield child_id
