@@ -20,6 +20,7 @@ from cqlindex.plan.compile import Compiler, Row
 SQL_DECIDES = "decided in SQL"
 SQL_NARROWS = "narrowed in SQL, decided in Python"
 PYTHON_ONLY = "decided in Python"
+PYTHON_OUTPUT = "decided in SQL, its output (sort value, comment) made in Python"
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +59,8 @@ def plan(query: ast.Query, variations: bool, *, chess960: bool = True, attack_ma
         exact = exact and cond.exact
         if cond.exact and len(compiler.python_needed) == before:
             verdicts.append((item, SQL_DECIDES))
+        elif cond.exact:
+            verdicts.append((item, PYTHON_OUTPUT))
         else:
             verdicts.append((item, SQL_NARROWS if cond.sql is not None else PYTHON_ONLY))
     header = query.header

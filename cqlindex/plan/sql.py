@@ -55,8 +55,8 @@ def false() -> exp.Boolean:
 
 def bor(*items: exp.Expression) -> exp.Expression:
     out = items[0]
-    for item in items[1:]:
-        out = exp.BitwiseOr(this=paren(out), expression=paren(item))
+    for item in items[1:]:  # a chain of | reads left to right without parentheses
+        out = exp.BitwiseOr(this=out if isinstance(out, exp.BitwiseOr) else paren(out), expression=paren(item))
     return out
 
 
