@@ -11,3 +11,9 @@ echo "The positions most games reached between moves 4 and 8 (grouped by Zobrist
            any_value(san) AS last_move, any_value(wtm) AS white_to_move
     FROM positions WHERE ply BETWEEN 6 AND 16
     GROUP BY zobrist ORDER BY games DESC, move LIMIT 5"
+echo
+echo "CQL: a queen against two rooks, for either colour (flipcolor), game numbers:"
+"$VENV/bin/cqlindex" query build/sample.duckdb 'flipcolor {Q == 1 q == 0 r == 2 R == 0}'
+echo
+echo "How that query runs (--explain prints the SQL; the last lines say where each filter is decided):"
+"$VENV/bin/cqlindex" query build/sample.duckdb 'flipcolor {Q == 1 q == 0 r == 2 R == 0}' --explain | tail -2
