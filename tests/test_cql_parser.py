@@ -400,3 +400,15 @@ def test_path_move_promotion_to_a_parameter_parses() -> None:
         parse('function F(T){path p--=T P--=T primary}F("Q")')
     with pytest.raises(CqlSyntaxError, match="promotion takes"):
         parse("path p--=3")
+
+
+@pytest.mark.parametrize(("query", "ok"), [
+    ("v=3 line --> {v}", True), ("v=3 line --> v", False), ("v=3 line --> (v)", False), ("line --> {3}", False),
+    ("line --> {3+4}", False),
+])
+def test_line_constituent_numeric_variable_in_braces(query: str, ok: bool) -> None:
+    if ok:
+        parse(query)
+    else:
+        with pytest.raises(CqlSyntaxError):  # '{3}' alone reads as a repetition: refused as such
+            parse(query)

@@ -861,7 +861,11 @@ class Parser:
 
     def parse_constituent_body(self) -> ast.Node:
         node = self.parse_filter()
-        if kind_of(node, self.variables) == NUMBER:
+        # The reference refuses numbers written as such ('3', '(v)', '{3+4}' with v numeric) but
+        # not a numeric variable alone in braces ('v=3 line --> {v}'): braces around a variable
+        # hide its kind from that check. Such a constituent matches wherever v is bound.
+        braced_variable = isinstance(node, ast.Compound) and isinstance(node.items[-1], ast.Variable)
+        if kind_of(node, self.variables) == NUMBER and not braced_variable:
             raise self.error("a line constituent cannot be a number", node.span)
         return self.parse_repetition(node)
 
