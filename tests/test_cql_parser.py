@@ -158,7 +158,7 @@ def test_syntax_errors_are_located(query: str, line: int, col: int, words: str) 
     assert rendered[2].strip().startswith("^") and len(rendered[2]) - len(rendered[2].lstrip()) == 4 + col - 1
 
 
-@pytest.mark.parametrize("query", ["path focus A -- k", "--(o-o)", "persistent x = 1", "countmoves legal --", "virtualmainline"])
+@pytest.mark.parametrize("query", ["path focus A -- k", "legal --(o-o)", "persistent x = 1", "countmoves legal --", "virtualmainline"])
 def test_unsupported_filters_are_named(query: str) -> None:
     with pytest.raises(CqlUnsupportedError) as info:
         parse(query)
@@ -328,7 +328,7 @@ def test_reference_rejects(query: str, words: str) -> None:
 
 
 @pytest.mark.parametrize("query", [
-    "--(btm)", "v=--(to)", "e2--Qa4=q(btm) and 2", "--(o-o to)", '--="qa5"', 'v="Q" --=v(btm)',
+    '--="qa5"', 'v="Q" --=v(btm)', 'function F(T){path p--=T P--=T primary}F("Q")',
     "a≺1", "1[<]A", '"a"[>]"b"', "A -> P -> k", "primary",
     "piece y=k", "piece x=q piece y=k piece y=x", "persistent v+=2 or q", "persistent quiet x=q",
     "X=1 atomic X=2", "x=0 isbound x", "v=1 unbind v or 2", "rotate45 count btm", "notransform 1 == 2",
@@ -343,3 +343,72 @@ def test_reference_accepts_what_cqlindex_does_not_run(query: str) -> None:
     with pytest.raises(CqlUnsupportedError) as info:
         parse(query)
     assert "does not evaluate yet" in str(info.value)
+
+
+# -- CQL 6.2 dash targets: '--(F ...)' holds after the move; its value is the last filter's --
+
+def _dash(query: str) -> ast.Dash:
+    node = parse(query).body.items[0]
+    while isinstance(node, ast.Assign):
+        node = node.value
+    assert isinstance(node, ast.Dash), node
+    return node
+
+
+@pytest.mark.parametrize(("query", "target"), [
+    ("--(btm)", ["Keyword"]), ("e2--Qa4=q(btm check)", ["Keyword", "Keyword"]), ("[x](to)", ["Keyword"]),
+    ("--(o-o to)", ["Keyword", "Keyword"]), ("-- (k)", ["Pieces"]), ("v=e4--(to)", ["Keyword"]),
+    ("B[x]h7(check k[x]h7(N--g5 check))", ["Keyword", "Dash"]),
+])
+def test_dash_target_is_parsed(query: str, target: list[str]) -> None:
+    dash = _dash(query)
+    assert [type(item).__name__ for item in dash.target] == target
+
+
+def test_dash_target_value_kind() -> None:
+    from cqlindex.cql.kinds import LOGICAL, SET, kind_of
+
+    assert kind_of(_dash("v=e4--(to)"), {}) == SET
+    assert kind_of(_dash("--(btm)"), {}) == LOGICAL
+
+
+@pytest.mark.parametrize("query", ["--(castle)", "--(o-o-o)", "[x](enpassant)", "--(not o-o)"])
+def test_move_kinds_are_filters_inside_a_target(query: str) -> None:
+    parse(query)
+
+
+@pytest.mark.parametrize(("query", "words"), [
+    ("-- (k) --", "cannot be chained"), ("[x] (k) [x]", "cannot be chained"), ("--(k)--", "cannot be chained"),
+    ("-- (k)--", "cannot be chained"), ("--(btm)+2", "needs numbers"), ("--()", "must hold a filter"),
+    ("v=--(btm)", "cannot be assigned"),
+])
+def test_dash_target_rejected(query: str, words: str) -> None:
+    with pytest.raises(CqlSyntaxError) as info:
+        parse(query)
+    assert words in info.value.message, info.value.message
+    assert info.value.render().splitlines()[2].strip().startswith("^")
+
+
+def test_target_then_spaced_dash_is_two_filters() -> None:
+    first, second = parse("--(k) --").body.items
+    assert isinstance(first, ast.Dash) and first.target and isinstance(second, ast.Dash) and second.target is None
+
+
+def test_path_move_promotion_to_a_parameter_parses() -> None:
+    """babson1.cql's 'path p--=T': the promotion piece may be a function's parameter."""
+    with pytest.raises(CqlUnsupportedError, match="function"):
+        parse('function F(T){path p--=T P--=T primary}F("Q")')
+    with pytest.raises(CqlSyntaxError, match="promotion takes"):
+        parse("path p--=3")
+
+
+@pytest.mark.parametrize(("query", "ok"), [
+    ("v=3 line --> {v}", True), ("v=3 line --> v", False), ("v=3 line --> (v)", False), ("line --> {3}", False),
+    ("line --> {3+4}", False),
+])
+def test_line_constituent_numeric_variable_in_braces(query: str, ok: bool) -> None:
+    if ok:
+        parse(query)
+    else:
+        with pytest.raises(CqlSyntaxError):  # '{3}' alone reads as a repetition: refused as such
+            parse(query)

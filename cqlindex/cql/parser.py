@@ -50,6 +50,8 @@ UNSUPPORTED = ("focus", "piecepath", "pathcount", "pathcountunfocused", "pathsta
                "idealmate", "idealstalemate", "modelmate", "modelstalemate", "puremate", "purestalemate",
                "o-o", "o-o-o", "primary", "secondary")
 # Argument-less filters of that kind: parsed like any keyword, refused once the query has parsed.
+#: Inside a dash's target, filters saying what kind of move led to the position.
+MOVE_KINDS = ("o-o", "o-o-o", "castle", "enpassant")
 UNSUPPORTED_NULLARY = ("primary", "secondary", "virtualmainline", "nullmove")
 _RELATIONAL = ("<", "<=", "==", ">=", ">", "!=")
 _ANY_PIECE = frozenset("KQRBNPkqrbnp")
@@ -530,9 +532,8 @@ class Parser:
             method = self.KEYWORDS.get(token.text)
             if method is not None:
                 return method(self, self.next())
-            if self.in_dash_target and token.text in ("o-o", "o-o-o", "castle", "enpassant"):
-                self.defer_unsupported(f"'{token.text}'", token)
-                return ast.Keyword(self.next().span, token.text)
+            if self.in_dash_target and token.text in MOVE_KINDS:
+                return ast.Keyword(self.next().span, token.text)  # what the move that led here was
             if token.text in UNSUPPORTED_NULLARY:
                 self.defer_unsupported(f"'{token.text}'", token)
                 return ast.Keyword(self.next().span, token.text)
@@ -550,8 +551,16 @@ class Parser:
         """``F--G`` / ``F[x]G`` (CQL 6.2), written without spaces; each part may be absent.
 
         After the right side may come ``=P`` (the promotion: a whole filter, so ``--=q and 2``
-        promotes to ``q and 2`` and is an error) and ``(F ...)``, filters tested after the move
-        (their value is the dash's value). Dashes cannot be chained.
+        promotes to ``q and 2`` and is an error) and ``(F ...)``, the target: filters that must
+        hold at the position the move leads to; with one, the dash's value is the last target
+        filter's value there (``x=e4--(to)`` is a set). Inside a target ``o-o``, ``o-o-o``,
+        ``castle`` and ``enpassant`` say what the move was.
+
+        Dashes cannot be chained: no move filter may be written against the end of a dash. The
+        reference parser also takes a ``(`` after a bare dash across white space as the target
+        (``path -- ( -- -- )`` is refused just as ``path --(-- --)``), and a target so written
+        cannot be followed by a move filter even after white space (``-- (k) --`` is refused,
+        ``--(k) --`` is two filters).
         """
         dash = self.next()
         start = left.span if left is not None else dash.span
@@ -577,20 +586,9 @@ class Parser:
             end = right.span
         if adjacent() and self.at_op("="):
             self.next()
-            value = self.parse_or()
-            kind = kind_of(value, self.variables)
-            if isinstance(value, ast.Pieces):
-                if value.squares != (1 << 64) - 1 or not value.pieces:
-                    raise self.error("a promotion names a piece type, not squares", value.span)
-                promote = value.pieces
-            elif isinstance(value, ast.String) and len(value.value) == 1 and value.value in "QRBNqrbn":
-                promote = frozenset(value.value)
-            elif kind in (STRING, "any"):
-                self.defer_unsupported(f"a promotion '{dash.text}=' to a piece named by a string", value.span)
-            else:
-                raise self.error("a promotion takes a piece designator such as Q, or a string", value.span)
-            end = value.span
-        if adjacent() and self.at_op("("):
+            promote, end = self.parse_promotion(dash, self.parse_or())
+        spaced_target = right is None and promote is None and self.at_op("(") and not adjacent()
+        if self.at_op("(") and (adjacent() or spaced_target):
             opening = self.next()
             self.in_dash_target += 1
             items = []
@@ -603,11 +601,24 @@ class Parser:
             if not items:
                 raise self.error(f"'{dash.text}()' must hold a filter", opening.span.to(close.span))
             target = tuple(items)
-            self.defer_unsupported(f"the filters after a move '{dash.text}(...)'", opening.span.to(close.span))
             end = close.span
-        if self.at_op("--", "[x]") and adjacent():
+        if self.at_op("--", "[x]") and (adjacent() or spaced_target):
             raise self.error("CQL 6.2 move filters cannot be chained", self.peek())
         return ast.Dash(start.to(end), left, right, dash.text == "[x]", promote, target)
+
+    def parse_promotion(self, dash: Token, value: ast.Node) -> tuple[frozenset[str] | None, Span]:
+        """The piece letters of the promotion ``value`` written after ``dash=`` (None: refused later)."""
+        kind = kind_of(value, self.variables)
+        if isinstance(value, ast.Pieces):
+            if value.squares != (1 << 64) - 1 or not value.pieces:
+                raise self.error("a promotion names a piece type, not squares", value.span)
+            return value.pieces, value.span
+        if isinstance(value, ast.String) and len(value.value) == 1 and value.value in "QRBNqrbn":
+            return frozenset(value.value), value.span
+        if kind in (STRING, "any"):
+            self.defer_unsupported(f"a promotion '{dash.text}=' to a piece named by a string", value.span)
+            return None, value.span
+        raise self.error("a promotion takes a piece designator such as Q, or a string", value.span)
 
     def parse_child(self, token: Token) -> ast.Node:
         if self.at_op("(") and self.peek().span.start == token.span.end:
@@ -850,7 +861,11 @@ class Parser:
 
     def parse_constituent_body(self) -> ast.Node:
         node = self.parse_filter()
-        if kind_of(node, self.variables) == NUMBER:
+        # The reference refuses numbers written as such ('3', '(v)', '{3+4}' with v numeric) but
+        # not a numeric variable alone in braces ('v=3 line --> {v}'): braces around a variable
+        # hide its kind from that check. Such a constituent matches wherever v is bound.
+        braced_variable = isinstance(node, ast.Compound) and isinstance(node.items[-1], ast.Variable)
+        if kind_of(node, self.variables) == NUMBER and not braced_variable:
             raise self.error("a line constituent cannot be a number", node.span)
         return self.parse_repetition(node)
 

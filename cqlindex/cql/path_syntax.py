@@ -16,7 +16,11 @@ example files fix these rules:
   ``{F} -- +`` only the ``--`` repeats (example forced-moves-both-sides says so). With no
   move or group before it a repetition is an error (``path k +`` is rejected).
 * A move in a path cannot take a parenthesised target filter: ``path --(-- --)`` and
-  ``path -- ( -- -- )`` are rejected, while ``path k(-- --)`` is a filter and a group.
+  ``path -- ( -- -- )`` are rejected, while ``path k(-- --)`` is a filter and a group. A dash
+  with a target inside another constituent (``path -- {B --(R)} {10,}``) is an ordinary
+  filter tested where the path has got to, not a step of the path.
+* The promotion of a move may be named by a string or a function's parameter
+  (``path p--=T`` in babson1.cql), as outside a path.
 * A path is greedy: it takes constituents up to the ``)`` or ``}`` that closes what
   encloses it, the end of the query, or an operator that cannot start a constituent (a
   comparison, ``and``, ``or`` ...), which then takes the path's value as its left side.
@@ -151,11 +155,11 @@ def _move(parser: Parser) -> ast.Dash:
         if isinstance(right, ast.Dash):
             raise parser.unsupported("a chain of CQL 6.2 move filters", right.span)
         span = span.to(right.span)
-    if _touches(parser, span) and parser.at_op("=") and parser.peek(1).kind is Kind.PIECES:
+    if _touches(parser, span) and parser.at_op("="):
+        # '=Q', or a string or a function's parameter naming the piece ('P--=T' in babson1.cql)
         parser.next()
-        letters = parser.next()
-        promote = letters.pieces
-        span = span.to(letters.span)
+        promote, end = parser.parse_promotion(dash, parser.parse_primary())
+        span = span.to(end)
     if _touches(parser, span) and parser.at_op("("):
         raise parser.error(f"a move in a path cannot take a '( )' target after '{dash.text}'", parser.peek())
     if _touches(parser, span) and parser.at_op(*_DASHES):

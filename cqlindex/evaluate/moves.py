@@ -186,17 +186,56 @@ def _accepts(ev: Evaluator, node: ast.Move, m, sets: dict[str, int], at: Positio
 
 @evaluates(ast.Dash)
 def dash(ev: Evaluator, node: ast.Dash, pos: Position) -> object:
-    """A move played from here (any child with variations) from ``left`` to ``right``."""
-    return MATCH if next(dash_moves(ev, node, pos), None) is not None else None
+    """A move played from here (any child with variations) from ``left`` to ``right``.
+
+    Without a target the value is a bare match. With one (``--(F ...)``) it is the value of the
+    last target filter at the positions the matching moves lead to: for a set, the union over
+    those moves (one move in a main line: ``x=e4--(to)`` is the square the e4 piece went to);
+    otherwise its value after the first matching move, in child order.
+    """
+    if not node.target:
+        return MATCH if next(dash_moves(ev, node, pos), None) is not None else None
+    union: int | None = None
+    for _, value in _reached(ev, node, pos):
+        if type(value) is not Squares:
+            return value
+        union = (union or 0) | value
+    return None if union is None else Squares(union)
+
+
+def _target_value(ev: Evaluator, node: ast.Dash, child: Position) -> object:
+    """The value of ``node``'s target at ``child`` (a compound there), or None if it fails."""
+    value: object = MATCH
+    for item in node.target or ():
+        value = ev.eval(item, child)
+        if value is None or (type(value) is Squares and not value):
+            return None
+    return value
+
+
+def _reached(ev: Evaluator, node: ast.Dash, pos: Position) -> Iterator[tuple[int, object]]:
+    """(child id, target value there) for each child a matching move leads to, in child order."""
+    positions = ev.tree.positions
+    for child_id in _moved(ev, node, pos):
+        value = _target_value(ev, node, positions[child_id]) if node.target else MATCH
+        if value is not None:
+            yield child_id, value
 
 
 def dash_moves(ev: Evaluator, node: ast.Dash, pos: Position) -> Iterator[int]:
     """The children of ``pos`` reached by a move ``node`` describes, in child order.
 
     Sides are evaluated here, before the move. ``[x]`` wants a capture and tests the captured
-    piece's square, so it also finds en passant; ``--G`` tests the destination square. The
-    ``path`` filter steps along exactly these children.
+    piece's square, so it also finds en passant; ``--G`` tests the destination square. A
+    target, if any, must hold at the child. The ``path`` filter steps along exactly these
+    children (its moves are written without targets).
     """
+    for child_id, _ in _reached(ev, node, pos):
+        yield child_id
+
+
+def _moved(ev: Evaluator, node: ast.Dash, pos: Position) -> Iterator[int]:
+    """The children reached by a move from ``left`` to ``right`` (and the promotion), target aside."""
     sources = as_set(ev.eval(node.left, pos)) if node.left is not None else None
     targets = as_set(ev.eval(node.right, pos)) if node.right is not None else None
     if (node.left is not None and sources is None) or (node.right is not None and targets is None):

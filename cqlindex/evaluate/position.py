@@ -22,6 +22,11 @@ _FLAGS = {
     "terminal": lambda pos: not pos.children,
     "mainline": lambda pos: pos.mainline,
     "variation": lambda pos: not pos.mainline,
+    # Inside a dash's target (the parser admits them nowhere else): what the move that led here was.
+    "o-o": lambda pos: pos.castle == 1,
+    "o-o-o": lambda pos: pos.castle == 2,
+    "castle": lambda pos: pos.castle is not None,
+    "enpassant": lambda pos: bool(pos.en_passant),
     "true": lambda pos: True,
     "false": lambda pos: False,
 }

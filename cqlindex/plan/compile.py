@@ -152,6 +152,14 @@ class Compiler:
             return Cond(S.cmp("==" if name == "terminal" else ">", S.col("children", a), S.num(0)), True)
         if name in ("to", "from"):
             return Cond(S.not_null(S.col("move_to", a)), True)
+        # Only inside a dash's target: the kind of move that led to this row.
+        if name in ("o-o", "o-o-o"):
+            return Cond(S.definite(exp.EQ(this=S.col("castle", a), expression=S.num(1 if name == "o-o" else 2))),
+                        True)
+        if name == "castle":
+            return Cond(S.not_null(S.col("castle", a)), True)
+        if name == "enpassant":
+            return Cond(S.definite(S.col("en_passant", a)), True)
         if kind_of(node) == NUMBER:
             return self._num_cond(self.num(node, row))
         if kind_of(node) == SET:
@@ -537,6 +545,11 @@ class Compiler:
                     rook = S.both(rook, S.has(right.sql, rook_to))
             sql = S.either(normal, rook) if normal is not None else None
         sql = S.both(S.negate(c("null_move")), sql)
+        if node.target:
+            # '--(F ...)': the target holds at the child the move leads to, as a compound there.
+            after = self._all(node.target, Row(alias))
+            sql = S.both(sql, after.sql)
+            exact = exact and after.exact
         return Cond(self._exists(alias, self._child_link(alias, row), sql, row), exact)
 
     # ---------------------------------------------------------------- sets

@@ -1,0 +1,108 @@
+"""CQL 6.2's dash and take with a target: ``F--G(filters)``, ``--(filters)``, ``F[x]G(filters)``.
+
+The target holds at the position the move leads to; with one, the dash's value is the last
+target filter's value there (a set: the union over the matching moves). Inside a target
+``o-o``, ``o-o-o``, ``castle`` and ``enpassant`` say what the move was. Where that comes from:
+the example files (``[Aa]T1=[QRNBqrnb]--(from)`` in followpaths-simple.cql is "the piece that
+moves", ``if --(enpassant)`` / ``if --(castle)`` in persistent.cql count such moves) and the
+reference parser's verdicts (``v=e4--(to)`` is a set, ``--(btm)+2`` is refused).
+
+Small inline games with their position ids spelled out (pre-order, child 0 = the main
+continuation); every case runs in both modes (main line, variations) and on both engines
+(the evaluator, and SQL with the evaluator for what SQL leaves over).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from cqlindex.exec.run import run
+from cqlindex.ingest.pipeline import build
+
+_HEADERS = '[Event "t"]\n[Site "?"]\n[Date "2000.01.01"]\n[Round "1"]\n[White "a"]\n[Black "b"]\n[Result "*"]\n'
+
+GAMES = {
+    # Checks at 1 3 5 7 9, mate at 9; no variations.
+    "ladder": ('[SetUp "1"]\n[FEN "8/8/8/8/4k3/8/1R6/R6K w - - 0 1"]\n',
+               "1. Ra4+ Ke5 2. Rb5+ Ke6 3. Ra6+ Ke7 4. Rb7+ Ke8 5. Ra8# *"),
+    # 0 start, 1 e4, 2 e5, 3 Nf3 (main line ends); 4 c5, 5 Nf3, 6 d6, 7 d4, 8 cxd4 (variation of 1...e5).
+    "tree": "1. e4 e5 (1... c5 2. Nf3 d6 3. d4 cxd4) 2. Nf3 *",
+    # 0 start, 1 e4, 2 d5, 3 exd5, 4 Qxd5, 5 Nc3, 6 Qa5.
+    "takes": "1. e4 d5 2. exd5 Qxd5 3. Nc3 Qa5 *",
+    # 0 start, 1 e4, 2 Nf6, 3 e5, 4 d5, 5 exd6 e.p., 6 cxd6; 7 d4, 8 Nc6 (variation of 3.exd6).
+    "ep": "1. e4 Nf6 2. e5 d5 3. exd6 (3. d4 Nc6) 3... cxd6 *",
+    # 0 start, 1 e4 ... 6 Bc5, 7 O-O, 8 Nf6; 9 c3, 10 Nf6, 11 O-O (variation of 4.O-O).
+    "castle": "1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. O-O (4. c3 Nf6 5. O-O) 4... Nf6 *",
+}
+
+
+@pytest.fixture(scope="module")
+def dbs(tmp_path_factory) -> dict[str, object]:
+    root = tmp_path_factory.mktemp("dash")
+    out = {}
+    for name, game in GAMES.items():
+        extra, moves = game if isinstance(game, tuple) else ("", game)
+        pgn = root / f"{name}.pgn"
+        pgn.write_text(_HEADERS + extra + "\n" + moves + "\n")
+        out[name] = root / f"{name}.duckdb"
+        build([str(pgn)], out[name], workers=1)
+    return out
+
+
+# (game, query, positions on the main line only, positions with variations); None = same as main.
+CASES = [
+    # -- the target is tested at the position the move leads to
+    ("ladder", "--(check)", [0, 2, 4, 6, 8], None),
+    ("ladder", "--(mate)", [8], None),
+    ("ladder", "not --(check)", [1, 3, 5, 7, 9], None),
+    ("ladder", "--(btm)", [0, 2, 4, 6, 8], None),
+    ("ladder", "--", list(range(9)), None),
+    # -- with the sides: the move must match them and lead to where the target holds
+    ("ladder", "R--a4(check)", [0], None),
+    ("ladder", "R--(check)", [0, 2, 4, 6, 8], None),
+    ("ladder", "R--a-h5(check)", [2], None),
+    ("ladder", "k--(check)", [], None),
+    ("ladder", "R--(check mate)", [8], None),
+    ("takes", "P[x]d5(btm)", [2], None),
+    ("takes", "p[x]d5(btm)", [], None),
+    ("takes", "[x](Q==0)", [], None),
+    ("takes", "[x](p==7)", [2, 3], None),
+    ("takes", "--=Q(check)", [], None),
+    # -- targets nest: a capture, recaptured, then a knight move
+    ("takes", "P[x]d5(q[x]d5(N--c3))", [2], None),
+    ("ladder", "--(--(check))", [1, 3, 5, 7], None),
+    # -- the value is the last target filter's value after the move
+    ("ladder", "--(from) & a1", [0], None),
+    ("ladder", "--(to) & a4", [0], None),
+    ("ladder", "--(check to) & a4", [0], None),
+    ("ladder", "x = R--(to) x & b-h5", [2], None),
+    ("ladder", "--(ply) == 3", [2], None),
+    # with variations a set value is the union over the matching moves
+    ("tree", "--(to) & c5 and --(to) & e5", [], [1]),
+    ("tree", "x = --(to) x & c5", [], [1]),
+    # -- what the move was: en passant, castling
+    ("ep", "--(enpassant)", [4], None),
+    ("ep", "[x](enpassant)", [4], None),
+    ("ep", "--(not enpassant)", [0, 1, 2, 3, 5], [0, 1, 2, 3, 4, 5, 7]),
+    ("castle", "--(castle)", [6], [6, 10]),
+    ("castle", "--(o-o)", [6], [6, 10]),
+    ("castle", "--(o-o-o)", [], None),
+    ("castle", "K--(castle)", [6], [6, 10]),
+    ("castle", "x = R--(castle to) x & f1", [6], [6, 10]),
+    ("castle", "--(castle) and --(not castle)", [], [6]),
+    # -- in a path: a dash with a target inside a constituent is a filter tested there
+    ("ladder", "path -- {--(check)}", [1, 3, 5, 7], None),
+    ("ladder", "path -- {--(mate)}", [7], None),
+]
+
+_ENGINES = ["python", "sql"]
+
+
+@pytest.mark.parametrize("engine", _ENGINES)
+@pytest.mark.parametrize("variations", [False, True], ids=["main", "var"])
+@pytest.mark.parametrize(("game", "query", "main", "var"), CASES, ids=[f"{c[0]}: {c[1]}" for c in CASES])
+def test_dash(dbs, game: str, query: str, main: list[int], var: list[int] | None, variations: bool,
+              engine: str) -> None:
+    expected = (var if var is not None else main) if variations else main
+    got = run(dbs[game], query, variations=variations, engine=engine).matches
+    assert got == ({1: expected} if expected else {})
