@@ -412,3 +412,11 @@ def test_line_constituent_numeric_variable_in_braces(query: str, ok: bool) -> No
     else:
         with pytest.raises(CqlSyntaxError):  # '{3}' alone reads as a repetition: refused as such
             parse(query)
+
+
+def test_an_assignment_ends_a_path() -> None:
+    """babson1.cql: ``if path ... NTypes+=1`` — the assignment is the if's body, not a path step."""
+    node = parse("x = 0 if path -- check x += 1").body.items[1]
+    assert isinstance(node, ast.If)
+    assert isinstance(node.cond, ast.Path) and len(node.cond.items) == 2
+    assert isinstance(node.then, ast.Assign) and node.then.op == "+="

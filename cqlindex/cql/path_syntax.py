@@ -22,8 +22,9 @@ example files fix these rules:
 * The promotion of a move may be named by a string or a function's parameter
   (``path p--=T`` in babson1.cql), as outside a path.
 * A path is greedy: it takes constituents up to the ``)`` or ``}`` that closes what
-  encloses it, the end of the query, or an operator that cannot start a constituent (a
-  comparison, ``and``, ``or`` ...), which then takes the path's value as its left side.
+  encloses it, the end of the query, an operator that cannot start a constituent (a
+  comparison, ``and``, ``or`` ...), which then takes the path's value as its left side, or
+  an assignment (babson1.cql's ``if path ... primary NTypes+=1``: the ``if`` has a body).
 
 The right side of a move is whatever set expression is written directly against the dash
 (``Q--diagonal 1 T``, ``--~S&_``, ``N--g5=Q``); a side separated by white space is the
@@ -46,6 +47,7 @@ PATH_PARAMS = ("nestban", "firstmatch", "primary", "secondary", "quiet")
 PATH_PARAMS_LATER = ("focus", "piecepath", "keepallbest", "title", "verbose", "max", "lastposition", "singlecolor",
                      "nolinearize", "nonatomic")
 _DASHES = ("--", "[x]")
+_ASSIGNMENTS = ("=", "+=", "-=", "*=", "/=", "%=", "=?")
 #: Operators that cannot start a constituent, so they end the path and apply to its value.
 _BINARY_OPS = ("<", "<=", "==", ">=", ">", "!=", "[<]", "[>]", "[<=]", "[>=]", "/", "%", "|", "&", "->", "<-")
 
@@ -74,7 +76,13 @@ def _at_end(parser: Parser) -> bool:
     """At what closes the path: ')' or '}' of an enclosing filter, the end, or an operator
     that takes the path as its left operand (``path -- + == 3``, ``path -- check or mate``)."""
     return parser.peek().kind is Kind.EOF or parser.at_op(")", "}", ":", *_BINARY_OPS) or parser.at_word(
-        "and", "or", "in", "attacks", "attackedby")
+        "and", "or", "in", "attacks", "attackedby") or _at_assignment(parser)
+
+
+def _at_assignment(parser: Parser) -> bool:
+    """At ``x = ...`` / ``x += ...``: an assignment is not a step of a path but what follows it
+    (babson1.cql: ``if path p--=T P--=T primary NTypes+=1`` gives the ``if`` its body)."""
+    return parser.peek().kind is Kind.WORD and parser.peek(1).is_op(*_ASSIGNMENTS)
 
 
 def _constituents(parser: Parser) -> list[ast.Node]:
