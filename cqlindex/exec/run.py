@@ -1,8 +1,9 @@
 """Run a CQL query on an index: SQL for what SQL decides, the evaluator for the rest.
 
 The default engine plans the query (:mod:`cqlindex.plan`), runs the SQL, and either returns
-its rows as the matches (an exact plan) or loads only the candidate games' trees and asks the
-evaluator about the candidate positions only. ``engine="python"`` runs the evaluator on every
+its rows as the matches (an exact plan) or asks the evaluator about the candidate positions
+only: it loads the candidate rows alone when the query looks at nothing but the current
+position, and the candidate games' trees otherwise. ``engine="python"`` runs the evaluator on every
 game, the reference the planner is tested against.
 """
 
@@ -21,7 +22,7 @@ from cqlindex.evaluate.core import Evaluator
 from cqlindex.evaluate.engine import QueryResult
 from cqlindex.plan.planner import Plan, plan
 from cqlindex.store.database import connect
-from cqlindex.store.trees import load_games
+from cqlindex.store.trees import load_games, load_positions
 
 
 class Engine(str, Enum):
@@ -83,7 +84,9 @@ def run(db: str | Path, text: str, *, variations: bool | None = None, source: st
         else:
             found = {}
             evaluator = Evaluator(query, p.variations)
-            for tree in load_games(con, candidates, variations=p.variations):
+            trees = (load_positions(con, candidates) if p.row_local
+                     else load_games(con, candidates, variations=p.variations))
+            for tree in trees:
                 found[tree.gamenumber] = evaluator.matches(tree, candidates[tree.gamenumber])
         for game in sorted(found):
             ids = found[game]

@@ -814,6 +814,32 @@ class Compiler:
         return self.num(node.body, row)
 
 
+_TREE_NODES = (ast.Colon, ast.ChildN, ast.Find, ast.Line, ast.Echo, ast.Dash, ast.Path)
+_TREE_KEYWORDS = frozenset(("terminal", "child", "parent", "to", "from", "initialposition"))
+_TREE_CALLS = frozenset(("ancestor", "descendant", "lca", "distance"))
+
+
+def needs_tree(node: object) -> bool:
+    """Whether evaluating ``node`` looks at other positions of the game than the current one.
+
+    When it does not, the evaluator can confirm candidates from their own rows alone, without
+    rebuilding whole game trees (:func:`cqlindex.store.trees.load_positions`).
+    """
+    if isinstance(node, _TREE_NODES):
+        return True
+    if isinstance(node, ast.Keyword):
+        return node.name in _TREE_KEYWORDS
+    if isinstance(node, ast.Call) and node.name in _TREE_CALLS:
+        return True
+    if isinstance(node, ast.Move) and node.mode in ("played", "previous"):
+        return True
+    if isinstance(node, ast.Node):
+        return any(needs_tree(getattr(node, f)) for f in node.__dataclass_fields__ if f != "span")
+    if isinstance(node, (tuple, list)):
+        return any(needs_tree(item) for item in node)
+    return False
+
+
 def _any(parts: list[Cond]) -> Cond:
     """The disjunction: true if one branch is always true, SQL only if every branch has SQL."""
     if any(p.sql is None and p.exact for p in parts):

@@ -15,7 +15,7 @@ from sqlglot import exp
 
 from cqlindex.cql import ast
 from cqlindex.plan import sql as S
-from cqlindex.plan.compile import Compiler, Row
+from cqlindex.plan.compile import Compiler, Row, needs_tree
 
 SQL_DECIDES = "decided in SQL"
 SQL_NARROWS = "narrowed in SQL, decided in Python"
@@ -29,6 +29,7 @@ class Plan:
     variations: bool
     select: exp.Select
     exact: bool  # the SELECT's rows are the matches; no Python per position
+    row_local: bool  # Python needs only the candidate rows, not whole game trees
     verdicts: tuple[tuple[ast.Node, str], ...]  # each filter of the body and where it is decided
 
     @property
@@ -79,7 +80,8 @@ def plan(query: ast.Query, variations: bool, *, chess960: bool = True, attack_ma
     if where is not None:
         select = select.where(where)
     select = select.order_by(S.col("gamenumber", "p"), S.col("positionid", "p"))
-    return Plan(query, variations, select, exact and not compiler.python_needed, tuple(verdicts))
+    return Plan(query, variations, select, exact and not compiler.python_needed, not needs_tree(query.body),
+                tuple(verdicts))
 
 
 def explain(p: Plan) -> str:

@@ -165,6 +165,59 @@ def load_games(con: duckdb.DuckDBPyConnection, gamenumbers: Iterable[int] | None
                                [batch[0], batch[-1], batch], variations)
 
 
+def load_positions(con: duckdb.DuckDBPyConnection, candidates: dict[int, list[int]], *,
+                   batch_size: int = 2000) -> Iterator[GameTree]:
+    """Only the given positions of the given games, as GameTrees whose other positions are None.
+
+    For filters that look at the current position alone (no parent, child, ``:``, ``find``,
+    ``line``, move played...): the planner's candidates are often a small part of their games,
+    and reading just those rows costs a fraction of rebuilding whole trees. ``candidates`` maps
+    gamenumber -> positionids; ``positions[id]`` is set for those ids only, with no children.
+    """
+    numbers = sorted(candidates)
+    for first in range(0, len(numbers), batch_size):
+        batch = numbers[first:first + batch_size]
+        pairs = pa.table({"gamenumber": pa.array([g for g in batch for _ in candidates[g]], pa.int32()),
+                          "positionid": pa.array([i for g in batch for i in candidates[g]], pa.int32())})
+        con.register("_wanted", pairs)
+        try:
+            games = con.execute(f"SELECT {', '.join(_GAME_COLUMNS)} FROM games WHERE gamenumber IN "
+                                "(SELECT DISTINCT gamenumber FROM _wanted) ORDER BY gamenumber").fetchall()
+            table = con.sql(f"SELECT {', '.join('p.' + c for c in _POSITION_COLUMNS)} FROM positions p "
+                            "JOIN _wanted w ON p.gamenumber = w.gamenumber AND p.positionid = w.positionid "
+                            "ORDER BY p.gamenumber, p.positionid").to_arrow_table()
+        finally:
+            con.unregister("_wanted")
+        columns = {name: _to_list(name, table.column(name)) for name in _POSITION_COLUMNS}
+        yield from _sparse_trees(games, columns)
+
+
+def _sparse_trees(games: list[tuple], columns: dict[str, list]) -> Iterator[GameTree]:
+    n = len(columns["positionid"])
+    gamenumber_column = columns["gamenumber"]
+    offsets = {g[0]: _fullmove_offset(g[-1]) for g in games}
+    chess960 = {g[0]: bool(g[12]) for g in games}
+    rows = zip(
+        *(columns[name] for name in _HEAD_COLUMNS),
+        [[] for _ in range(n)],
+        *(columns[name] for name in _MIDDLE_COLUMNS),
+        zip(*(columns[name] for name in _BITBOARD_COLUMNS)),
+        *(columns[name] for name in _TAIL_COLUMNS),
+        (chess960[g] for g in gamenumber_column), (offsets[g] for g in gamenumber_column),
+    )
+    by_game: dict[int, list[Position]] = {}
+    for gamenumber, position in zip(gamenumber_column, (Position(*row) for row in rows)):
+        by_game.setdefault(gamenumber, []).append(position)
+    for gamenumber, tags, result, white, black, event, site, date, year, white_elo, black_elo, eco, is960, _ \
+            in games:
+        found = by_game.get(gamenumber, [])
+        sparse: list = [None] * (found[-1].id + 1 if found else 0)
+        for position in found:
+            sparse[position.id] = position
+        yield GameTree(gamenumber, dict(tags) if tags else {}, result, white, black, event, site, date, year,
+                       white_elo, black_elo, eco, bool(is960), sparse)
+
+
 def _load_batch(con: duckdb.DuckDBPyConnection, where: str, params: list, variations: bool) -> Iterator[GameTree]:
     games = con.execute(f"SELECT {', '.join(_GAME_COLUMNS)} FROM games WHERE {where} ORDER BY gamenumber",
                         params).fetchall()
