@@ -1,16 +1,20 @@
-"""Piece variables followed across moves.
+"""Piece variables followed across moves, and ``consecutivemoves``.
 
 Small inline games, each with its position ids spelled out (pre-order numbering, child 0 = the
 main continuation, acceptance/FACTS.md section 2). Every case names what it would catch: a
 piece variable that stays on its binding square, one that forgets castling, en passant or
-promotion, one that cannot cross into another variation.
+promotion, one that cannot cross into another variation; a consecutivemoves that counts a
+common subsequence, or from the root instead of the latest common ancestor.
 """
 
 from __future__ import annotations
 
 import pytest
 
+from cqlindex.cql import ast
+from cqlindex.cql.parser import parse
 from cqlindex.errors import CqlUnsupportedError
+from cqlindex.evaluate.consecutive import longest_common_run
 from cqlindex.evaluate.engine import run
 from cqlindex.ingest.pipeline import build
 
@@ -25,6 +29,11 @@ GAMES = {
     "castling": "1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. O-O Nf6 5. Re1 *",
     # 0 start, 1 e4, 2 Nf6, 3 e5, 4 d5, 5 exd6 (en passant).
     "enpassant": "1. e4 Nf6 2. e5 d5 3. exd6 *",
+    # main 0 start, 1 d4, 2 e5, 3 Nf3, 4 Nc6; 5 c4, 6 e5, 7 Nf3, 8 Nc6 (variation of 1.d4).
+    "logical": "1. d4 (1. c4 e5 2. Nf3 Nc6) 1... e5 2. Nf3 Nc6 *",
+    # main 0 start, 1 e4, 2 e5, 3 Nf3, 4 Nc6, 5 Nc3, 6 Nf6; 7 Nc3, 8 Nc6, 9 Nf3, 10 Nf6 (variation
+    # of 2.Nf3): the same moves with the white ones swapped.
+    "order": "1. e4 e5 2. Nf3 (2. Nc3 Nc6 3. Nf3 Nf6) 2... Nc6 3. Nc3 Nf6 *",
 }
 
 
@@ -72,6 +81,18 @@ CASES = [
     # -- en passant removes the pawn beside the target square
     ("enpassant", "piece x in pd5 child : #x == 0", [4], None),
     ("enpassant", "piece x in Pd6 find <-- x & e2", [5], None),
+    # -- consecutivemoves: S = d4 e5 Nf3 Nc6 and T = c4 e5 Nf3 Nc6 from the root have 3 in common
+    ("logical", "initial x = position 4  y = position 8  consecutivemoves(x y) == 3", [], [0]),
+    ("logical", "initial x = position 3  y = position 8  consecutivemoves(x y) == 2", [], [0]),
+    ("logical", "initial x = position 4  y = position 8  consecutivemoves 3 (x y)", [], [0]),
+    ("logical", "initial x = position 4  y = position 8  consecutivemoves quiet 4 10 (x y)", [], []),
+    ("logical", "initial x = position 2  y = position 4  consecutivemoves(x y) == 0", [0], None),
+    ("logical", "echo (s t) consecutivemoves (s t) >= 3", [], [4, 8]),
+    ("logical", "echo (s t) consecutivemoves (s t) == 2", [], [3, 4, 7, 8]),
+    # from the latest common ancestor (position 2): Nf3 Nc6 Nc3 Nf6 against Nc3 Nc6 Nf3 Nf6 share
+    # one move at a time; Nc6 Nf6 is a common subsequence of two, but not a run
+    ("order", "initial x = position 6  y = position 10  consecutivemoves(x y) == 1", [], [0]),
+    ("order", "echo (s t) consecutivemoves (s t) >= 2", [], []),
 ]
 
 
@@ -81,6 +102,26 @@ def test_case(dbs, game: str, query: str, main: list[int], var: list[int] | None
     expected = (var if var is not None else main) if variations else main
     got = run(dbs[game], query, variations=variations).matches
     assert got == ({1: expected} if expected else {})
+
+
+@pytest.mark.parametrize(("s", "t", "expected"), [
+    ("abcd", "xbcd", 3), ("abc", "cba", 1), ("abab", "bab", 3), ("", "abc", 0), ("ab", "cd", 0),
+    ("aXbXc", "abc", 1),  # a common subsequence of 3, but no common run longer than 1
+])
+def test_longest_common_run(s: str, t: str, expected: int) -> None:
+    assert longest_common_run(list(s), list(t)) == expected
+
+
+@pytest.mark.parametrize(("query", "quiet", "low", "high"), [
+    ("consecutivemoves (p1 p2)", False, None, None),
+    ("consecutivemoves quiet 1 (p1 p2)", True, 1, 1),
+    ("consecutivemoves 15 100 quiet (p1 p2)", True, 15, 100),
+])
+def test_consecutivemoves_parses_its_range(query: str, quiet: bool, low: int | None, high: int | None) -> None:
+    node = parse(f"p1=position 1 p2=position 2 {query}").body.items[-1]
+    assert isinstance(node, ast.ConsecutiveMoves)
+    assert (node.quiet, node.low, node.high) == (quiet, low, high)
+    assert (node.left.name, node.right.name) == ("p1", "p2")
 
 
 def test_piece_assignment_is_still_refused(dbs) -> None:
