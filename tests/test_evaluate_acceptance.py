@@ -43,13 +43,8 @@ def _is_slow(case: dict) -> bool:
     return any(word in case["query"] for word in SLOW_FILTERS)
 
 
-def _group(engine: str) -> pytest.MarkDecorator:
-    """One engine's cases and its tally run in one process (pytest-xdist), so the tally sees them all."""
-    return pytest.mark.xdist_group(f"acceptance-{engine}")
-
-
 _PARAMS = [pytest.param(engine, c, id=f"{engine}-{_case_id(c)}",
-                        marks=[_group(engine), *([pytest.mark.slow] if _is_slow(c) else [])])
+                        marks=[pytest.mark.slow] if _is_slow(c) else [])
            for engine in ENGINES for c in _CASES]
 
 
@@ -78,7 +73,7 @@ def test_visible_case(engine: str, case: dict, build_db) -> None:
     outcomes[key] = "exact"
 
 
-@pytest.mark.parametrize("engine", [pytest.param(e, marks=_group(e)) for e in ENGINES])
+@pytest.mark.parametrize("engine", ENGINES)
 def test_tally(engine: str, request) -> None:
     """Print the tally; runs last in this module, after every case above."""
     slow_included = "not slow" not in (request.config.getoption("-m") or "")

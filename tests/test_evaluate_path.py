@@ -139,6 +139,16 @@ def test_a_move_takes_the_set_written_against_it() -> None:
     assert isinstance(after, ast.Keyword) and after.name == "check"
 
 
+def test_a_path_ends_where_the_next_path_starts() -> None:
+    # queenknightpromotion.cql writes two paths side by side; the reference engine's match (game 45
+    # at position 2) needs both to hold at the start, not the second one after the first one's end.
+    first, second = parse("path A-- -- * p--=q path A-- secondary").body.items
+    assert isinstance(first, ast.Path) and isinstance(second, ast.Path)
+    assert [type(x) for x in first.items] == [ast.Dash, ast.Repeat, ast.Dash]
+    (only,) = parse("{path -- ⊢ --}").body.items
+    assert [type(x) for x in only.items] == [ast.Path, ast.Path]
+
+
 def test_unicode_spelling() -> None:
     items = _items("⊢ ♗×h7 check ♚×h7 ♘――g5=♕ check")
     assert [type(x) for x in items] == [ast.Dash, ast.Keyword, ast.Dash, ast.Dash, ast.Keyword]

@@ -538,6 +538,7 @@ def _node_table() -> list[ast.Node]:
         ast.Sequence(SPAN, (k(), k())), ast.Line(SPAN, False, frozenset(), None, None, (k(),)),
         ast.Path(SPAN, frozenset(), (ast.Dash(SPAN, k(), None, False), k())),
         ast.Sort(SPAN, "doc", False, k()), ast.Echo(SPAN, "s", "t", False, False, k()),
+        ast.ConsecutiveMoves(SPAN, False, 1, 5, ast.Variable(SPAN, "s"), ast.Variable(SPAN, "t")),
         ast.GameFilter(SPAN, "elo", (ast.Keyword(SPAN, "white"),)),
         ast.Output(SPAN, "comment", False, (ast.String(SPAN, "x"), k())),
     ]

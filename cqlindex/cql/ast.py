@@ -220,6 +220,18 @@ class Find(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class ConsecutiveMoves(Node):
+    """``consecutivemoves [quiet] [low [high]] (x y)``: the longest run of identical moves common to
+    the two ways from the latest common ancestor of positions x and y down to each of them."""
+
+    quiet: bool
+    low: int | Node | None
+    high: int | Node | None
+    left: Node
+    right: Node
+
+
+@dataclass(frozen=True, slots=True)
 class Repeat(Node):
     """A line constituent with a repetition: ``F*``, ``F+``, ``F?``, ``F{m,n}`` (high None = no bound)."""
 

@@ -25,7 +25,7 @@ _UNARY_KINDS = {"-": NUMBER, "#": NUMBER, "abs": NUMBER, "sqrt": NUMBER, "rank":
 _CALL_KINDS = {"isbound": LOGICAL, "isunbound": LOGICAL, "unbind": LOGICAL, "str": STRING, "int": NUMBER,
                "lowercase": STRING, "uppercase": STRING, "readfile": STRING, "tag": STRING, "typename": STRING,
                "piecename": STRING, "pieceid": NUMBER, "assert": LOGICAL, "settag": LOGICAL, "writefile": LOGICAL,
-               "while": LOGICAL, "loop": LOGICAL, "currentmove": LOGICAL, "consecutivemoves": NUMBER,
+               "while": LOGICAL, "loop": LOGICAL, "currentmove": LOGICAL,
                "between": SET, "makesquare": SET, "max": NUMBER, "min": NUMBER, "ancestor": LOGICAL,
                "descendant": LOGICAL, "lca": POSITION, "distance": NUMBER}
 
@@ -82,7 +82,7 @@ def kind_of(node: ast.Node, variables: dict[str, str] | None = None) -> str:
         return NUMBER if node.all else POSITION
     if isinstance(node, ast.Line):
         return POSITION if "lastposition" in node.params else NUMBER
-    if isinstance(node, ast.Path):
+    if isinstance(node, (ast.Path, ast.ConsecutiveMoves)):
         return NUMBER
     if isinstance(node, ast.Iterate):
         return LOGICAL if node.all else SET

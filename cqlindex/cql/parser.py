@@ -1265,29 +1265,35 @@ class Parser:
         if name == "loop":
             body = self.parse_filter()
             return ast.Call(token.span.to(body.span), name, (body,))
-        if name == "consecutivemoves":
-            if self.at_word("quiet"):
-                self.next()
-            if self.at_range_bound():
-                self.range_bound()
-                if self.at_range_bound():
-                    self.range_bound()
-            if self.at_word("quiet"):
-                self.next()
-            self.expect_op("(", "after 'consecutivemoves' (write: consecutivemoves(x y))")
-            args = []
-            while not (self.at_op(")") or self.peek().kind is Kind.EOF):
-                args.append(self.parse_filter())
-            end = self.expect_op(")", "to close 'consecutivemoves('")
-            if len(args) != 2 or any(not isinstance(a, ast.Variable) or kind_of(a, self.variables) != POSITION
-                                     for a in args):
-                raise self.error("'consecutivemoves' takes two position variables", token.span.to(end.span))
-            return ast.Call(token.span.to(end.span), name, tuple(args))
         # currentmove: the move being examined, a move filter follows
         if not self.at_op("--", "[x]"):
             raise self.error("'currentmove' is followed by a move filter such as '--'", self.peek())
         move = self.parse_dash(None)
         return ast.Call(token.span.to(move.span), name, (move,))
+
+    def parse_consecutivemoves(self, token: Token) -> ast.Node:
+        """``consecutivemoves [quiet] [low [high]] [quiet] (x y)``, x and y position variables."""
+        quiet = False
+        low = high = None
+        if self.at_word("quiet"):
+            self.next()
+            quiet = True
+        if self.at_range_bound():
+            low = high = self.range_bound()
+            if self.at_range_bound():
+                high = self.range_bound()
+        if self.at_word("quiet"):
+            self.next()
+            quiet = True
+        self.expect_op("(", "after 'consecutivemoves' (write: consecutivemoves(x y))")
+        args = []
+        while not (self.at_op(")") or self.peek().kind is Kind.EOF):
+            args.append(self.parse_filter())
+        end = self.expect_op(")", "to close 'consecutivemoves('")
+        if len(args) != 2 or any(not isinstance(a, ast.Variable) or kind_of(a, self.variables) != POSITION
+                                 for a in args):
+            raise self.error("'consecutivemoves' takes two position variables", token.span.to(end.span))
+        return ast.ConsecutiveMoves(token.span.to(end.span), quiet, low, high, args[0], args[1])
 
     KEYWORDS: dict = {
         **dict.fromkeys(NULLARY, parse_keyword),
@@ -1318,8 +1324,8 @@ class Parser:
         "persistent": parse_persistent,
         "function": parse_function,
         **dict.fromkeys(("int", "lowercase", "uppercase", "readfile", "tag", "typename", "piecename", "pieceid",
-                         "assert", "settag", "writefile", "while", "loop", "currentmove", "consecutivemoves"),
-                        parse_tier3),
+                         "assert", "settag", "writefile", "while", "loop", "currentmove"), parse_tier3),
+        "consecutivemoves": parse_consecutivemoves,
         "atomic": parse_persistent,
         **dict.fromkeys(("isbound", "isunbound", "unbind"), parse_binding_test),
         **dict.fromkeys(("notransform", "rotate45", "str"), parse_unsupported_prefix),

@@ -25,6 +25,11 @@ example files fix these rules:
   encloses it, the end of the query, an operator that cannot start a constituent (a
   comparison, ``and``, ``or`` ...), which then takes the path's value as its left side, or
   an assignment (babson1.cql's ``if path ... primary NTypes+=1``: the ``if`` has a body).
+* Another ``path`` keyword ends it too: the new path is the next filter, not a constituent.
+  Example queenknightpromotion writes two paths one after the other in one ``{}``; the
+  reference engine matches game 45 of cql6-sample at position 2, where both hold (with the
+  pawn on c3), while the second path taken as a constituent, tested after the first one's
+  ``c1=Q`` at position 22, would have no secondary move to make there.
 
 The right side of a move is whatever set expression is written directly against the dash
 (``Q--diagonal 1 T``, ``--~S&_``, ``N--g5=Q``); a side separated by white space is the
@@ -74,9 +79,10 @@ def parse_path(parser: Parser, token: Token) -> ast.Node:
 
 def _at_end(parser: Parser) -> bool:
     """At what closes the path: ')' or '}' of an enclosing filter, the end, or an operator
-    that takes the path as its left operand (``path -- + == 3``, ``path -- check or mate``)."""
+    that takes the path as its left operand (``path -- + == 3``, ``path -- check or mate``), or
+    the next path."""
     return parser.peek().kind is Kind.EOF or parser.at_op(")", "}", ":", *_BINARY_OPS) or parser.at_word(
-        "and", "or", "in", "attacks", "attackedby") or _at_assignment(parser)
+        "and", "or", "in", "attacks", "attackedby", "path") or _at_assignment(parser)
 
 
 def _at_assignment(parser: Parser) -> bool:
