@@ -420,14 +420,33 @@ class Compiler:
         return Cond(self._exists(alias, where, body.sql, row), plain and body.exact)
 
     def _cond_line(self, node: ast.Line, row: Row) -> Cond:
-        first = _first_constituent(node.items)
-        sql: exp.Expression | None = None
-        if first is not None:
-            sql = self.cond(first, replace(row, linear=True)).sql
+        # The leading constituents every match starts with, one position each, as a chain of
+        # children (parents for '<--'): line --> check --> check --> mate needs a check here, a
+        # check on a child and a mate on a grandchild.
+        prefix = [] if "singlecolor" in node.params else _fixed_prefix(node.items)
+        sql = self._chain(prefix, row, node.backward) if prefix else None
+        if sql is None:
+            first = _first_constituent(node.items)
+            if first is not None:
+                sql = self.cond(first, replace(row, linear=True)).sql
         for item in dict.fromkeys(_mandatory(node.items)):  # each distinct constituent once
             part = self._game_level(item, row, linear=True)
             sql = S.both(sql, part.sql)
         return Cond(sql, False) if sql is not None else RESIDUAL
+
+    def _chain(self, filters: list[ast.Node], row: Row, backward: bool) -> exp.Expression | None:
+        """``filters[0]`` here, ``filters[1]`` one step on, ...: a necessary condition (None: no SQL)."""
+        here = self.cond(filters[0], replace(row, linear=True)).sql
+        if len(filters) == 1:
+            return here
+        alias = self._other()
+        if backward:
+            link = exp.EQ(this=S.col("positionid", alias), expression=S.col("parent", row.alias))
+        else:
+            link = self._child_link(alias, row)
+        rest = self._chain(filters[1:], Row(alias), backward)
+        step = self._exists(alias, link, rest, row)
+        return S.both(here, step)
 
     def _cond_echo(self, node: ast.Echo, row: Row) -> Cond:
         return self._game_level(node.body, row)
@@ -924,6 +943,27 @@ def _first_constituent(items: tuple[ast.Node, ...]) -> ast.Node | None:
             first = first.items[0]
         else:
             return first
+
+
+def _fixed_prefix(items: tuple[ast.Node, ...], limit: int = 8) -> list[ast.Node]:
+    """The filters of the positions every match of a line starts with, in order (at most ``limit``).
+
+    A plain constituent takes one position; ``F{m,n}`` takes m positions for sure, after which
+    the positions no longer line up with the constituents, so the prefix ends there.
+    """
+    out: list[ast.Node] = []
+    for item in items:
+        if isinstance(item, ast.Repeat) and not isinstance(item.arg, (ast.Repeat, ast.Sequence)):
+            out.extend([item.arg] * min(item.low, limit))
+            if item.high != item.low:
+                break
+        elif isinstance(item, (ast.Repeat, ast.Sequence)):
+            break
+        else:
+            out.append(item)
+        if len(out) >= limit:
+            break
+    return out[:limit]
 
 
 def _mandatory(items: tuple[ast.Node, ...]) -> list[ast.Node]:

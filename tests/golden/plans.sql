@@ -634,12 +634,22 @@ FROM positions AS p
 WHERE
   p.mainline
   AND p.is_check
-  AND p.gamenumber IN (
+  AND EXISTS(
     SELECT
-      q1.gamenumber
+      1
     FROM positions AS q1
     WHERE
-      q1.mainline AND q1.is_check
+      q1.gamenumber = p.gamenumber
+      AND q1.parent = p.positionid
+      AND q1.child_index = 0
+      AND q1.is_check
+  )
+  AND p.gamenumber IN (
+    SELECT
+      q2.gamenumber
+    FROM positions AS q2
+    WHERE
+      q2.mainline AND q2.is_check
   )
 ORDER BY
   p.gamenumber,
