@@ -42,6 +42,8 @@ class Evaluator:
         self.variables: dict[str, object] = {}
         #: Per game, the best value of each sort filter (for ordering the output).
         self.sort_values: dict[ast.Node, int] = {}
+        #: Per game: what filters may remember about its positions (reset with each tree).
+        self.memo: dict[object, object] = {}
 
     def unsupported(self, what: str, node: ast.Node) -> CqlUnsupportedError:
         return CqlUnsupportedError(f"{what} is valid CQL that cqlindex does not evaluate yet", self.query.text,
@@ -79,6 +81,7 @@ class Evaluator:
         """
         self.tree = tree
         self.sort_values = {}
+        self.memo = {}
         out = []
         body = self.query.body
         positions = tree.positions if only is None else [tree.positions[i] for i in only]

@@ -112,18 +112,57 @@ def ancestors(ev: Evaluator, pos: Position) -> list[Position]:
     return out
 
 
+_IMPURE = (ast.Variable, ast.Assign, ast.Iterate, ast.Sort, ast.Echo)
+
+
+def _pure(node: object) -> bool:
+    """Whether ``node``'s verdict at a position depends on that position alone (no variables,
+    no sort values): then it can be remembered per position for the rest of the game."""
+    if isinstance(node, _IMPURE):
+        return False
+    if isinstance(node, ast.Node):
+        return all(_pure(getattr(node, f)) for f in node.__dataclass_fields__ if f != "span")
+    if isinstance(node, (tuple, list)):
+        return all(_pure(item) for item in node)
+    return True
+
+
+def _tester(ev: Evaluator, body: ast.Node):
+    """``ev.test(body, ·)``, remembered per position of the current game when ``body`` is pure.
+
+    Every position of a game runs ``find`` over the positions after it, so without this a game
+    of n positions tests the body up to n²/2 times; with it, at most n times.
+    """
+    key = id(body)
+    pure = ev.memo.get(("pure", key))
+    if pure is None:
+        pure = ev.memo[("pure", key)] = _pure(body)
+    if not pure:
+        return lambda candidate: ev.test(body, candidate)
+    seen = ev.memo.setdefault(key, {})
+
+    def test(candidate: Position) -> bool:
+        verdict = seen.get(candidate.id)
+        if verdict is None:
+            verdict = seen[candidate.id] = ev.test(body, candidate)
+        return verdict
+
+    return test
+
+
 @evaluates(ast.Find)
 def find(ev: Evaluator, node: ast.Find, pos: Position) -> object:
     candidates = ancestors(ev, pos) if node.backward else descendants(ev, pos)
+    test = _tester(ev, node.body)
     if not node.all and node.low is None:
         for candidate in candidates:
-            if ev.test(node.body, candidate):
+            if test(candidate):
                 return candidate
         return None
     low, high = (count(ev.eval(b, pos)) if isinstance(b, ast.Node) else b for b in (node.low, node.high))
     if node.low is not None and (low is None or high is None):
         return None  # a variable bound without a value
-    hits = sum(1 for candidate in candidates if ev.test(node.body, candidate))
+    hits = sum(1 for candidate in candidates if test(candidate))
     if low is not None and not (low <= hits <= high):
         return None
     if node.all:
