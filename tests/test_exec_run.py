@@ -31,6 +31,10 @@ CASES = [
     (STUDIES, "find stalemate", True),
     (STUDIES, "line --> check --> check --> mate", True),
     (STUDIES, "line <-- mate <-- check", False),
+    (LICHESS, "find {A attacks k > 1}", None),           # the body is tested only where SQL allows it
+    (STUDIES, "flipcolor find {Q attacks k}", True),
+    (STUDIES, "x = 2 find {#A attacks k >= x}", True),  # a body with a variable: not remembered
+    (STUDIES, "find <-- {R attackedby q}", True),
 ]
 
 

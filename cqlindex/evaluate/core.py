@@ -44,6 +44,8 @@ class Evaluator:
         self.sort_values: dict[ast.Node, int] = {}
         #: Per game: what filters may remember about its positions (reset with each tree).
         self.memo: dict[object, object] = {}
+        #: From the planner: filter -> gamenumber -> the only positions where it can match.
+        self.prefilter: dict[ast.Node, dict[int, set[int]]] = {}
 
     def unsupported(self, what: str, node: ast.Node) -> CqlUnsupportedError:
         return CqlUnsupportedError(f"{what} is valid CQL that cqlindex does not evaluate yet", self.query.text,

@@ -137,11 +137,20 @@ def _tester(ev: Evaluator, body: ast.Node):
     pure = ev.memo.get(("pure", key))
     if pure is None:
         pure = ev.memo[("pure", key)] = _pure(body)
-    if not pure:
+    possible = ev.prefilter.get(body)
+    if possible is not None:  # the planner's SQL says where the body can hold at all
+        allowed = possible.get(ev.tree.gamenumber, set())
+        if not pure:
+            return lambda candidate: candidate.id in allowed and ev.test(body, candidate)
+    elif not pure:
         return lambda candidate: ev.test(body, candidate)
+    else:
+        allowed = None
     seen = ev.memo.setdefault(key, {})
 
     def test(candidate: Position) -> bool:
+        if allowed is not None and candidate.id not in allowed:
+            return False
         verdict = seen.get(candidate.id)
         if verdict is None:
             verdict = seen[candidate.id] = ev.test(body, candidate)

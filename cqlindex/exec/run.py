@@ -84,6 +84,12 @@ def run(db: str | Path, text: str, *, variations: bool | None = None, source: st
         else:
             found = {}
             evaluator = Evaluator(query, p.variations)
+            for body, select in p.prefilters:
+                rows = con.sql(select.sql(dialect="duckdb")).to_arrow_table()
+                possible: dict[int, set[int]] = {}
+                for game, position in zip(rows.column(0).to_pylist(), rows.column(1).to_pylist()):
+                    possible.setdefault(game, set()).add(position)
+                evaluator.prefilter[body] = possible
             trees = (load_positions(con, candidates) if p.row_local
                      else load_games(con, candidates, variations=p.variations))
             for tree in trees:

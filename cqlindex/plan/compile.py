@@ -98,6 +98,9 @@ class Compiler:
     attack_maps: bool = True  # whether positions has white_attacks / black_attacks (schema 2)
     uses_games: bool = False
     python_needed: list[ast.Node] = field(default_factory=list)  # filters whose output needs Python
+    #: find bodies SQL can only narrow, with the SELECT of the positions where they may hold:
+    #: the evaluator tests such a body only there (see Evaluator.prefilter).
+    prefilters: list[tuple[ast.Node, exp.Select]] = field(default_factory=list)
     _aliases: itertools.count = field(default_factory=lambda: itertools.count(1))
 
     # ---------------------------------------------------------------- logical filters
@@ -402,6 +405,10 @@ class Compiler:
         body = self.cond(node.body, Row(alias))
         if body.sql is None:
             return RESIDUAL
+        if not body.exact:
+            where = body.sql if self.variations else S.both(S.col("mainline", alias), body.sql)
+            self.prefilters.append((node.body, exp.select(S.col("gamenumber", alias), S.col("positionid", alias))
+                                    .from_(exp.to_table("positions").as_(alias)).where(where)))
         plain = node.low is None  # 'find F' and 'find all F' match where F holds at least once
         here = S.col("positionid", row.alias)
         there = S.col("positionid", alias)

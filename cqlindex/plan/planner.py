@@ -31,6 +31,8 @@ class Plan:
     exact: bool  # the SELECT's rows are the matches; no Python per position
     row_local: bool  # Python needs only the candidate rows, not whole game trees
     verdicts: tuple[tuple[ast.Node, str], ...]  # each filter of the body and where it is decided
+    #: (find body, SELECT of the positions where it may hold), for the evaluator to skip the rest
+    prefilters: tuple[tuple[ast.Node, exp.Select], ...] = ()
 
     @property
     def sql(self) -> str:
@@ -81,7 +83,7 @@ def plan(query: ast.Query, variations: bool, *, chess960: bool = True, attack_ma
         select = select.where(where)
     select = select.order_by(S.col("gamenumber", "p"), S.col("positionid", "p"))
     return Plan(query, variations, select, exact and not compiler.python_needed, not needs_tree(query.body),
-                tuple(verdicts))
+                tuple(verdicts), tuple(compiler.prefilters))
 
 
 def explain(p: Plan) -> str:
