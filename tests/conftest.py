@@ -63,3 +63,20 @@ def board_of(row: dict) -> chess.Board:
     board.ep_square = row["ep_square"]
     board.halfmove_clock = row["halfmove_clock"]
     return board
+
+
+INLINE_HEADERS = '[Event "t"]\n[Site "?"]\n[Date "2000.01.01"]\n[Round "1"]\n[White "a"]\n[Black "b"]\n[Result "*"]\n'
+
+
+def build_inline(root: Path, games: dict[str, str | tuple[str, str]]) -> dict[str, Path]:
+    """One index per small inline game: ``name -> movetext`` or ``name -> (extra tags, movetext)``."""
+    from cqlindex.ingest.pipeline import build
+
+    out = {}
+    for name, game in games.items():
+        extra, moves = game if isinstance(game, tuple) else ("", game)
+        pgn = root / f"{name}.pgn"
+        pgn.write_text(INLINE_HEADERS + extra + "\n" + moves + "\n")
+        out[name] = root / f"{name}.duckdb"
+        build([str(pgn)], out[name], workers=1)
+    return out

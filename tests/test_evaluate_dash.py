@@ -17,9 +17,7 @@ from __future__ import annotations
 import pytest
 
 from cqlindex.exec.run import run
-from cqlindex.ingest.pipeline import build
-
-_HEADERS = '[Event "t"]\n[Site "?"]\n[Date "2000.01.01"]\n[Round "1"]\n[White "a"]\n[Black "b"]\n[Result "*"]\n'
+from tests.conftest import build_inline
 
 GAMES = {
     # Checks at 1 3 5 7 9, mate at 9; no variations.
@@ -38,15 +36,7 @@ GAMES = {
 
 @pytest.fixture(scope="module")
 def dbs(tmp_path_factory) -> dict[str, object]:
-    root = tmp_path_factory.mktemp("dash")
-    out = {}
-    for name, game in GAMES.items():
-        extra, moves = game if isinstance(game, tuple) else ("", game)
-        pgn = root / f"{name}.pgn"
-        pgn.write_text(_HEADERS + extra + "\n" + moves + "\n")
-        out[name] = root / f"{name}.duckdb"
-        build([str(pgn)], out[name], workers=1)
-    return out
+    return build_inline(tmp_path_factory.mktemp("dash"), GAMES)
 
 
 # (game, query, positions on the main line only, positions with variations); None = same as main.

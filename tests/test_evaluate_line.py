@@ -15,10 +15,7 @@ import pytest
 import cqlindex.evaluate.line  # noqa: F401  (registers the handler)
 from cqlindex.errors import CqlSyntaxError
 from cqlindex.evaluate.engine import run
-from cqlindex.ingest.pipeline import build
-from tests.conftest import SHARED, shared_path
-
-_HEADERS = '[Event "t"]\n[Site "?"]\n[Date "2000.01.01"]\n[Round "1"]\n[White "a"]\n[Black "b"]\n[Result "*"]\n'
+from tests.conftest import SHARED, build_inline, shared_path
 
 GAMES = {
     # 0 start, 1 e4, 2 e5, 3 Nf3 (main line ends); 4 c5, 5 Nf3, 6 d6, 7 d4, 8 cxd4 (variation of 1...e5).
@@ -36,15 +33,7 @@ GAMES = {
 
 @pytest.fixture(scope="module")
 def dbs(tmp_path_factory) -> dict[str, object]:
-    root = tmp_path_factory.mktemp("line")
-    out = {}
-    for name, game in GAMES.items():
-        extra, moves = game if isinstance(game, tuple) else ("", game)
-        pgn = root / f"{name}.pgn"
-        pgn.write_text(_HEADERS + extra + "\n" + moves + "\n")
-        out[name] = root / f"{name}.duckdb"
-        build([str(pgn)], out[name], workers=1)
-    return out
+    return build_inline(tmp_path_factory.mktemp("line"), GAMES)
 
 
 # (game, query, positions on the main line only, positions with variations); None = same as main.

@@ -16,9 +16,7 @@ from cqlindex.cql.parser import parse
 from cqlindex.errors import CqlUnsupportedError
 from cqlindex.evaluate.consecutive import longest_common_run
 from cqlindex.evaluate.engine import run
-from cqlindex.ingest.pipeline import build
-
-_HEADERS = '[Event "t"]\n[Site "?"]\n[Date "2000.01.01"]\n[Round "1"]\n[White "a"]\n[Black "b"]\n[Result "*"]\n'
+from tests.conftest import build_inline
 
 GAMES = {
     # main 0 start, 1 Nf3, 2 e5, 3 Nxe5, 4 d6, 5 Nc4, 6 d5, 7 Ne3; 8 Nc3, 9 Nc6 (variation of 2.Nxe5).
@@ -39,15 +37,7 @@ GAMES = {
 
 @pytest.fixture(scope="module")
 def dbs(tmp_path_factory) -> dict[str, object]:
-    root = tmp_path_factory.mktemp("variables")
-    out = {}
-    for name, game in GAMES.items():
-        extra, moves = game if isinstance(game, tuple) else ("", game)
-        pgn = root / f"{name}.pgn"
-        pgn.write_text(_HEADERS + extra + "\n" + moves + "\n")
-        out[name] = root / f"{name}.duckdb"
-        build([str(pgn)], out[name], workers=1)
-    return out
+    return build_inline(tmp_path_factory.mktemp("variables"), GAMES)
 
 
 # (game, query, positions on the main line only, positions with variations); None = same as main.
