@@ -183,7 +183,11 @@ def sql(
 
 class QueryFormat(str, Enum):
     summary = "summary"
+    table = "table"
+    json = "json"
     ndjson = "ndjson"
+    csv = "csv"
+    count = "count"
 
 
 @app.command()
@@ -199,8 +203,11 @@ def query(
     explain: Annotated[bool, typer.Option(
         "--explain", help="Print the SQL and which filters SQL decides, instead of running the query.")] = False,
     format: Annotated[QueryFormat, typer.Option(
-        "--format", help="summary (matching game numbers) or ndjson (one object per matching position).")
+        "--format", help="summary (game numbers), table (one row per game), json, ndjson or csv (one record per "
+                         "matching position: ids, ply, move, SAN, FEN, game tags), count.")
     ] = QueryFormat.summary,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most this many matching games.")] = None,
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write the result to this file.")] = None,
 ) -> None:
     """Find the positions that match a CQL query."""
     from cqlindex.errors import InputError
@@ -234,15 +241,56 @@ def query(
         return run(db, text, variations=variations, source=source, engine=engine.value)
 
     result = _guard(work)
-    if format is QueryFormat.ndjson:
-        for gamenumber, ids in result.matches.items():
-            for positionid in ids:
-                typer.echo(json.dumps({"gamenumber": gamenumber, "positionid": positionid}))
-    else:
-        if result.matches:
-            typer.echo(" ".join(str(g) for g in result.matches))
+    matches = dict(list(result.matches.items())[:limit]) if limit else result.matches
+    _guard(lambda: _write_matches(db, matches, format, output))
     _stderr().print(f"{result.positions} matching positions in {len(result.matches)} of "
                     f"{result.games_examined} games in {result.seconds:.2f} seconds", highlight=False)
+
+
+def _write_matches(db: Path, matches: dict[int, list[int]], format: QueryFormat, output: Path | None) -> None:
+    from cqlindex.errors import OutputError
+    from cqlindex.output.records import FIELDS, game_rows, match_records
+    from cqlindex.store.database import connect
+
+    if format in (QueryFormat.summary, QueryFormat.count):
+        records: list[dict] = []
+    else:
+        con = connect(db)
+        try:
+            records = match_records(con, matches)
+        finally:
+            con.close()
+    try:
+        handle = output.open("w", encoding="utf-8", newline="") if output else None
+    except OSError as error:
+        raise OutputError(f"{output}: cannot write ({error.strerror})") from None
+    stream = handle or sys.stdout
+    try:
+        if format is QueryFormat.summary:
+            if matches:
+                print(" ".join(str(g) for g in matches), file=stream)
+        elif format is QueryFormat.count:
+            print(f"{len(matches)} games {sum(len(ids) for ids in matches.values())} positions", file=stream)
+        elif format is QueryFormat.ndjson:
+            for record in records:
+                print(json.dumps(record, ensure_ascii=False), file=stream)
+        elif format is QueryFormat.json:
+            json.dump(records, stream, ensure_ascii=False, indent=1)
+            print(file=stream)
+        elif format is QueryFormat.csv:
+            writer = csv.DictWriter(stream, fieldnames=FIELDS, lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(records)
+        else:
+            table = Table("game", "white", "black", "result", "date", "first match", "positions")
+            for game in game_rows(records):
+                table.add_row(str(game["gamenumber"]), game["white"] or "", game["black"] or "", game["result"] or "",
+                              game["date"] or "", game["first_match"], str(game["positions"]))
+            Console(file=stream, highlight=False, width=None if handle is None else 200).print(table)
+    finally:
+        if handle:
+            handle.close()
+        sys.stdout.flush()  # before the summary line on stderr
 
 
 def main() -> None:

@@ -38,3 +38,24 @@ CREATE MACRO piece_at(pos, sq) AS CASE
     WHEN has_square(pos.bk, sq) THEN 'k' WHEN has_square(pos.bq, sq) THEN 'q'
     WHEN has_square(pos.br, sq) THEN 'r' WHEN has_square(pos.bb, sq) THEN 'b'
     WHEN has_square(pos.bn, sq) THEN 'n' WHEN has_square(pos.bp, sq) THEN 'p' END;
+
+-- The piece placement field of a FEN for a positions row: ranks 8 to 1, empty runs as digits.
+CREATE MACRO board_fen(pos) AS array_to_string(list_transform(range(7, -1, -1), lambda r:
+    replace(replace(replace(replace(replace(replace(replace(
+        array_to_string(list_transform(range(8), lambda f: coalesce(piece_at(pos, 8 * r + f), '1')), ''),
+        '11111111', '8'), '1111111', '7'), '111111', '6'), '11111', '5'), '1111', '4'), '111', '3'),
+        '11', '2')), '/');
+
+-- A full FEN: placement, side to move, castling (standard rook squares), the square behind a
+-- pawn that just made a double step (as python-chess's board.fen(en_passant='fen')), clocks.
+CREATE MACRO fen(pos) AS board_fen(pos) || ' ' || CASE WHEN pos.wtm THEN 'w' ELSE 'b' END || ' ' ||
+    coalesce(nullif(
+        CASE WHEN has_square(pos.castling_rights, 7) THEN 'K' ELSE '' END ||
+        CASE WHEN has_square(pos.castling_rights, 0) THEN 'Q' ELSE '' END ||
+        CASE WHEN has_square(pos.castling_rights, 63) THEN 'k' ELSE '' END ||
+        CASE WHEN has_square(pos.castling_rights, 56) THEN 'q' ELSE '' END, ''), '-') || ' ' ||
+    coalesce(chr(97 + pos.ep_square % 8) || chr(49 + pos.ep_square // 8), '-') || ' ' ||
+    pos.halfmove_clock || ' ' || pos.movenumber;
+
+-- Every position with its FEN, for ad-hoc SQL (the fullmove number is CQL's movenumber).
+CREATE VIEW positions_fen AS SELECT p.gamenumber, p.positionid, p.ply, p.san, fen(p) AS fen FROM positions p;

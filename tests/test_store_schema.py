@@ -47,3 +47,20 @@ def test_piece_macros_on_real_positions(con) -> None:
         assert row["b"] == to_signed(board.occupied_co[chess.BLACK])
         assert row["o"] == to_signed(board.occupied)
         assert row["letters"] == [p.symbol() if (p := board.piece_at(sq)) else None for sq in range(64)]
+
+
+def test_fen_macro_and_view_match_python_chess(con) -> None:
+    rows = con.execute(
+        "SELECT p.*, fen(p) AS fen FROM positions p WHERE (gamenumber * 31 + positionid) % 53 = 0").fetchall()
+    names = [d[0] for d in con.description]
+    assert len(rows) > 300
+    for values in rows:
+        row = dict(zip(names, values))
+        board = board_of(row)
+        board.castling_rights = row["castling_rights"] & ((1 << 64) - 1)
+        board.ep_square = row["ep_square"]
+        board.halfmove_clock = row["halfmove_clock"]
+        board.fullmove_number = row["movenumber"]
+        assert row["fen"] == board.fen(en_passant="fen"), (row["gamenumber"], row["positionid"])
+    view = con.execute("SELECT count(*), count(DISTINCT fen) > 1000 FROM positions_fen").fetchall()[0]
+    assert view == (con.execute("SELECT count(*) FROM positions").fetchall()[0][0], True)

@@ -1,0 +1,1 @@
+"""What comes out of a query: records for tables and JSON, and CQL-convention PGN."""

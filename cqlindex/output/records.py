@@ -1,0 +1,56 @@
+"""One record per matching position, with what a reader needs to find it again.
+
+The record carries both identities (gamenumber, positionid, as the reference CQL engine numbers
+them), where the position is in the game (ply, move number, the SAN of the move that led
+there), its FEN (the schema's ``fen`` macro, so SQL users get the same string), and the game's
+players, result, event, site, date and ECO.
+"""
+
+from __future__ import annotations
+
+import duckdb
+import pyarrow as pa
+
+from cqlindex.errors import DatabaseError
+
+FIELDS = ("gamenumber", "positionid", "ply", "movenumber", "wtm", "san", "fen", "white", "black", "result", "event",
+          "site", "date", "eco")
+
+
+def match_records(con: duckdb.DuckDBPyConnection, matches: dict[int, list[int]]) -> list[dict]:
+    """Records of the matching positions, in gamenumber and positionid order."""
+    pairs = pa.table({"gamenumber": pa.array([g for g, ids in matches.items() for _ in ids], pa.int32()),
+                      "positionid": pa.array([i for ids in matches.values() for i in ids], pa.int32())})
+    con.register("_matches", pairs)
+    try:
+        cursor = con.execute(
+            "SELECT p.gamenumber, p.positionid, p.ply, p.movenumber, p.wtm, p.san, fen(p) AS fen, g.white, g.black, "
+            "g.result, g.event, g.site, g.date, g.eco FROM _matches m "
+            "JOIN positions p ON p.gamenumber = m.gamenumber AND p.positionid = m.positionid "
+            "JOIN games g ON g.gamenumber = p.gamenumber ORDER BY p.gamenumber, p.positionid")
+        rows = cursor.fetchall()
+    except duckdb.CatalogException:
+        raise DatabaseError("this index predates the fen macro; rebuild it with cqlindex build") from None
+    finally:
+        con.unregister("_matches")
+    return [dict(zip(FIELDS, row)) for row in rows]
+
+
+def game_rows(records: list[dict]) -> list[dict]:
+    """Per matching game: players, result, year, the first matching move and how many positions matched."""
+    games: dict[int, dict] = {}
+    for record in records:
+        game = games.get(record["gamenumber"])
+        if game is None:
+            # The position after White's move has Black to move and the same move number.
+            if not record["san"]:
+                first = "start"
+            elif record["wtm"]:
+                first = f"{record['movenumber'] - 1}... {record['san']}"
+            else:
+                first = f"{record['movenumber']}. {record['san']}"
+            games[record["gamenumber"]] = game = {
+                "gamenumber": record["gamenumber"], "white": record["white"], "black": record["black"],
+                "result": record["result"], "date": record["date"], "first_match": first, "positions": 0}
+        game["positions"] += 1
+    return list(games.values())
