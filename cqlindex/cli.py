@@ -121,18 +121,35 @@ def build(
 def info(
     db: Annotated[Path, typer.Argument(help="A database written by cqlindex build.")],
     format: Annotated[InfoFormat, typer.Option("--format", "-f", help="text or json.")] = InfoFormat.text,
+    schema: Annotated[bool, typer.Option(
+        "--schema", help="List every table and view with its columns, and the SQL macros, for ad-hoc SQL.")] = False,
 ) -> None:
     """Show counts, the schema and the build parameters of an index."""
-    from cqlindex.store.database import connect, summary
+    from cqlindex.store.database import connect, macros, summary
 
     def work() -> dict[str, Any]:
         con = connect(db)
         try:
-            return summary(con)
+            data = summary(con)
+            data["macros"] = macros(con)
+            return data
         finally:
             con.close()
 
     data = _guard(work)
+    if schema:
+        if format is InfoFormat.json:
+            typer.echo(json.dumps({"tables": data["tables"], "macros": data["macros"]}, indent=2))
+            return
+        console = Console(highlight=False)
+        for table, columns in data["tables"].items():
+            console.print(f"[bold]{table}[/]")
+            for column in columns:
+                console.print(f"  {column['name']:20s} {column['type']}")
+        console.print("[bold]macros[/] (see schema/views.sql)")
+        for macro in data["macros"]:
+            console.print(f"  {macro['name']}({', '.join(macro['parameters'])})")
+        return
     if format is InfoFormat.json:
         typer.echo(json.dumps(data, indent=2))
         return

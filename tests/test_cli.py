@@ -369,3 +369,14 @@ def test_query_file_that_is_not_utf8(sample_db: Path, tmp_path: Path) -> None:
     cql = tmp_path / "latin1.cql"
     cql.write_bytes("// caf\xe9\ncheck\n".encode("latin-1"))
     assert "not UTF-8" in assert_one_line_error(invoke("query", sample_db, "-f", cql))
+
+
+def test_info_schema_lists_columns_views_and_macros(sample_db: Path) -> None:
+    result = invoke("info", sample_db, "--schema")
+    assert_ok(result)
+    for line in ("positions", "white_attacks", "positions_fen", "mainline_positions", "fen(pos)",
+                 "piece_at(pos, sq)", "square_mask(set_name)", "transform_square(t, sq)"):
+        assert line in result.output, line
+    data = json.loads(invoke("info", sample_db, "--schema", "--format", "json").output)
+    assert {"name": "fen", "parameters": ["pos"]} in data["macros"]
+    assert any(c["name"] == "zobrist" for c in data["tables"]["positions"])

@@ -70,5 +70,13 @@ def summary(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
     }
 
 
+def macros(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """The SQL macros schema/views.sql defines, with their parameters, by name."""
+    rows = con.execute("SELECT DISTINCT function_name, parameters FROM duckdb_functions() "
+                       "WHERE function_type IN ('macro', 'table_macro') AND NOT internal "
+                       "ORDER BY function_name").fetchall()
+    return [{"name": name, "parameters": list(parameters)} for name, parameters in rows]
+
+
 def _first_line(error: Exception) -> str:
     return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
