@@ -5,3 +5,7 @@ columnar tables instead of re-reading the PGN.
 """
 
 __version__ = "0.1.0"
+
+from cqlindex.api import Database, Match, Matches, build, open
+
+__all__ = ["Database", "Match", "Matches", "__version__", "build", "open"]

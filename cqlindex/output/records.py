@@ -14,7 +14,8 @@ import pyarrow as pa
 from cqlindex.errors import DatabaseError
 
 FIELDS = ("gamenumber", "positionid", "ply", "movenumber", "wtm", "san", "fen", "white", "black", "result", "event",
-          "site", "date", "eco")
+          "site", "date", "eco", "move_from", "move_to")
+_SQUARE = "CASE WHEN p.{0} IS NULL THEN NULL ELSE chr(97 + p.{0} % 8) || chr(49 + p.{0} // 8) END AS {0}"
 
 
 def match_records(con: duckdb.DuckDBPyConnection, matches: dict[int, list[int]]) -> list[dict]:
@@ -25,7 +26,8 @@ def match_records(con: duckdb.DuckDBPyConnection, matches: dict[int, list[int]])
     try:
         cursor = con.execute(
             "SELECT p.gamenumber, p.positionid, p.ply, p.movenumber, p.wtm, p.san, fen(p) AS fen, g.white, g.black, "
-            "g.result, g.event, g.site, g.date, g.eco FROM _matches m "
+            f"g.result, g.event, g.site, g.date, g.eco, {_SQUARE.format('move_from')}, {_SQUARE.format('move_to')} "
+            "FROM _matches m "
             "JOIN positions p ON p.gamenumber = m.gamenumber AND p.positionid = m.positionid "
             "JOIN games g ON g.gamenumber = p.gamenumber ORDER BY p.gamenumber, p.positionid")
         rows = cursor.fetchall()

@@ -1,0 +1,73 @@
+"""The Python API, including the README's example run as written."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import cqlindex
+from cqlindex.errors import DatabaseError
+from cqlindex.exec.run import run
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "samples" / "gnuchess-300.pgn"
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory) -> cqlindex.Database:
+    return cqlindex.build(SAMPLE, tmp_path_factory.mktemp("api") / "sample.duckdb", workers=1)
+
+
+def test_query_returns_the_engine_matches_as_records(db: cqlindex.Database) -> None:
+    query = "flipcolor {Q == 1 q == 0 r == 2 R == 0}"
+    matches = db.query(query)
+    expected = run(db.path, query, engine="python").matches
+    assert matches.games == expected
+    assert [(m.gamenumber, m.positionid) for m in matches] == [(g, p) for g, ids in expected.items() for p in ids]
+    first = matches[0]
+    assert first.board().fen(en_passant="fen") == first.fen
+    table = matches.to_arrow()
+    assert table.num_rows == len(matches) and table.column("gamenumber").to_pylist()[0] == first.gamenumber
+
+
+def test_a_match_renders_as_a_board_with_its_last_move(db: cqlindex.Database) -> None:
+    match = db.query("move previous from N").__getitem__(0)
+    svg = match._repr_svg_()
+    assert svg.startswith("<svg") and "lastmove" in svg
+    assert match.move_from is not None and match.move_to is not None
+
+
+def test_sql_and_engines(db: cqlindex.Database) -> None:
+    assert db.sql("SELECT count(*) AS n FROM games").column("n").to_pylist() == [300]
+    assert db.query("check", engine="python").games == db.query("check").games
+
+
+def test_to_pandas_needs_pandas_or_says_so(db: cqlindex.Database) -> None:
+    matches = db.query("check btm")
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError, match="pip install pandas"):
+            matches.to_pandas()
+    else:
+        assert len(matches.to_pandas()) == len(matches)
+
+
+def test_open_a_missing_index_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(DatabaseError, match="no such database"):
+        cqlindex.open(tmp_path / "nothing.duckdb")
+
+
+def test_the_readme_example_runs(tmp_path: Path, monkeypatch, capsys) -> None:
+    readme = (ROOT / "README.md").read_text()
+    code = re.search(r"## Python API\n\n```python\n(.*?)```", readme, re.DOTALL).group(1)
+    (tmp_path / "samples").mkdir()
+    (tmp_path / "samples" / "gnuchess-300.pgn").write_bytes(SAMPLE.read_bytes())
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
+    exec(compile(code, "README.md", "exec"), namespace)  # noqa: S102 (the README's own example)
+    assert "positions in" in capsys.readouterr().out
+    assert namespace["table"].num_rows == len(namespace["matches"]) > 0
+    assert namespace["counts"].column("mates").to_pylist()[0] >= 0
