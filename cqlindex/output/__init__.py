@@ -1,0 +1,1 @@
+"""Query results out: matching games written back as PGN."""
