@@ -1,0 +1,245 @@
+"""Matching games as PGN, in the reference CQL engine's convention.
+
+The reference engine writes every matching game as it read it (tags, comments, NAGs,
+variations) and adds its *match string* (``CQL`` unless told otherwise) as a comment after the
+move that led to each matching position; a match at the start position goes into the comment
+before the first move, together with ``Game number N``. This module does the same:
+
+* The game text is read again from its source: ``games.source_file`` from
+  ``games.byte_offset`` up to the next game of that file (offsets count decompressed bytes, so
+  ``.gz``/``.bz2``/``.zst`` work), decoded and tidied exactly as the build did
+  (:func:`cqlindex.ingest.worker.decode` and :func:`~cqlindex.ingest.worker.prepare`) and parsed
+  by ``chess.pgn.read_game``.
+* Its nodes are numbered as ``positions.positionid`` is (FACTS.md section 2: pre-order, the main
+  continuation before the variations), and every node's board is checked against the index
+  (polyglot key per positionid, and the node count). The source may have moved, changed, or
+  been read differently (python-chess carries on after an illegal move, the build stops).
+* When that check fails, the game is rebuilt from the index instead: the tags, start FEN, and
+  every node's SAN, comments and NAGs from ``positions``. The moves and annotations are the same;
+  what only the text had (``;`` comments, ``%`` lines, line breaks) is lost. A game the build
+  truncated at an illegal move comes out truncated, as the reference engine writes it.
+
+The header comment is ``Game number N`` (the reference engine's words), preceded by the game's
+own opening comment and followed by the match string when the start position matches::
+
+    { Game number 12 }
+    1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# { CQL } 1-0
+
+Without ``variations`` only main-line positions can match, but the game is still written whole.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO, TextIO
+
+import chess
+import chess.pgn
+import chess.polyglot
+
+from cqlindex.errors import InputError
+from cqlindex.ingest.source import open_binary
+from cqlindex.ingest.worker import decode, prepare
+
+#: Games whose index rows are fetched together.
+_BATCH = 500
+_SIGN = 1 << 63
+
+
+@dataclass(slots=True)
+class AnnotatedGame:
+    """One matching game, ready to export; ``rebuilt`` when it came from the index, not its file."""
+
+    gamenumber: int
+    game: chess.pgn.Game
+    rebuilt: bool
+
+
+@dataclass(slots=True)
+class PgnSummary:
+    """What :func:`write_pgn` wrote: the number of games, and which ones were rebuilt from the index."""
+
+    games: int = 0
+    rebuilt: list[int] = field(default_factory=list)
+
+
+def write_pgn(con, result, out: TextIO, *, matchstring: str = "CQL", variations: bool,
+              quiet: bool = False) -> PgnSummary:
+    """Write the games of ``result.matches`` to ``out`` in gamenumber order, matches marked.
+
+    ``con`` is a connection to the index the result came from; ``quiet`` leaves out the
+    ``Game number N`` header comment. Games follow each other separated by a blank line.
+    """
+    summary = PgnSummary()
+    for item in annotated_games(con, result, matchstring=matchstring, variations=variations, quiet=quiet):
+        # A StringExporter keeps what it wrote: one per game.
+        out.write(item.game.accept(chess.pgn.StringExporter(headers=True, variations=True, comments=True)))
+        out.write("\n\n")
+        summary.games += 1
+        if item.rebuilt:
+            summary.rebuilt.append(item.gamenumber)
+    return summary
+
+
+def annotated_games(con, result, *, matchstring: str = "CQL", variations: bool,
+                    quiet: bool = False) -> Iterator[AnnotatedGame]:
+    """The matching games of ``result`` as python-chess games with the match comments added."""
+    matches: dict[int, list[int]] = result.matches
+    numbers = list(matches)
+    if not numbers:
+        return
+    meta = {row[0]: row[1:] for row in con.execute(
+        "SELECT gamenumber, source_file, byte_offset, next_offset, positions, mainline_positions "
+        "FROM (SELECT *, lead(byte_offset) OVER (PARTITION BY source_file ORDER BY gamenumber) AS next_offset "
+        "      FROM games) WHERE gamenumber IN (SELECT unnest(?::INTEGER[]))", [numbers]).fetchall()}
+    sources = _Sources()
+    try:
+        for start in range(0, len(numbers), _BATCH):
+            batch = numbers[start:start + _BATCH]
+            keys = dict(con.execute(
+                "SELECT gamenumber, list(zobrist ORDER BY positionid) FROM positions "
+                "WHERE gamenumber BETWEEN ? AND ? AND gamenumber IN (SELECT unnest(?::INTEGER[])) "
+                "GROUP BY gamenumber", [min(batch), max(batch), batch]).fetchall())
+            for number in batch:
+                if number not in meta:
+                    raise ValueError(f"game {number} is not in this index")
+                source_file, offset, next_offset, count, mainline = meta[number]
+                ids = matches[number]
+                limit = count if variations else mainline
+                bad = [i for i in ids if not 0 <= i < limit]
+                if bad:
+                    raise ValueError(f"game {number}: positions {bad} are not in its "
+                                     f"{'tree' if variations else 'main line'}")
+                end = next_offset if next_offset is not None and next_offset > offset else None
+                nodes = _from_source(sources, source_file, offset, end, keys[number])
+                rebuilt = nodes is None
+                if nodes is None:
+                    nodes = _from_index(con, number)
+                _mark(nodes, ids, number, matchstring, quiet)
+                yield AnnotatedGame(number, nodes[0].game(), rebuilt)
+    finally:
+        sources.close()
+
+
+def _mark(nodes: list[chess.pgn.GameNode], ids: list[int], number: int, matchstring: str, quiet: bool) -> None:
+    matched = set(ids)
+    root = nodes[0]
+    root.comment = _join(root.comment, None if quiet else f"Game number {number}",
+                         matchstring if 0 in matched else None)
+    for i in matched:
+        if i:
+            nodes[i].comment = _join(nodes[i].comment, matchstring)
+
+
+def _join(*parts: str | None) -> str:
+    return " ".join(p for p in parts if p)
+
+
+class _Sources:
+    """Reads byte ranges of the source files, moving forward through each (games come in file order)."""
+
+    def __init__(self) -> None:
+        self.path: str | None = None
+        self.stream: BinaryIO | None = None
+        self.position = 0
+
+    def read(self, path: str, offset: int, end: int | None) -> bytes:
+        if path != self.path or self.stream is None or offset < self.position:
+            self.close()
+            self.stream = open_binary(Path(path))  # InputError if it is gone
+            self.path, self.position = path, 0
+        stream = self.stream
+        if stream.seekable():
+            stream.seek(offset)
+        else:
+            while self.position < offset:
+                skipped = len(stream.read(min(offset - self.position, 1 << 20)))
+                if not skipped:
+                    break
+                self.position += skipped
+        data = stream.read(end - offset) if end is not None else stream.read()
+        self.position = offset + len(data)
+        return data
+
+    def close(self) -> None:
+        if self.stream is not None:
+            self.stream.close()
+        self.path, self.stream = None, None
+
+
+def _from_source(sources: _Sources, path: str, offset: int, end: int | None,
+                 keys: list[int]) -> list[chess.pgn.GameNode] | None:
+    """The game's nodes in positionid order, read from its file; None unless every board agrees."""
+    try:
+        data = sources.read(path, offset, end)
+    except (InputError, OSError, EOFError):
+        sources.close()
+        return None
+    text, _ = prepare(decode(data))
+    try:
+        game = chess.pgn.read_game(io.StringIO(text), Visitor=_Builder)
+    except Exception:  # noqa: BLE001 - python-chess can raise on pathological text; the index still has the game
+        return None
+    if game is None:
+        return None
+    return _preorder(game, keys)
+
+
+class _Builder(chess.pgn.GameBuilder):
+    """Only the tags the game has, as in the index: python-chess would add '?' for missing roster tags."""
+
+    def begin_game(self) -> None:
+        super().begin_game()
+        self.game.headers.clear()
+
+
+def _preorder(game: chess.pgn.Game, keys: list[int]) -> list[chess.pgn.GameNode] | None:
+    """Pre-order walk (child 0 first) with one board, checking each node's polyglot key."""
+    nodes: list[chess.pgn.GameNode] = []
+    board = game.board()
+    stack: list[chess.pgn.GameNode | None] = [game]
+    while stack:
+        node = stack.pop()
+        if node is None:
+            board.pop()
+            continue
+        if node.move is not None:
+            board.push(node.move)
+            stack.append(None)
+        i = len(nodes)
+        if i >= len(keys):
+            return None
+        key = chess.polyglot.zobrist_hash(board)
+        if (key - (1 << 64) if key >= _SIGN else key) != keys[i]:
+            return None
+        nodes.append(node)
+        stack.extend(reversed(node.variations))
+    return nodes if len(nodes) == len(keys) else None
+
+
+def _from_index(con, number: int) -> list[chess.pgn.GameNode]:
+    """The game rebuilt from its rows: tags, start position, and every node's move and annotations."""
+    tags, start_fen, chess960 = con.execute(
+        "SELECT tags, start_fen, chess960 FROM games WHERE gamenumber = ?", [number]).fetchone()
+    game = chess.pgn.Game()
+    game.headers.clear()
+    game.headers.update(tags or {})
+    if start_fen and "FEN" not in game.headers:
+        game.headers["SetUp"], game.headers["FEN"] = "1", start_fen
+    rows = con.execute(
+        "SELECT parent, san, comment, comment_before, nags FROM positions "
+        "WHERE gamenumber = ? ORDER BY positionid", [number]).fetchall()
+    nodes: list[chess.pgn.GameNode] = [game]
+    boards = [chess.Board(start_fen or chess.STARTING_FEN, chess960=bool(chess960))]
+    game.comment = rows[0][2] or ""
+    for parent, san, comment, before, nags in rows[1:]:
+        board = boards[parent].copy(stack=False)
+        move = board.parse_san(san)
+        board.push(move)
+        nodes.append(nodes[parent].add_variation(move, comment=comment or "", starting_comment=before or "",
+                                                 nags=nags or ()))
+        boards.append(board)
+    return nodes

@@ -1,0 +1,200 @@
+"""Matching games as PGN: the marked nodes are the reference engine's matches, the rest is the input.
+
+The written PGN is read back with python-chess and compared, node by node in pre-order (child 0
+first, numbered here independently of the module), with the original game as the splitter
+cuts it from the source file: same tags, moves, variations, NAGs and comments, plus the match
+string exactly at the positions ``acceptance/visible.jsonl`` lists and ``Game number N`` before
+the first move.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import json
+import shutil
+from pathlib import Path
+
+import chess.pgn
+import pytest
+import zstandard
+
+from cqlindex.exec.run import run
+from cqlindex.ingest.pipeline import build
+from cqlindex.ingest.source import open_binary, split_games
+from cqlindex.ingest.worker import decode, prepare
+from cqlindex.output.pgn import write_pgn
+from cqlindex.store.database import connect
+from tests.conftest import INLINE_HEADERS, shared_path
+
+LICHESS = "data/games/lichess-474.pgn"
+STUDIES = "data/studies/cql6-sample.pgn"
+
+# (id in visible.jsonl, dataset, variations, match string)
+CASES = [
+    ("Q03", LICHESS, False, "CQL"),           # check: many games, one comment per checking move
+    ("Q01", LICHESS, False, "MATE!"),         # mate: a match string of one's own
+    ("Q01", STUDIES, False, "CQL"),           # main line only, but the games keep their variations
+    ("Q29", STUDIES, True, "CQL"),            # initial: the match goes into the comment before move 1
+    ("Q27", STUDIES, True, "CQL"),            # line --> check --> check --> check, in variations too
+]
+
+
+def reference(case_id: str, dataset: str, variations: bool) -> dict:
+    for line in shared_path("acceptance/visible.jsonl").read_text().splitlines():
+        case = json.loads(line)
+        if (case["id"], case["dataset"], case["variations"]) == (case_id, dataset, variations):
+            return case
+    raise LookupError(case_id)
+
+
+def original_games(path: Path) -> dict[int, chess.pgn.Game]:
+    """Every game of the file, numbered as the index numbers them, read with python-chess."""
+    with open_binary(path) as stream:
+        games = {}
+        for number, raw in enumerate(split_games(stream, str(path)), start=1):
+            text, _ = prepare(decode(raw.data))
+            games[number] = chess.pgn.read_game(io.StringIO(text))
+    return games
+
+
+def preorder(node: chess.pgn.GameNode) -> list[chess.pgn.GameNode]:
+    out = [node]
+    for child in node.variations:
+        out.extend(preorder(child))
+    return out
+
+
+def read_all(text: str) -> list[chess.pgn.Game]:
+    handle = io.StringIO(text)
+    games = []
+    while (game := chess.pgn.read_game(handle)) is not None:
+        games.append(game)
+    return games
+
+
+def join(*parts: str | None) -> str:
+    """Comments joined as the module joins them, whitespace collapsed (an exporter-reader round trip trims it)."""
+    return " ".join(" ".join(p for p in parts if p).split())
+
+
+def check_output(text: str, expected: dict[int, list[int]], originals: dict[int, chess.pgn.Game],
+                 positions: dict[int, int], matchstring: str, quiet: bool = False) -> None:
+    """The written games are the expected ones, in order, marked exactly where expected, and otherwise the input."""
+    written = read_all(text)
+    assert len(written) == len(expected)
+    for game, (number, ids) in zip(written, expected.items()):
+        original = originals[number]
+        assert {k: v for k, v in game.headers.items() if v != "?"} == \
+            {k: v for k, v in original.headers.items() if v != "?"}, number
+        ours, theirs = preorder(game), preorder(original)
+        assert len(ours) == len(theirs) == positions[number], number
+        marked = []
+        for i, (node, source) in enumerate(zip(ours, theirs)):
+            assert node.move == source.move and node.nags == source.nags, (number, i)
+            if i:
+                assert node.starting_comment == source.starting_comment, (number, i)
+            header = None if quiet or i else f"Game number {number}"
+            base = join(source.comment, header)
+            comment = join(node.comment)
+            if comment != base:
+                assert comment == join(base, matchstring), (number, i, node.comment)
+                marked.append(i)
+        assert marked == sorted(ids), number
+
+
+@pytest.mark.parametrize("case_id, dataset, variations, matchstring", CASES)
+def test_marked_positions_are_the_reference_matches(build_db, case_id, dataset, variations, matchstring) -> None:
+    case = reference(case_id, dataset, variations)
+    db = build_db(dataset)
+    result = run(db, case["query"], variations=variations)
+    expected = {int(g): ids for g, ids in case["positions"].items()}
+    assert list(result.matches) == case["games"] and result.matches == expected
+    con = connect(db)
+    positions = dict(con.execute("SELECT gamenumber, positions FROM games").fetchall())
+    out = io.StringIO()
+    summary = write_pgn(con, result, out, matchstring=matchstring, variations=variations)
+    assert summary.games == len(expected) and summary.rebuilt == []
+    check_output(out.getvalue(), expected, original_games(shared_path(dataset)), positions, matchstring)
+
+
+def test_quiet_leaves_out_the_game_number(build_db) -> None:
+    db = build_db(STUDIES)
+    result = run(db, "initial", variations=True)
+    con = connect(db)
+    out = io.StringIO()
+    write_pgn(con, result, out, variations=True, quiet=True)
+    assert "Game number" not in out.getvalue()
+    positions = dict(con.execute("SELECT gamenumber, positions FROM games").fetchall())
+    check_output(out.getvalue(), result.matches, original_games(shared_path(STUDIES)), positions, "CQL", quiet=True)
+
+
+def test_no_matches_writes_nothing(build_db) -> None:
+    db = build_db(LICHESS)
+    result = run(db, "Ka1 and Kh8 and Ka8")
+    out = io.StringIO()
+    assert write_pgn(connect(db), result, out, variations=False).games == 0
+    assert out.getvalue() == ""
+
+
+def test_a_variation_position_without_variations_is_refused(build_db) -> None:
+    db = build_db(STUDIES)
+    result = run(db, "initial", variations=True)
+    con = connect(db)
+    mainline = con.execute("SELECT mainline_positions FROM games WHERE gamenumber = 1").fetchone()[0]
+    result.matches = {1: [mainline]}  # the first id past the main line: a variation position
+    write_pgn(con, result, io.StringIO(), variations=True)
+    with pytest.raises(ValueError, match="main line"):
+        write_pgn(con, result, io.StringIO(), variations=False)
+
+
+def test_source_gone_rebuilds_the_same_games_from_the_index(tmp_path: Path) -> None:
+    source = tmp_path / "studies.pgn"
+    shutil.copy(shared_path(STUDIES), source)
+    db = tmp_path / "studies.duckdb"
+    build([str(source)], db, workers=2)
+    result = run(db, "check", variations=True)
+    con = connect(db)
+    before = io.StringIO()
+    assert write_pgn(con, result, before, variations=True).rebuilt == []
+    source.unlink()
+    after = io.StringIO()
+    summary = write_pgn(con, result, after, variations=True)
+    assert summary.rebuilt == list(result.matches)
+    assert after.getvalue() == before.getvalue()
+
+
+def test_a_changed_source_is_not_trusted(tmp_path: Path) -> None:
+    source = tmp_path / "two.pgn"
+    first = INLINE_HEADERS + '\n{start} 1. e4 {best} e5 $1 (1... c5 2. Nf3) 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# *\n\n'
+    second = INLINE_HEADERS + "\n1. d4 d5 2. c4 *\n"
+    source.write_text(first + second)
+    db = tmp_path / "two.duckdb"
+    build([str(source)], db, workers=1)
+    source.write_text(first.replace("Qh5", "Qf3") + second.replace("c4", "e4"))  # same lengths, other games
+    con = connect(db)
+    result = run(db, "check or initial", variations=True)
+    assert result.matches == {1: [0, 7], 2: [0]}
+    out = io.StringIO()
+    summary = write_pgn(con, result, out, variations=True)
+    assert summary.rebuilt == [1, 2]
+    assert out.getvalue().split() == (  # the same words: the exporter wraps lines at 80 columns
+        INLINE_HEADERS + "{ start Game number 1 CQL } 1. e4 { best } 1... e5 $1 ( 1... c5 2. Nf3 ) 2. Qh5 Nc6 "
+        "3. Bc4 Nf6 4. Qxf7# { CQL } * " + INLINE_HEADERS + "{ Game number 2 CQL } 1. d4 d5 2. c4 *").split()
+
+
+@pytest.mark.parametrize("suffix, compress", [
+    (".gz", gzip.compress), (".bz2", bz2.compress), (".zst", zstandard.ZstdCompressor().compress)])
+def test_compressed_sources_are_read_at_their_offsets(build_db, tmp_path: Path, suffix, compress) -> None:
+    plain = build_db(LICHESS)
+    source = tmp_path / f"lichess.pgn{suffix}"
+    source.write_bytes(compress(shared_path(LICHESS).read_bytes()))
+    db = tmp_path / "lichess.duckdb"
+    build([str(source)], db, workers=2)
+    expected = io.StringIO()
+    write_pgn(connect(plain), run(plain, "check"), expected, variations=False)
+    out = io.StringIO()
+    summary = write_pgn(connect(db), run(db, "check"), out, variations=False)
+    assert summary.rebuilt == [] and summary.games == 391
+    assert out.getvalue() == expected.getvalue()
