@@ -200,6 +200,7 @@ def sql(
 
 class QueryFormat(str, Enum):
     summary = "summary"
+    pgn = "pgn"
     table = "table"
     json = "json"
     ndjson = "ndjson"
@@ -219,10 +220,16 @@ def query(
     ] = Engine.sql,
     explain: Annotated[bool, typer.Option(
         "--explain", help="Print the SQL and which filters SQL decides, instead of running the query.")] = False,
-    format: Annotated[QueryFormat, typer.Option(
-        "--format", help="summary (game numbers), table (one row per game), json, ndjson or csv (one record per "
-                         "matching position: ids, ply, move, SAN, FEN, game tags), count.")
-    ] = QueryFormat.summary,
+    format: Annotated[QueryFormat | None, typer.Option(
+        "--format", help="summary (game numbers; the default), pgn (the matching games, matches marked with a "
+                         "comment as CQL does; the default for -o FILE.pgn), table (one row per game), json, "
+                         "ndjson or csv (one record per matching position: ids, ply, move, SAN, FEN, game tags), "
+                         "count.")
+    ] = None,
+    matchstring: Annotated[str, typer.Option(
+        "--matchstring", help="The comment that marks a matching position in PGN output.")] = "CQL",
+    quiet: Annotated[bool, typer.Option(
+        "--quiet", help="PGN output without the 'Game number N' comment.")] = False,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most this many matching games.")] = None,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write the result to this file.")] = None,
 ) -> None:
@@ -258,18 +265,23 @@ def query(
         return run(db, text, variations=variations, source=source, engine=engine.value)
 
     result = _guard(work)
-    matches = dict(list(result.matches.items())[:limit]) if limit else result.matches
-    _guard(lambda: _write_matches(db, matches, format, output))
+    if limit:
+        result.matches = dict(list(result.matches.items())[:limit])
+    if format is None:
+        format = QueryFormat.pgn if output is not None and output.suffix.lower() == ".pgn" else QueryFormat.summary
+    _guard(lambda: _write_matches(db, result, format, output, matchstring, quiet))
     _stderr().print(f"{result.positions} matching positions in {len(result.matches)} of "
                     f"{result.games_examined} games in {result.seconds:.2f} seconds", highlight=False)
 
 
-def _write_matches(db: Path, matches: dict[int, list[int]], format: QueryFormat, output: Path | None) -> None:
+def _write_matches(db: Path, result, format: QueryFormat, output: Path | None, matchstring: str,
+                   quiet: bool) -> None:
     from cqlindex.errors import OutputError
     from cqlindex.output.records import FIELDS, game_rows, match_records
     from cqlindex.store.database import connect
 
-    if format in (QueryFormat.summary, QueryFormat.count):
+    matches = result.matches
+    if format in (QueryFormat.summary, QueryFormat.count, QueryFormat.pgn):
         records: list[dict] = []
     else:
         con = connect(db)
@@ -283,7 +295,19 @@ def _write_matches(db: Path, matches: dict[int, list[int]], format: QueryFormat,
         raise OutputError(f"{output}: cannot write ({error.strerror})") from None
     stream = handle or sys.stdout
     try:
-        if format is QueryFormat.summary:
+        if format is QueryFormat.pgn:
+            from cqlindex.output.pgn import write_pgn
+
+            con = connect(db)
+            try:
+                written = write_pgn(con, result, stream, matchstring=matchstring, variations=result.variations,
+                                    quiet=quiet)
+            finally:
+                con.close()
+            if written.rebuilt:
+                _stderr().print(f"cqlindex: {len(written.rebuilt)} games were rebuilt from the index (their PGN "
+                                "source is missing or changed)")
+        elif format is QueryFormat.summary:
             if matches:
                 print(" ".join(str(g) for g in matches), file=stream)
         elif format is QueryFormat.count:

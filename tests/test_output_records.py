@@ -95,3 +95,18 @@ def test_unwritable_output_is_a_clear_error(build_db, tmp_path: Path) -> None:
                                  str(tmp_path / "missing" / "x.csv")])
     assert result.exit_code == 2
     assert "cannot write" in result.output and "Traceback" not in result.output
+
+
+def test_pgn_is_the_default_for_a_pgn_file_and_marks_every_match(build_db, tmp_path: Path) -> None:
+    db = build_db(LICHESS)
+    expected = run(db, "check btm").matches
+    out = tmp_path / "checks.pgn"
+    result = runner.invoke(app, ["query", str(db), "check btm", "-o", str(out), "--matchstring", "HIT"])
+    assert result.exit_code == 0, result.output
+    with out.open(encoding="utf-8") as handle:
+        written = list(iter(lambda: chess.pgn.read_game(handle), None))
+    assert len(written) == len(expected)
+    for game, (gamenumber, ids) in zip(written, expected.items()):
+        assert f"Game number {gamenumber}" in game.comment
+        marked = [node.ply() for node in game.mainline() if "HIT" in node.comment]
+        assert marked == ids  # main line: positionid is the ply
