@@ -265,13 +265,15 @@ def query(
         return run(db, text, variations=variations, source=source, engine=engine.value)
 
     result = _guard(work)
+    # CQL's closing line ('N matches of M games'), counted before --limit cuts the output.
+    summary = (f"{len(result.matches)} matches of {result.games_examined} games in {result.seconds:.2f} seconds "
+               f"({result.positions} matching positions)")
     if limit:
         result.matches = dict(list(result.matches.items())[:limit])
     if format is None:
         format = QueryFormat.pgn if output is not None and output.suffix.lower() == ".pgn" else QueryFormat.summary
     _guard(lambda: _write_matches(db, result, format, output, matchstring, quiet))
-    _stderr().print(f"{result.positions} matching positions in {len(result.matches)} of "
-                    f"{result.games_examined} games in {result.seconds:.2f} seconds", highlight=False)
+    _stderr().print(summary, highlight=False)
 
 
 def _write_matches(db: Path, result, format: QueryFormat, output: Path | None, matchstring: str,

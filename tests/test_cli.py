@@ -335,7 +335,8 @@ def test_query_lists_matching_games(sample_db: Path) -> None:
     assert_ok(result)
     games = [int(g) for g in result.stdout.split()]
     assert games and games == sorted(games)
-    assert "matching positions in" in result.stderr
+    assert f"{len(games)} matches of {SAMPLE_GAMES} games in " in result.stderr  # CQL's closing line
+    assert "matching positions)" in result.stderr
 
 
 def test_query_ndjson(sample_db: Path) -> None:
