@@ -382,19 +382,3 @@ def test_info_schema_lists_columns_views_and_macros(sample_db: Path) -> None:
     assert {"name": "fen", "parameters": ["pos"]} in data["macros"]
     assert any(c["name"] == "zobrist" for c in data["tables"]["positions"])
 
-
-def test_every_command_and_option_has_help() -> None:
-    import typer.main
-
-    from cqlindex.cli import app
-
-    group = typer.main.get_command(app)
-    assert set(group.commands) >= {"build", "info", "sql", "query"}
-    missing = []
-    for name, command in group.commands.items():
-        if not (command.help or "").strip():
-            missing.append(name)
-        for param in command.params:
-            if not (getattr(param, "help", None) or "").strip():
-                missing.append(f"{name} {param.name}")
-    assert not missing, missing

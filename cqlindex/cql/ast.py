@@ -9,6 +9,7 @@ evaluator's business (cqlindex.board.transforms is the one definition of the squ
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from cqlindex.cql.tokens import Span
@@ -17,6 +18,18 @@ from cqlindex.cql.tokens import Span
 @dataclass(frozen=True, slots=True)
 class Node:
     span: Span = field(compare=False, repr=False)
+
+
+def walk(node: object) -> Iterator[Node]:
+    """``node`` and every node inside it, parents first (spans and plain values skipped)."""
+    if isinstance(node, Node):
+        yield node
+        for name in node.__dataclass_fields__:
+            if name != "span":
+                yield from walk(getattr(node, name))
+    elif isinstance(node, (tuple, list)):
+        for item in node:
+            yield from walk(item)
 
 
 @dataclass(frozen=True, slots=True)

@@ -115,16 +115,10 @@ def ancestors(ev: Evaluator, pos: Position) -> list[Position]:
 _IMPURE = (ast.Variable, ast.Assign, ast.Iterate, ast.Sort, ast.Echo)
 
 
-def _pure(node: object) -> bool:
+def _pure(node: ast.Node) -> bool:
     """Whether ``node``'s verdict at a position depends on that position alone (no variables,
     no sort values): then it can be remembered per position for the rest of the game."""
-    if isinstance(node, _IMPURE):
-        return False
-    if isinstance(node, ast.Node):
-        return all(_pure(getattr(node, f)) for f in node.__dataclass_fields__ if f != "span")
-    if isinstance(node, (tuple, list)):
-        return all(_pure(item) for item in node)
-    return True
+    return not any(isinstance(inner, _IMPURE) for inner in ast.walk(node))
 
 
 def _tester(ev: Evaluator, body: ast.Node):

@@ -845,25 +845,20 @@ _TREE_KEYWORDS = frozenset(("terminal", "child", "parent", "to", "from", "initia
 _TREE_CALLS = frozenset(("ancestor", "descendant", "lca", "distance"))
 
 
-def needs_tree(node: object) -> bool:
+def needs_tree(node: ast.Node) -> bool:
     """Whether evaluating ``node`` looks at other positions of the game than the current one.
 
     When it does not, the evaluator can confirm candidates from their own rows alone, without
     rebuilding whole game trees (:func:`cqlindex.store.trees.load_positions`).
     """
-    if isinstance(node, _TREE_NODES):
-        return True
-    if isinstance(node, ast.Keyword):
-        return node.name in _TREE_KEYWORDS
-    if isinstance(node, ast.Call) and node.name in _TREE_CALLS:
-        return True
-    if isinstance(node, ast.Move) and node.mode in ("played", "previous"):
-        return True
-    if isinstance(node, ast.Node):
-        return any(needs_tree(getattr(node, f)) for f in node.__dataclass_fields__ if f != "span")
-    if isinstance(node, (tuple, list)):
-        return any(needs_tree(item) for item in node)
-    return False
+    return any(_reads_tree(inner) for inner in ast.walk(node))
+
+
+def _reads_tree(node: ast.Node) -> bool:
+    return (isinstance(node, _TREE_NODES)
+            or (isinstance(node, ast.Keyword) and node.name in _TREE_KEYWORDS)
+            or (isinstance(node, ast.Call) and node.name in _TREE_CALLS)
+            or (isinstance(node, ast.Move) and node.mode in ("played", "previous")))
 
 
 def _any(parts: list[Cond]) -> Cond:
