@@ -13,6 +13,7 @@ import bz2
 import gzip
 import io
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -80,7 +81,8 @@ def join(*parts: str | None) -> str:
 
 
 def check_output(text: str, expected: dict[int, list[int]], originals: dict[int, chess.pgn.Game],
-                 positions: dict[int, int], matchstring: str, quiet: bool = False) -> None:
+                 positions: dict[int, int], matchstring: str, silent: bool = False,
+                 headers: dict[int, str] | None = None) -> None:
     """The written games are the expected ones, in order, marked exactly where expected, and otherwise the input."""
     written = read_all(text)
     assert len(written) == len(expected)
@@ -95,13 +97,13 @@ def check_output(text: str, expected: dict[int, list[int]], originals: dict[int,
             assert node.move == source.move and node.nags == source.nags, (number, i)
             if i:
                 assert node.starting_comment == source.starting_comment, (number, i)
-            header = None if quiet or i else f"Game number {number}"
+            header = None if silent or i else (headers or {}).get(number, f"Game number {number}")
             base = join(source.comment, header)
             comment = join(node.comment)
             if comment != base:
-                assert comment == join(base, matchstring), (number, i, node.comment)
+                assert not silent and comment == join(base, matchstring), (number, i, node.comment)
                 marked.append(i)
-        assert marked == sorted(ids), number
+        assert marked == ([] if silent else sorted(ids)), number
 
 
 @pytest.mark.parametrize("case_id, dataset, variations, matchstring", CASES)
@@ -119,15 +121,73 @@ def test_marked_positions_are_the_reference_matches(build_db, case_id, dataset, 
     check_output(out.getvalue(), expected, original_games(shared_path(dataset)), positions, matchstring)
 
 
-def test_quiet_leaves_out_the_game_number(build_db) -> None:
+def test_silent_writes_the_games_as_they_were(build_db) -> None:
     db = build_db(STUDIES)
     result = run(db, "initial", variations=True)
     con = connect(db)
     out = io.StringIO()
-    write_pgn(con, result, out, variations=True, quiet=True)
-    assert "Game number" not in out.getvalue()
+    write_pgn(con, result, out, variations=True, silent=True)
+    assert "Game number" not in out.getvalue() and "CQL" not in out.getvalue()
     positions = dict(con.execute("SELECT gamenumber, positions FROM games").fetchall())
-    check_output(out.getvalue(), result.matches, original_games(shared_path(STUDIES)), positions, "CQL", quiet=True)
+    check_output(out.getvalue(), result.matches, original_games(shared_path(STUDIES)), positions, "CQL", silent=True)
+
+
+# (query, the sort keys' labels): each game's header comment carries its values, games come best first.
+SORT_CASES = [
+    ("sort ply mate", ["ply"]),
+    ('sort "pieces" min [Aa] mate', ["pieces"]),
+    ('cql(sort matchcount) check sort "checks" ply', ["matchcount", "checks"]),
+]
+
+
+@pytest.mark.parametrize("text, labels", SORT_CASES)
+def test_sorted_output_is_ordered_and_says_its_values(build_db, text, labels) -> None:
+    db = build_db(STUDIES)
+    result = run(db, text)
+    assert result.matches == run(db, text, engine="python").matches
+    con = connect(db)
+    out = io.StringIO()
+    write_pgn(con, result, out, variations=False)
+    written = read_all(out.getvalue())
+    numbers = [int(re.search(r"Game number (\d+)", g.comment).group(1)) for g in written]
+    assert numbers == list(result.matches)
+    # the order: by each key (descending, ascending for min), then by gamenumber
+    minimum = [" min " in text and label == "pieces" for label in labels]
+    ranks = [tuple(-v if not m else v for v, m in zip(result.sort_values[n], minimum)) + (n,) for n in numbers]
+    assert ranks == sorted(ranks) and len(set(numbers)) > 1
+    headers = {n: "; ".join([f"Game number {n}", *(f"{label}: {v}" for label, v in zip(labels, result.sort_values[n]))])
+               for n in numbers}
+    positions = dict(con.execute("SELECT gamenumber, positions FROM games").fetchall())
+    check_output(out.getvalue(), result.matches, original_games(shared_path(STUDIES)), positions, "CQL",
+                 headers=headers)
+
+
+def test_sort_values_are_the_best_over_the_game(build_db) -> None:
+    """Independently of the evaluator: 'sort ply' keeps each game's largest main-line ply."""
+    db = build_db(STUDIES)
+    result = run(db, "sort ply")
+    con = connect(db)
+    longest = dict(con.execute("SELECT gamenumber, max(ply) FROM positions WHERE mainline GROUP BY 1").fetchall())
+    assert {n: v[0] for n, v in result.sort_values.items()} == longest
+    assert list(result.matches) == sorted(longest, key=lambda n: (-longest[n], n))
+
+
+@pytest.mark.parametrize("source_gone", [False, True])
+def test_a_game_cut_at_an_illegal_move_says_so(tmp_path: Path, source_gone: bool) -> None:
+    pgn = tmp_path / "bad.pgn"
+    pgn.write_text(f'{INLINE_HEADERS}\n1. e4 e5 2. Ke3 Nc6 *\n\n{INLINE_HEADERS}\n1. d4 d5 *\n')
+    db = tmp_path / "bad.duckdb"
+    build([str(pgn)], db, workers=1)
+    result = run(db, "true")
+    con = connect(db)
+    if source_gone:  # the game is rebuilt from the index, the error from the errors table
+        pgn.unlink()
+    out = io.StringIO()
+    written = write_pgn(con, result, out, variations=False)
+    assert written.rebuilt == ([1, 2] if source_gone else [])
+    games = read_all(out.getvalue())
+    assert [g.end().comment for g in games] == ["Error reading move: Ke3 CQL", "CQL"]
+    assert [len(list(g.mainline_moves())) for g in games] == [2, 2]
 
 
 def test_no_matches_writes_nothing(build_db) -> None:

@@ -8,10 +8,10 @@ least one), and games come in gamenumber order.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from cqlindex.cql.ast import Number, Query
+from cqlindex.cql.ast import Number, Query, Sort, walk
 from cqlindex.cql.parser import parse
 from cqlindex.errors import CqlSyntaxError
 from cqlindex.evaluate.core import Evaluator
@@ -29,17 +29,72 @@ class QueryResult:
     games_examined: int = 0
     seconds: float = 0.0
     candidates: int | None = None  # positions the SQL planner handed to the evaluator (None: not planned)
+    #: Per matching game, the best value of each sort key (see :func:`sort_keys`), None where it had none.
+    sort_values: dict[int, tuple[int | None, ...]] = field(default_factory=dict)
 
     @property
     def positions(self) -> int:
         return sum(len(ids) for ids in self.matches.values())
 
+    def keep(self, gamenumber: int, ids: list[int], evaluator: Evaluator | None = None) -> None:
+        """Record a game's matches if their number lies in the matchcount range, with its sort values."""
+        low, high = self.query.header.matchcount or (1, None)
+        if not ids or len(ids) < low or (high is not None and len(ids) > high):
+            return
+        self.matches[gamenumber] = ids
+        keys = sort_keys(self.query)
+        if keys:
+            found = evaluator.sort_values if evaluator is not None else {}
+            self.sort_values[gamenumber] = tuple(
+                len(ids) if key.node is None else found.get(key.node) for key in keys)
+
+    def order(self) -> None:
+        """Put the matches in output order: by the sort keys (largest first, smallest with ``min``),
+        games without a value after those with one, ties by gamenumber; gamenumber order without sort keys."""
+        keys = sort_keys(self.query)
+        numbers = sorted(self.matches)
+        if keys:
+            def rank(game: int) -> tuple:
+                values = self.sort_values[game]
+                return (*((v is None, 0 if v is None else (v if key.minimum else -v))
+                          for key, v in zip(keys, values)), game)
+
+            numbers.sort(key=rank)
+        self.matches = {game: self.matches[game] for game in numbers}
+
+
+@dataclass(frozen=True, slots=True)
+class SortKey:
+    """One way the output is ordered: a ``sort`` filter (``node``) or the header's ``sort matchcount`` (None)."""
+
+    label: str
+    minimum: bool
+    node: Sort | None
+
+
+def sort_keys(query: Query) -> tuple[SortKey, ...]:
+    """The query's sort keys in order of importance: ``sort matchcount``, then each ``sort`` in the text."""
+    keys = [SortKey("matchcount", False, None)] if query.header.sort_matchcount else []
+    for node in walk(query.body):
+        if isinstance(node, Sort):
+            label = node.doc or query.text[node.body.span.start:node.body.span.end]
+            keys.append(SortKey(label, node.min, node))
+    return tuple(keys)
+
+
+def with_matchcount(query: Query, matchcount: tuple[int, int | None] | None) -> Query:
+    """``query`` with its header's matchcount range replaced (CQL's ``-matchcount`` option), if one is given."""
+    if matchcount is None:
+        return query
+    return replace(query, header=replace(query.header, matchcount=matchcount))
+
 
 def run(db: str | Path, text: str, *, variations: bool | None = None, source: str = "<query>",
-        gamenumbers: tuple[int, int] | None = None) -> QueryResult:
+        gamenumbers: tuple[int, int] | None = None,
+        matchcount: tuple[int, int | None] | None = None) -> QueryResult:
     """Parse ``text`` and evaluate it on every game of the index at ``db``."""
     started = time.perf_counter()
-    query = parse(text, source)
+    query = with_matchcount(parse(text, source), matchcount)
     for item in query.body.items:
         if isinstance(item, Number):
             raise CqlSyntaxError("a number is not a filter", query.text, item.span, source)
@@ -47,7 +102,6 @@ def run(db: str | Path, text: str, *, variations: bool | None = None, source: st
     mode = variations if variations is not None else bool(header.variations)
     span = gamenumbers or header.gamenumber
     result = QueryResult(query, mode)
-    low, high = header.matchcount or (1, None)
     evaluator = Evaluator(query, mode)
     con = connect(db)
     try:
@@ -58,10 +112,9 @@ def run(db: str | Path, text: str, *, variations: bool | None = None, source: st
             result.games_examined += 1
             if header.result is not None and tree.result != header.result:
                 continue
-            ids = evaluator.matches(tree)
-            if len(ids) >= low and (high is None or len(ids) <= high) and ids:
-                result.matches[tree.gamenumber] = ids
+            result.keep(tree.gamenumber, evaluator.matches(tree), evaluator)
     finally:
         con.close()
+    result.order()
     result.seconds = time.perf_counter() - started
     return result

@@ -19,7 +19,7 @@ from cqlindex.cql.ast import Number, Query
 from cqlindex.cql.parser import parse
 from cqlindex.errors import CqlSyntaxError
 from cqlindex.evaluate.core import Evaluator
-from cqlindex.evaluate.engine import QueryResult
+from cqlindex.evaluate.engine import QueryResult, sort_keys, with_matchcount
 from cqlindex.plan.planner import Plan, plan
 from cqlindex.store.database import connect
 from cqlindex.store.trees import load_games, load_positions
@@ -59,14 +59,19 @@ def _plan(con, query: Query, variations: bool | None, gamenumbers: tuple[int, in
 
 
 def run(db: str | Path, text: str, *, variations: bool | None = None, source: str = "<query>",
-        gamenumbers: tuple[int, int] | None = None, engine: Engine | str = Engine.sql) -> QueryResult:
-    """Parse ``text`` and find its matches in the index at ``db``."""
+        gamenumbers: tuple[int, int] | None = None, matchcount: tuple[int, int | None] | None = None,
+        engine: Engine | str = Engine.sql) -> QueryResult:
+    """Parse ``text`` and find its matches in the index at ``db``.
+
+    ``gamenumbers`` and ``matchcount`` override the query's header, as CQL's options of those names do.
+    """
     if Engine(engine) is Engine.python:
         from cqlindex.evaluate.engine import run as evaluate
 
-        return evaluate(db, text, variations=variations, source=source, gamenumbers=gamenumbers)
+        return evaluate(db, text, variations=variations, source=source, gamenumbers=gamenumbers,
+                        matchcount=matchcount)
     started = time.perf_counter()
-    query = prepare(text, source)
+    query = with_matchcount(prepare(text, source), matchcount)
     con = connect(db)
     try:
         p = _plan(con, query, variations, gamenumbers)
@@ -78,11 +83,10 @@ def run(db: str | Path, text: str, *, variations: bool | None = None, source: st
         span = gamenumbers or query.header.gamenumber
         count_sql = "SELECT count(*) FROM games" + (" WHERE gamenumber BETWEEN ? AND ?" if span else "")
         result.games_examined = con.execute(count_sql, list(span) if span else []).fetchall()[0][0]
-        low, high = query.header.matchcount or (1, None)
         if p.exact:
-            found = candidates
+            for game, ids in candidates.items():
+                result.keep(game, ids)
         else:
-            found = {}
             evaluator = Evaluator(query, p.variations)
             for body, select in p.prefilters:
                 rows = con.sql(select.sql(dialect="duckdb")).to_arrow_table()
@@ -90,15 +94,16 @@ def run(db: str | Path, text: str, *, variations: bool | None = None, source: st
                 for game, position in zip(rows.column(0).to_pylist(), rows.column(1).to_pylist()):
                     possible.setdefault(game, set()).add(position)
                 evaluator.prefilter[body] = possible
-            trees = (load_positions(con, candidates) if p.row_local
+            # A sort value is the best over every position where the sort filter is evaluated, so a
+            # sorting query visits every position of the candidate games, as the reference engine does.
+            sorting = any(key.node is not None for key in sort_keys(query))
+            trees = (load_positions(con, candidates) if p.row_local and not sorting
                      else load_games(con, candidates, variations=p.variations))
             for tree in trees:
-                found[tree.gamenumber] = evaluator.matches(tree, candidates[tree.gamenumber])
-        for game in sorted(found):
-            ids = found[game]
-            if ids and len(ids) >= low and (high is None or len(ids) <= high):
-                result.matches[game] = ids
+                only = None if sorting else candidates[tree.gamenumber]
+                result.keep(tree.gamenumber, evaluator.matches(tree, only), evaluator)
     finally:
         con.close()
+    result.order()
     result.seconds = time.perf_counter() - started
     return result

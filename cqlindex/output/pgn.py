@@ -19,18 +19,25 @@ before the first move, together with ``Game number N``. This module does the sam
   what only the text had (``;`` comments, ``%`` lines, line breaks) is lost. A game the build
   truncated at an illegal move comes out truncated, as the reference engine writes it.
 
-The header comment is ``Game number N`` (the reference engine's words), preceded by the game's
-own opening comment and followed by the match string when the start position matches::
+The header comment is ``Game number N`` (the reference engine's words) followed by the game's
+sort values, each as ``label: value`` (the ``sort`` filter's documentation string, or its text),
+after the game's own opening comment and before the match string when the start position matches::
 
-    { Game number 12 }
+    { Game number 12; checks: 3 }
     1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# { CQL } 1-0
 
-Without ``variations`` only main-line positions can match, but the game is still written whole.
+Games come in the result's order (gamenumber, or the sort values, largest first). ``silent``
+writes the games exactly as they were, as the reference engine's ``silent`` does; ``quiet``
+only drops comments CQL generates besides the header and the match string, and cqlindex
+generates none. A game the build cut short at an illegal move gets the reference engine's
+``Error reading move: SAN`` comment where its line stops. Without ``variations`` only main-line
+positions can match, but the game is still written whole.
 """
 
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +48,7 @@ import chess.pgn
 import chess.polyglot
 
 from cqlindex.errors import InputError
+from cqlindex.evaluate.engine import sort_keys
 from cqlindex.ingest.source import open_binary
 from cqlindex.ingest.worker import decode, prepare
 
@@ -67,14 +75,14 @@ class PgnSummary:
 
 
 def write_pgn(con, result, out: TextIO, *, matchstring: str = "CQL", variations: bool,
-              quiet: bool = False) -> PgnSummary:
-    """Write the games of ``result.matches`` to ``out`` in gamenumber order, matches marked.
+              silent: bool = False) -> PgnSummary:
+    """Write the games of ``result.matches`` to ``out`` in the result's order, matches marked.
 
-    ``con`` is a connection to the index the result came from; ``quiet`` leaves out the
-    ``Game number N`` header comment. Games follow each other separated by a blank line.
+    ``con`` is a connection to the index the result came from; ``silent`` adds nothing to the
+    games. Games follow each other separated by a blank line.
     """
     summary = PgnSummary()
-    for item in annotated_games(con, result, matchstring=matchstring, variations=variations, quiet=quiet):
+    for item in annotated_games(con, result, matchstring=matchstring, variations=variations, silent=silent):
         # A StringExporter keeps what it wrote: one per game.
         out.write(item.game.accept(chess.pgn.StringExporter(headers=True, variations=True, comments=True)))
         out.write("\n\n")
@@ -85,8 +93,8 @@ def write_pgn(con, result, out: TextIO, *, matchstring: str = "CQL", variations:
 
 
 def annotated_games(con, result, *, matchstring: str = "CQL", variations: bool,
-                    quiet: bool = False) -> Iterator[AnnotatedGame]:
-    """The matching games of ``result`` as python-chess games with the match comments added."""
+                    silent: bool = False) -> Iterator[AnnotatedGame]:
+    """The matching games of ``result``, in its order, as python-chess games with the match comments added."""
     matches: dict[int, list[int]] = result.matches
     numbers = list(matches)
     if not numbers:
@@ -95,6 +103,7 @@ def annotated_games(con, result, *, matchstring: str = "CQL", variations: bool,
         "SELECT gamenumber, source_file, byte_offset, next_offset, positions, mainline_positions "
         "FROM (SELECT *, lead(byte_offset) OVER (PARTITION BY source_file ORDER BY gamenumber) AS next_offset "
         "      FROM games) WHERE gamenumber IN (SELECT unnest(?::INTEGER[]))", [numbers]).fetchall()}
+    labels = [key.label for key in sort_keys(result.query)]
     sources = _Sources()
     try:
         for start in range(0, len(numbers), _BATCH):
@@ -103,7 +112,8 @@ def annotated_games(con, result, *, matchstring: str = "CQL", variations: bool,
                 "SELECT gamenumber, list(zobrist ORDER BY positionid) FROM positions "
                 "WHERE gamenumber BETWEEN ? AND ? AND gamenumber IN (SELECT unnest(?::INTEGER[])) "
                 "GROUP BY gamenumber", [min(batch), max(batch), batch]).fetchall())
-            for number in batch:
+            ready: dict[int, AnnotatedGame] = {}
+            for number in sorted(batch):  # file order: each source is read forward
                 if number not in meta:
                     raise ValueError(f"game {number} is not in this index")
                 source_file, offset, next_offset, count, mainline = meta[number]
@@ -118,17 +128,22 @@ def annotated_games(con, result, *, matchstring: str = "CQL", variations: bool,
                 rebuilt = nodes is None
                 if nodes is None:
                     nodes = _from_index(con, number)
-                _mark(nodes, ids, number, matchstring, quiet)
-                yield AnnotatedGame(number, nodes[0].game(), rebuilt)
+                if not silent:
+                    values = result.sort_values.get(number, ())
+                    header = "; ".join([f"Game number {number}",
+                                        *(f"{label}: {'none' if v is None else v}" for label, v in zip(labels, values))])
+                    _mark(nodes, ids, header, matchstring)
+                ready[number] = AnnotatedGame(number, nodes[0].game(), rebuilt)
+            for number in batch:
+                yield ready.pop(number)
     finally:
         sources.close()
 
 
-def _mark(nodes: list[chess.pgn.GameNode], ids: list[int], number: int, matchstring: str, quiet: bool) -> None:
+def _mark(nodes: list[chess.pgn.GameNode], ids: list[int], header: str, matchstring: str) -> None:
     matched = set(ids)
     root = nodes[0]
-    root.comment = _join(root.comment, None if quiet else f"Game number {number}",
-                         matchstring if 0 in matched else None)
+    root.comment = _join(root.comment, header, matchstring if 0 in matched else None)
     for i in matched:
         if i:
             nodes[i].comment = _join(nodes[i].comment, matchstring)
@@ -189,11 +204,25 @@ def _from_source(sources: _Sources, path: str, offset: int, end: int | None,
 
 
 class _Builder(chess.pgn.GameBuilder):
-    """Only the tags the game has, as in the index: python-chess would add '?' for missing roster tags."""
+    """Only the tags the game has, as in the index (python-chess would add '?' for missing roster
+    tags), and the reference engine's comment where an illegal move cut a line short."""
 
     def begin_game(self) -> None:
         super().begin_game()
         self.game.headers.clear()
+
+    def handle_error(self, error: Exception) -> None:
+        move = _bad_move(str(error))
+        if move is not None:
+            node = self.variation_stack[-1]
+            node.comment = _join(node.comment, f"Error reading move: {move}")
+        self.game.errors.append(error)
+
+
+def _bad_move(message: str) -> str | None:
+    """The move text in python-chess's 'illegal san: 'Ke3' in FEN' (also invalid, ambiguous)."""
+    found = re.search(r"san: '([^']*)'", message)
+    return found.group(1) if found else None
 
 
 def _preorder(game: chess.pgn.Game, keys: list[int]) -> list[chess.pgn.GameNode] | None:
@@ -242,4 +271,11 @@ def _from_index(con, number: int) -> list[chess.pgn.GameNode]:
         nodes.append(nodes[parent].add_variation(move, comment=comment or "", starting_comment=before or "",
                                                  nags=nags or ()))
         boards.append(board)
+    # The index keeps the error, not the node it stopped at: the reference engine aborts on an
+    # illegal move inside a variation, so the end of the main line is where it would be.
+    for (message,) in con.execute("SELECT message FROM errors WHERE gamenumber = ? ORDER BY line", [number]).fetchall():
+        move = _bad_move(message)
+        if move is not None:
+            end = game.end()
+            end.comment = _join(end.comment, f"Error reading move: {move}")
     return nodes
