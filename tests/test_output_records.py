@@ -49,11 +49,16 @@ def test_records_match_the_replayed_games(build_db, games) -> None:
 
 def test_game_rows_name_the_first_matching_move() -> None:
     records = [{"gamenumber": 3, "ply": 4, "movenumber": 3, "wtm": True, "san": "Nf6", "white": "a", "black": "b",
-                "result": "*", "date": "?"},
+                "result": "*", "date": "1972.07.??"},
                {"gamenumber": 3, "ply": 5, "movenumber": 3, "wtm": False, "san": "Bc4", "white": "a", "black": "b",
-                "result": "*", "date": "?"}]
-    assert game_rows(records) == [{"gamenumber": 3, "white": "a", "black": "b", "result": "*", "date": "?",
-                                   "first_match": "2... Nf6", "positions": 2}]
+                "result": "*", "date": "1972.07.??"},
+               {"gamenumber": 1, "ply": 0, "movenumber": 1, "wtm": True, "san": None, "white": "c", "black": "d",
+                "result": "1-0", "date": "????.??.??"}]
+    assert game_rows(records) == [
+        {"gamenumber": 3, "white": "a", "black": "b", "result": "*", "date": "1972.07.??", "year": "1972",
+         "first_match": "2... Nf6", "positions": 2},
+        {"gamenumber": 1, "white": "c", "black": "d", "result": "1-0", "date": "????.??.??", "year": None,
+         "first_match": "start", "positions": 1}]
 
 
 def _query(db: Path, *args: str):

@@ -19,9 +19,11 @@ _SQUARE = "CASE WHEN p.{0} IS NULL THEN NULL ELSE chr(97 + p.{0} % 8) || chr(49 
 
 
 def match_records(con: duckdb.DuckDBPyConnection, matches: dict[int, list[int]]) -> list[dict]:
-    """Records of the matching positions, in gamenumber and positionid order."""
+    """Records of the matching positions: games in the order of ``matches`` (gamenumber, or the
+    query's sort values), positions in positionid order."""
     pairs = pa.table({"gamenumber": pa.array([g for g, ids in matches.items() for _ in ids], pa.int32()),
-                      "positionid": pa.array([i for ids in matches.values() for i in ids], pa.int32())})
+                      "positionid": pa.array([i for ids in matches.values() for i in ids], pa.int32()),
+                      "rank": pa.array([r for r, ids in enumerate(matches.values()) for _ in ids], pa.int32())})
     con.register("_matches", pairs)
     try:
         cursor = con.execute(
@@ -29,7 +31,7 @@ def match_records(con: duckdb.DuckDBPyConnection, matches: dict[int, list[int]])
             f"g.result, g.event, g.site, g.date, g.eco, {_SQUARE.format('move_from')}, {_SQUARE.format('move_to')} "
             "FROM _matches m "
             "JOIN positions p ON p.gamenumber = m.gamenumber AND p.positionid = m.positionid "
-            "JOIN games g ON g.gamenumber = p.gamenumber ORDER BY p.gamenumber, p.positionid")
+            "JOIN games g ON g.gamenumber = p.gamenumber ORDER BY m.rank, p.positionid")
         rows = cursor.fetchall()
     except duckdb.CatalogException:
         raise DatabaseError("this index predates the fen macro; rebuild it with cqlindex build") from None
@@ -53,6 +55,13 @@ def game_rows(records: list[dict]) -> list[dict]:
                 first = f"{record['movenumber']}. {record['san']}"
             games[record["gamenumber"]] = game = {
                 "gamenumber": record["gamenumber"], "white": record["white"], "black": record["black"],
-                "result": record["result"], "date": record["date"], "first_match": first, "positions": 0}
+                "result": record["result"], "date": record["date"], "year": _year(record["date"]),
+                "first_match": first, "positions": 0}
         game["positions"] += 1
     return list(games.values())
+
+
+def _year(date: str | None) -> str | None:
+    """The year of a PGN date ('1972.07.??' -> '1972'); None when it is unknown ('????')."""
+    year = (date or "")[:4]
+    return year if year.isdigit() else None
