@@ -17,6 +17,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 from rich.table import Table
+from typer.core import TyperCommand
 
 from cqlindex.errors import CqlError, CqlindexError
 
@@ -198,142 +199,271 @@ def sql(
         _stderr().print(f"{len(rows):,} rows", highlight=False)
 
 
+@app.command()
+def export(
+    db: Annotated[Path, typer.Argument(help="A database written by cqlindex build.")],
+    directory: Annotated[Path, typer.Argument(
+        help="An empty or new directory: one Parquet file per table, schema.sql and load.sql.")],
+) -> None:
+    """Write the index as Parquet, for Spark, Trino or any engine that reads it (see query --explain --dialect)."""
+    from cqlindex.store.database import connect
+    from cqlindex.store.export import export_parquet
+
+    def work() -> dict[str, int]:
+        con = connect(db)
+        try:
+            return export_parquet(con, directory)
+        finally:
+            con.close()
+
+    counts = _guard(work)
+    _stderr().print(f"{directory}: " + ", ".join(f"{table} {rows:,} rows" for table, rows in counts.items()))
+
+
 class QueryFormat(str, Enum):
     summary = "summary"
-    pgn = "pgn"
     table = "table"
+    pgn = "pgn"
+    html = "html"
     json = "json"
     ndjson = "ndjson"
     csv = "csv"
     count = "count"
 
 
-@app.command()
+#: The format a file name asks for when --format is not given.
+_SUFFIX_FORMATS = {".pgn": QueryFormat.pgn, ".html": QueryFormat.html, ".htm": QueryFormat.html,
+                   ".json": QueryFormat.json, ".ndjson": QueryFormat.ndjson, ".jsonl": QueryFormat.ndjson,
+                   ".csv": QueryFormat.csv}
+
+
+class CqlStyleCommand(TyperCommand):
+    """A command that also takes the reference CQL engine's one-dash options (see cqlindex.cql_options)."""
+
+    def parse_args(self, ctx, args: list[str]) -> list[str]:
+        from cqlindex.cql_options import normalize
+
+        try:
+            args = normalize(args)
+        except CqlindexError as error:
+            _stderr().print(f"cqlindex: {error}", highlight=False)
+            raise typer.Exit(error.exit_code) from None
+        return super().parse_args(ctx, args)
+
+
+@app.command(cls=CqlStyleCommand)
 def query(
-    db: Annotated[Path, typer.Argument(help="A database written by cqlindex build.")],
-    cql: Annotated[str | None, typer.Argument(help="CQL filters, e.g. 'flip {Ka1 kh8}'.")] = None,
+    db: Annotated[Path | None, typer.Argument(
+        help="The index (cqlindex build), or a PGN file whose index was built beside it or here.",
+        show_default=False)] = None,
+    cql: Annotated[str | None, typer.Argument(
+        help="CQL filters, e.g. 'flip {Ka1 kh8}', or a .cql file.", show_default=False)] = None,
+    input: Annotated[Path | None, typer.Option(
+        "-i", "--input", help="The index or PGN file, as CQL's -i (then the only argument is the query).",
+        show_default=False)] = None,
     file: Annotated[Path | None, typer.Option("-f", "--file", help="Read the query from a .cql file.")] = None,
+    append: Annotated[list[str] | None, typer.Option(
+        "--cql", help="Filters appended to the query's body (CQL's -cql); may be repeated.",
+        show_default=False)] = None,
+    flipcolor: Annotated[bool, typer.Option("--flipcolor", help="Wrap the body in flipcolor { } (CQL's -flipcolor).")
+                         ] = False,
+    flip: Annotated[bool, typer.Option("--flip", help="Wrap the body in flip { } (CQL's -flip).")] = False,
+    shift: Annotated[bool, typer.Option("--shift", help="Wrap the body in shift { } (CQL's -shift).")] = False,
     variations: Annotated[bool | None, typer.Option(
-        "--variations/--mainline", help="Search variations too (CQL's default: the main line only).")] = None,
+        "--variations/--mainline", help="Search variations too (CQL's default: the main line only).",
+        show_default=False)] = None,
+    gamenumber: Annotated[str | None, typer.Option(
+        "-g", "--gamenumber", help="Only games A, or A to B: A or A-B (CQL's -gamenumber A [B]).",
+        show_default=False)] = None,
+    matchcount: Annotated[str | None, typer.Option(
+        "--matchcount", help="A game matches when its number of matching positions is at least A, or between A "
+                             "and B: A or A-B (CQL's -matchcount A [B]).", show_default=False)] = None,
     engine: Annotated[Engine, typer.Option(
         help="sql: SQL decides what it can, Python the rest; python: the reference evaluator on every game.")
     ] = Engine.sql,
     explain: Annotated[bool, typer.Option(
         "--explain", help="Print the SQL and which filters SQL decides, instead of running the query.")] = False,
+    dialect: Annotated[str, typer.Option(
+        "--dialect", help="With --explain: the SQL for this engine (any sqlglot dialect: spark, trino, bigquery, "
+                          "...), to run on the tables cqlindex export writes.")] = "duckdb",
     format: Annotated[QueryFormat | None, typer.Option(
-        "--format", help="summary (game numbers; the default), pgn (the matching games, matches marked with a "
-                         "comment as CQL does; the default for -o FILE.pgn), table (one row per game), json, "
-                         "ndjson or csv (one record per matching position: ids, ply, move, SAN, FEN, game tags), "
-                         "count.")
+        "--format", help="table (one row per game; the default on a terminal), summary (the game numbers), pgn "
+                         "(the matching games, matches marked with a comment as CQL does), html (a page of "
+                         "board diagrams), json, ndjson or csv (one record per matching position: ids, ply, move, "
+                         "SAN, FEN, game tags), count. With -o, the file's suffix chooses (.pgn, .html, .json, "
+                         ".ndjson, .csv).", show_default=False)
     ] = None,
-    matchstring: Annotated[str, typer.Option(
-        "--matchstring", help="The comment that marks a matching position in PGN output.")] = "CQL",
+    matchstring: Annotated[str | None, typer.Option(
+        "--matchstring", help="The comment that marks a matching position in PGN output (default: the query's "
+                              "matchstring, else CQL).", show_default=False)] = None,
+    silent: Annotated[bool, typer.Option(
+        "--silent", help="PGN output adds nothing to the games: no header comment, no match string (CQL's silent).")
+    ] = False,
     quiet: Annotated[bool, typer.Option(
-        "--quiet", help="PGN output without the 'Game number N' comment.")] = False,
+        "--quiet", help="CQL's quiet: no generated comments but the header and the match string (cqlindex "
+                        "generates no others); the summary line is left out too.")] = False,
+    showmatches: Annotated[bool, typer.Option(
+        "--showmatches", help="Print <N> for each matching game, as CQL's -showmatches does.")] = False,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most this many matching games.")] = None,
-    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write the result to this file.")] = None,
+    boards: Annotated[int, typer.Option(
+        "--boards", min=1, help="HTML output: at most this many boards per game.")] = 12,
+    output: Annotated[Path | None, typer.Option(
+        "-o", "--output", help="Write the result to this file (CQL's -o; the query's output parameter otherwise).",
+        show_default=False)] = None,
 ) -> None:
-    """Find the positions that match a CQL query."""
-    from cqlindex.errors import InputError
+    """Find the positions that match a CQL query.
+
+    Takes the reference CQL engine's options too: -i, -o, -variations, -mainline, -gamenumber A [B],
+    -matchcount A [B], -matchstring, -silent, -quiet, -cql, -flipcolor, -flip, -shift, -showmatches.
+    """
+    from cqlindex.cql_options import compose, parse_range
     from cqlindex.exec.run import plan_for, run
     from cqlindex.plan.planner import explain as explain_plan
 
-    if (cql is None) == (file is None):
-        _stderr().print("cqlindex: give a query or -f FILE.cql (one of them)")
+    if input is not None:
+        if cql is not None:
+            _stderr().print("cqlindex: with -i DB give only the query (or -f FILE.cql)")
+            raise typer.Exit(2)
+        db, cql = input, None if db is None else str(db)
+    if db is None:
+        _stderr().print("cqlindex: which index? cqlindex query DB QUERY (or -i DB QUERY)")
         raise typer.Exit(2)
+    if cql is not None and file is None and cql.endswith(".cql") and Path(cql).is_file():
+        cql, file = None, Path(cql)  # CQL's habit: the query is a file
+    if cql is not None and file is not None:
+        _stderr().print("cqlindex: give a query or -f FILE.cql, not both")
+        raise typer.Exit(2)
+    if cql is None and file is None and not append:
+        _stderr().print("cqlindex: give a query, -f FILE.cql or --cql FILTERS")
+        raise typer.Exit(2)
+    wrap = [name for name, on in (("flipcolor", flipcolor), ("flip", flip), ("shift", shift)) if on]
 
-    def read() -> tuple[str, str]:
-        if file is None:
-            return cql, "<query>"
-        try:
-            return file.read_text(encoding="utf-8"), str(file)
-        except OSError as error:
-            raise InputError(f"{file}: cannot read ({error.strerror})") from None
-        except UnicodeDecodeError as error:
-            raise InputError(f"{file}: not UTF-8 text (byte {error.start}); save the query as UTF-8") from None
+    def prepare() -> tuple[Path, str, str, tuple | None, tuple | None]:
+        index = _find_index(db)
+        if file is not None:
+            text, source = _read_query(file), str(file)
+        else:
+            text, source = cql or "", "<query>"
+        text = compose(text, source, append=append or (), wrap=wrap)
+        games = parse_range(gamenumber, "--gamenumber", open_ended=False) if gamenumber else None
+        count = parse_range(matchcount, "--matchcount", open_ended=True) if matchcount else None
+        return index, text, source, games, count
 
+    index, text, source, games, count = _guard(prepare)
     if explain:
-        def describe() -> str:
-            text, source = read()
-            return explain_plan(plan_for(db, text, variations=variations, source=source))
-
-        typer.echo(_guard(describe))
+        typer.echo(_guard(lambda: explain_plan(plan_for(index, text, variations=variations, source=source,
+                                                          gamenumbers=games), dialect=dialect)))
         return
-
-    def work():
-        text, source = read()
-        return run(db, text, variations=variations, source=source, engine=engine.value)
-
-    result = _guard(work)
+    result = _guard(lambda: run(index, text, variations=variations, source=source, gamenumbers=games,
+                                matchcount=count, engine=engine.value))
+    header = result.query.header
     # CQL's closing line ('N matches of M games'), counted before --limit cuts the output.
     summary = (f"{len(result.matches)} matches of {result.games_examined} games in {result.seconds:.2f} seconds "
                f"({result.positions} matching positions)")
     if limit:
         result.matches = dict(list(result.matches.items())[:limit])
+    if output is None and header.output:
+        output = Path(header.output)
     if format is None:
-        format = QueryFormat.pgn if output is not None and output.suffix.lower() == ".pgn" else QueryFormat.summary
-    _guard(lambda: _write_matches(db, result, format, output, matchstring, quiet))
-    _stderr().print(summary, highlight=False)
+        if output is not None:
+            format = _SUFFIX_FORMATS.get(output.suffix.lower(), QueryFormat.summary)
+        else:
+            format = QueryFormat.table if sys.stdout.isatty() else QueryFormat.summary
+    if showmatches:
+        for number in result.matches:
+            typer.echo(f"<{number}>")
+    options = {"matchstring": matchstring or header.matchstring or "CQL", "silent": silent or header.silent,
+               "boards": boards, "summary": summary}
+    _guard(lambda: _write_matches(index, result, format, output, options))
+    if not (quiet or header.quiet):
+        # On stdout when the result went to a file, as CQL prints it (tools read it there).
+        (Console(highlight=False, soft_wrap=True) if output is not None else _stderr()).print(summary)
 
 
-def _write_matches(db: Path, result, format: QueryFormat, output: Path | None, matchstring: str,
-                   quiet: bool) -> None:
+def _read_query(file: Path) -> str:
+    from cqlindex.errors import InputError
+
+    try:
+        return file.read_text(encoding="utf-8")
+    except OSError as error:
+        raise InputError(f"{file}: cannot read ({error.strerror})") from None
+    except UnicodeDecodeError as error:
+        raise InputError(f"{file}: not UTF-8 text (byte {error.start}); save the query as UTF-8") from None
+
+
+_PGN_SUFFIXES = (".pgn", ".pgn.gz", ".pgn.bz2", ".pgn.zst")
+
+
+def _find_index(db: Path) -> Path:
+    """``db`` itself, or for a PGN file the index ``cqlindex build`` writes for it (here or beside it)."""
+    from cqlindex.errors import InputError
+
+    if not db.name.lower().endswith(_PGN_SUFFIXES):
+        return db
+    name = _default_output(str(db))
+    for candidate in (name, db.parent / name):
+        if candidate.is_file():
+            return candidate
+    raise InputError(f"{db} is a PGN file and has no index yet; build one with: cqlindex build {db} "
+                     f"(it writes {name})")
+
+
+def _write_matches(db: Path, result, format: QueryFormat, output: Path | None, options: dict) -> None:
     from cqlindex.errors import OutputError
     from cqlindex.output.records import FIELDS, game_rows, match_records
     from cqlindex.store.database import connect
 
     matches = result.matches
-    if format in (QueryFormat.summary, QueryFormat.count, QueryFormat.pgn):
-        records: list[dict] = []
-    else:
-        con = connect(db)
+    con = connect(db)
+    try:
+        records = [] if format in (QueryFormat.summary, QueryFormat.count, QueryFormat.pgn) else \
+            match_records(con, matches)
         try:
-            records = match_records(con, matches)
-        finally:
-            con.close()
-    try:
-        handle = output.open("w", encoding="utf-8", newline="") if output else None
-    except OSError as error:
-        raise OutputError(f"{output}: cannot write ({error.strerror})") from None
-    stream = handle or sys.stdout
-    try:
-        if format is QueryFormat.pgn:
-            from cqlindex.output.pgn import write_pgn
+            handle = output.open("w", encoding="utf-8", newline="") if output else None
+        except OSError as error:
+            raise OutputError(f"{output}: cannot write ({error.strerror})") from None
+        stream = handle or sys.stdout
+        try:
+            if format is QueryFormat.pgn:
+                from cqlindex.output.pgn import write_pgn
 
-            con = connect(db)
-            try:
-                written = write_pgn(con, result, stream, matchstring=matchstring, variations=result.variations,
-                                    quiet=quiet)
-            finally:
-                con.close()
-            if written.rebuilt:
-                _stderr().print(f"cqlindex: {len(written.rebuilt)} games were rebuilt from the index (their PGN "
-                                "source is missing or changed)")
-        elif format is QueryFormat.summary:
-            if matches:
-                print(" ".join(str(g) for g in matches), file=stream)
-        elif format is QueryFormat.count:
-            print(f"{len(matches)} games {sum(len(ids) for ids in matches.values())} positions", file=stream)
-        elif format is QueryFormat.ndjson:
-            for record in records:
-                print(json.dumps(record, ensure_ascii=False), file=stream)
-        elif format is QueryFormat.json:
-            json.dump(records, stream, ensure_ascii=False, indent=1)
-            print(file=stream)
-        elif format is QueryFormat.csv:
-            writer = csv.DictWriter(stream, fieldnames=FIELDS, lineterminator="\n")
-            writer.writeheader()
-            writer.writerows(records)
-        else:
-            table = Table("game", "white", "black", "result", "date", "first match", "positions")
-            for game in game_rows(records):
-                table.add_row(str(game["gamenumber"]), game["white"] or "", game["black"] or "", game["result"] or "",
-                              game["date"] or "", game["first_match"], str(game["positions"]))
-            Console(file=stream, highlight=False, width=None if handle is None else 200).print(table)
+                written = write_pgn(con, result, stream, matchstring=options["matchstring"],
+                                    variations=result.variations, silent=options["silent"])
+                if written.rebuilt:
+                    _stderr().print(f"cqlindex: {len(written.rebuilt)} games were rebuilt from the index (their "
+                                    "PGN source is missing or changed)")
+            elif format is QueryFormat.html:
+                from cqlindex.output.html import write_html
+
+                write_html(records, stream, query=result.query.text, summary=options["summary"],
+                           boards_per_game=options["boards"])
+            elif format is QueryFormat.summary:
+                if matches:
+                    print(" ".join(str(g) for g in matches), file=stream)
+            elif format is QueryFormat.count:
+                print(f"{len(matches)} games {sum(len(ids) for ids in matches.values())} positions", file=stream)
+            elif format is QueryFormat.ndjson:
+                for record in records:
+                    print(json.dumps(record, ensure_ascii=False), file=stream)
+            elif format is QueryFormat.json:
+                json.dump(records, stream, ensure_ascii=False, indent=1)
+                print(file=stream)
+            elif format is QueryFormat.csv:
+                writer = csv.DictWriter(stream, fieldnames=FIELDS, lineterminator="\n")
+                writer.writeheader()
+                writer.writerows(records)
+            else:
+                table = Table("game", "white", "black", "result", "year", "first match", "positions")
+                for game in game_rows(records):
+                    table.add_row(str(game["gamenumber"]), game["white"] or "", game["black"] or "",
+                                  game["result"] or "", game["year"] or "", game["first_match"], str(game["positions"]))
+                Console(file=stream, highlight=False, width=None if handle is None else 200).print(table)
+        finally:
+            if handle:
+                handle.close()
+            sys.stdout.flush()  # before the summary line on stderr
     finally:
-        if handle:
-            handle.close()
-        sys.stdout.flush()  # before the summary line on stderr
+        con.close()
 
 
 def main() -> None:

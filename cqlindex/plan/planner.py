@@ -12,8 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect, Dialects
 
 from cqlindex.cql import ast
+from cqlindex.errors import InputError
 from cqlindex.plan import sql as S
 from cqlindex.plan.compile import Compiler, Row, needs_tree
 
@@ -86,9 +88,14 @@ def plan(query: ast.Query, variations: bool, *, chess960: bool = True, attack_ma
                 tuple(verdicts), tuple(compiler.prefilters))
 
 
-def explain(p: Plan) -> str:
-    """The SQL, then each filter of the body with where it is decided."""
-    lines = ["-- candidate positions (DuckDB SQL)", p.select.sql(dialect="duckdb", pretty=True), ""]
+def explain(p: Plan, dialect: str = "duckdb") -> str:
+    """The SQL (in ``dialect``, for the same tables elsewhere), then each filter of the body with where it is decided."""
+    try:
+        Dialect.get_or_raise(dialect)
+    except ValueError:
+        raise InputError(f"unknown SQL dialect {dialect!r} (sqlglot knows: "
+                         f"{', '.join(sorted(d.value for d in Dialects if d.value))})") from None
+    lines = [f"-- candidate positions ({dialect} SQL)", p.select.sql(dialect=dialect, pretty=True), ""]
     if p.exact:
         lines.append("Every filter is decided in SQL: the rows above are the matches, no Python per position.")
     else:

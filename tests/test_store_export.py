@@ -1,0 +1,85 @@
+"""The index as Parquet: the planner's SQL over the exported files finds what it finds in the index."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from cqlindex.cli import app
+from cqlindex.errors import OutputError
+from cqlindex.exec.run import plan_for, run
+from cqlindex.store.database import connect
+from cqlindex.store.export import export_parquet
+
+SAMPLE = Path(__file__).resolve().parents[1] / "samples" / "gnuchess-300.pgn"
+# Queries whose plan is exact: the SQL alone gives the matches, so running it elsewhere is the whole query.
+EXACT = ["check", "flip {Kg1 kg8}", "Q == 0 and R > 1", "move from K to g1", "child: check"]
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory) -> tuple[Path, Path]:
+    from cqlindex.ingest.pipeline import build
+
+    root = tmp_path_factory.mktemp("export")
+    db = root / "games.duckdb"
+    build([str(SAMPLE)], db, workers=1)
+    con = connect(db)
+    try:
+        counts = export_parquet(con, root / "parquet")
+    finally:
+        con.close()
+    assert counts["games"] == 300 and counts["positions"] > 20000
+    return db, root / "parquet"
+
+
+@pytest.mark.parametrize("text", EXACT)
+def test_the_plan_runs_on_the_parquet_files(exported, text: str) -> None:
+    db, directory = exported
+    plan = plan_for(db, text)
+    assert plan.exact, text
+    con = duckdb.connect()
+    for table in ("games", "positions"):
+        path = str(directory / f"{table}.parquet").replace("'", "''")
+        con.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet('{path}')")
+    rows = con.execute(plan.sql).fetchall()
+    expected = run(db, text).matches
+    assert rows and rows == [(g, p) for g, ids in expected.items() for p in ids]
+
+
+def test_import_database_rebuilds_the_index(exported, tmp_path: Path) -> None:
+    db, directory = exported
+    copy = duckdb.connect(str(tmp_path / "copy.duckdb"))
+    copy.execute(f"IMPORT DATABASE '{directory}'")
+    copy.close()
+    assert run(tmp_path / "copy.duckdb", "check").matches == run(db, "check").matches
+    con = connect(tmp_path / "copy.duckdb")  # the macros came back, in working order
+    assert con.execute("SELECT fen(p) FROM positions p WHERE positionid = 0 LIMIT 1").fetchone()[0].startswith("rnbqkbnr/")
+
+
+def test_export_refuses_a_directory_with_files(exported, tmp_path: Path) -> None:
+    db, _ = exported
+    (tmp_path / "old.txt").write_text("keep me")
+    con = connect(db)
+    with pytest.raises(OutputError, match="not an empty directory"):
+        export_parquet(con, tmp_path)
+    assert (tmp_path / "old.txt").read_text() == "keep me"
+
+
+def test_export_command(exported, tmp_path: Path) -> None:
+    db, _ = exported
+    result = CliRunner().invoke(app, ["export", str(db), str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert "positions 24,369 rows" in result.output
+    assert (tmp_path / "out" / "positions.parquet").stat().st_size > 100_000
+
+
+def test_explain_in_another_dialect(exported) -> None:
+    db, _ = exported
+    result = CliRunner().invoke(app, ["query", str(db), "flip {Ka1 kh8}", "--explain", "--dialect", "spark"])
+    assert result.exit_code == 0, result.output
+    assert "(spark SQL)" in result.output and "FROM positions" in result.output
+    bad = CliRunner().invoke(app, ["query", str(db), "check", "--explain", "--dialect", "nosuch"])
+    assert bad.exit_code != 0 and "unknown SQL dialect" in bad.output and "Traceback" not in bad.output
