@@ -1,13 +1,28 @@
-"""The HTML report: one board per shown match, nothing unescaped, nothing fetched.
+"""The HTML report: one board per shown match, nothing unescaped, nothing fetched, and it renders.
 
 Pages are read back with ``html.parser`` by a small checker that also requires every tag to
-be closed in order, so the tests look at the page's structure rather than at strings.
+be closed in order, so the tests look at the page's structure rather than at strings. The last
+tests load a real query's page in headless Chromium (file://, no server) and keep its screenshot
+as a CI artifact.
+
+What Chromium's log can tell: with ``--enable-logging=stderr`` every console message and uncaught
+exception appears as a ``CONSOLE`` line (whatever its level), while the rest of stderr is the
+browser's own noise (D-Bus, GPU) and is not the page's fault. A failed load of an image or style
+sheet is not logged at all, so the page is instead checked to reference nothing but its own
+fragments; a page that fetches nothing cannot fail to fetch. A control page with a deliberate
+error proves the log scan still sees console messages in the installed Chromium.
 """
 
 from __future__ import annotations
 
 import io
+import os
 import re
+import shutil
+import signal
+import struct
+import subprocess
+import tempfile
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -238,3 +253,79 @@ def test_a_real_query_end_to_end(report) -> None:
     for number, game in per_game.items():
         assert f"Game {number}" in text and f"{game[0]['white']} – {game[0]['black']}" in text
 
+
+# Headless Chromium
+
+BROWSERS = ("chromium", "chromium-browser", "google-chrome")
+FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--enable-logging=stderr", "--v=0")
+CONSOLE = re.compile(r":CONSOLE\b.*")
+PNG = b"\x89PNG\r\n\x1a\n"
+WINDOW = (1280, 2000)
+TIMEOUT = 120  # seconds; a load takes about one
+
+
+@pytest.fixture(scope="module")
+def browser() -> str:
+    for name in BROWSERS:
+        if path := shutil.which(name):
+            return path
+    message = f"no headless browser on PATH (looked for {', '.join(BROWSERS)}); install Debian's chromium"
+    if os.environ.get("CI") == "true":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def load(browser: str, page: Path, profile: Path, screenshot: Path) -> tuple[str, list[str]]:
+    """The DOM after the page loaded, and the console lines Chromium logged meanwhile.
+
+    One run does both: the DOM is dumped and the screenshot taken once the page has loaded.
+    Chromium runs in a session of its own so that a hung run can be ended with all its helpers.
+    """
+    profile.mkdir()
+    process = subprocess.Popen(
+        [browser, *FLAGS, f"--user-data-dir={profile}", "--dump-dom", f"--screenshot={screenshot}",
+         f"--window-size={WINDOW[0]},{WINDOW[1]}", page.resolve().as_uri()],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True)
+    try:
+        dom, log = process.communicate(timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        pytest.fail(f"{browser} did not finish loading {page} in {TIMEOUT} s")
+    assert process.returncode == 0, log
+    return dom, [m.group(0) for m in CONSOLE.finditer(log)]
+
+
+def artifacts() -> Path:
+    folder = Path(os.environ.get("CQLINDEX_ARTIFACTS") or Path(tempfile.gettempdir()) / "cqlindex-artifacts")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def test_the_console_scan_sees_errors(browser, tmp_path) -> None:
+    control = tmp_path / "control.html"
+    control.write_text('<!DOCTYPE html><html><head><meta charset="utf-8"><title>control</title></head><body>'
+                       '<script>console.error("deliberate"); undefinedName();</script></body></html>')
+    _, console = load(browser, control, tmp_path / "profile", tmp_path / "control.png")
+    assert any("deliberate" in line for line in console), console
+    assert any("undefinedName is not defined" in line for line in console), console
+
+
+def test_chromium_renders_every_board(browser, report, tmp_path) -> None:
+    path, _, boards = report
+    folder = artifacts()
+    shutil.copy(path, folder / "report.html")
+    screenshot = folder / "report.png"
+    screenshot.unlink(missing_ok=True)
+    dom, console = load(browser, path, tmp_path / "profile", screenshot)
+    assert console == []
+    page = page_of(dom)
+    assert len(page.figures) == boards > 0
+    assert all(f["svgs"] == 1 for f in page.figures)
+    data = screenshot.read_bytes()
+    assert data[:8] == PNG and data[12:16] == b"IHDR"
+    assert struct.unpack(">II", data[16:24]) == WINDOW
+    # A page of a few lines of text makes about 15 kB at this size; these boards about 250 kB.
+    assert len(data) > 50_000, f"{len(data)} bytes: a blank page?"
