@@ -42,7 +42,7 @@ h2 { font-size: 1.2rem; margin: 0; }
 pre.query { background: #f6f8fa; border: 1px solid #d0d7de; border-radius: 6px; padding: .6rem .8rem;
             margin: .5rem 0; white-space: pre-wrap; font-size: .95rem; }
 p.summary { margin: .5rem 0 0; color: #57606a; }
-section.game { margin: 0 0 2rem; break-inside: auto; }
+section.game { margin: 0 0 2rem; }
 .game-head { display: flex; flex-wrap: wrap; align-items: baseline; gap: .25rem 1rem;
              border-bottom: 1px solid #d0d7de; padding-bottom: .3rem; margin-bottom: .75rem; }
 .number { color: #57606a; font-weight: normal; }
@@ -60,7 +60,6 @@ p.more, p.empty { color: #57606a; font-style: italic; }
 @media print {
   body { margin: 0; max-width: none; }
   .boards { grid-template-columns: repeat(3, 1fr); }
-  section.game { break-before: auto; }
   .game-head { break-after: avoid; }
 }
 """
