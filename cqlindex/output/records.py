@@ -40,23 +40,29 @@ def match_records(con: duckdb.DuckDBPyConnection, matches: dict[int, list[int]])
     return [dict(zip(FIELDS, row)) for row in rows]
 
 
+def move_label(record: dict) -> str:
+    """The move that led to the record's position as a score sheet writes it (``23. Qxf7#``, ``23... Kh8``).
+
+    Empty at a start position. The position after White's move has Black to move and still
+    White's move number, so a White-to-move position was reached by Black's move of the number before.
+    """
+    if not record["san"]:
+        return ""
+    if record["wtm"]:
+        return f"{record['movenumber'] - 1}... {record['san']}"
+    return f"{record['movenumber']}. {record['san']}"
+
+
 def game_rows(records: list[dict]) -> list[dict]:
     """Per matching game: players, result, year, the first matching move and how many positions matched."""
     games: dict[int, dict] = {}
     for record in records:
         game = games.get(record["gamenumber"])
         if game is None:
-            # The position after White's move has Black to move and the same move number.
-            if not record["san"]:
-                first = "start"
-            elif record["wtm"]:
-                first = f"{record['movenumber'] - 1}... {record['san']}"
-            else:
-                first = f"{record['movenumber']}. {record['san']}"
             games[record["gamenumber"]] = game = {
                 "gamenumber": record["gamenumber"], "white": record["white"], "black": record["black"],
                 "result": record["result"], "date": record["date"], "year": _year(record["date"]),
-                "first_match": first, "positions": 0}
+                "first_match": move_label(record) or "start", "positions": 0}
         game["positions"] += 1
     return list(games.values())
 
