@@ -375,7 +375,7 @@ def query(
     options = {"matchstring": matchstring or header.matchstring or "CQL", "silent": silent or header.silent,
                "boards": boards, "summary": summary}
     _guard(lambda: _write_matches(index, result, format, output, options))
-    if not (quiet or header.quiet):
+    if not quiet:
         # On stdout when the result went to a file, as CQL prints it (tools read it there).
         (Console(highlight=False, soft_wrap=True) if output is not None else _stderr()).print(summary)
 

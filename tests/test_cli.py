@@ -303,7 +303,7 @@ def test_bad_option_values_are_usage_errors(args: list[str]) -> None:
 def test_every_command_and_option_has_help() -> None:
     group = typer.main.get_command(app)
     assert (group.help or "").strip()
-    assert set(group.commands) == {"build", "info", "sql", "query"}
+    assert set(group.commands) == {"build", "info", "sql", "query", "export"}
     missing = []
     for name, command in group.commands.items():
         if not (command.help or "").strip():
@@ -314,7 +314,17 @@ def test_every_command_and_option_has_help() -> None:
     assert not missing, f"no help text: {missing}"
 
 
-@pytest.mark.parametrize("command", [[], ["build"], ["info"], ["sql"]])
+def test_every_option_is_used_by_some_test() -> None:
+    """Each option of each command is invoked somewhere in the tests, in one of its spellings."""
+    group = typer.main.get_command(app)
+    tests = "".join(path.read_text(encoding="utf-8") for path in Path(__file__).parent.glob("test_*.py"))
+    unused = [f"{name} {param.opts[0]}" for name, command in group.commands.items() for param in command.params
+              if param.opts[0].startswith("-")
+              and not any(f'"{spelling}"' in tests for spelling in (*param.opts, *param.secondary_opts))]
+    assert not unused, f"options no test uses: {unused}"
+
+
+@pytest.mark.parametrize("command", [[], ["build"], ["info"], ["sql"], ["query"], ["export"]])
 def test_help_output(command: list[str]) -> None:
     result = invoke(*command, "--help")
     assert_ok(result)

@@ -128,6 +128,7 @@ EQUIVALENT = [
     (["-flipcolor", "Kg1"], "flipcolor {Kg1}", {}),
     (["-flip", "Ka1"], "flip {Ka1}", {}),
     (["-shift", "Pa2 Pb3"], "shift {Pa2 Pb3}", {}),
+    (["--flip", "--shift", "Ka1"], "shift {flip {Ka1}}", {}),
     (["-flipcolor", "-cql", "check", "Q == 0"], "flipcolor {Q == 0 check}", {}),
     (["-Variations", "-GameNumber", "5", "90", "check"], "check", {"variations": True, "gamenumbers": (5, 90)}),
 ]

@@ -85,6 +85,31 @@ def test_formats_agree(build_db, tmp_path: Path) -> None:
     out = tmp_path / "m.ndjson"
     _query(db, "--format", "ndjson", "-o", str(out))
     assert [json.loads(line) for line in out.read_text().splitlines()] == ndjson
+    # the suffix of -o picks the format when --format is not given
+    for suffix, parse in ((".json", json.loads), (".jsonl", lambda t: [json.loads(x) for x in t.splitlines()])):
+        _query(db, "-o", str(tmp_path / f"m{suffix}"))
+        assert parse((tmp_path / f"m{suffix}").read_text()) == ndjson
+    _query(db, "-o", str(tmp_path / "m.csv"))
+    assert list(csv.DictReader((tmp_path / "m.csv").open())) == rows
+    # html: a board per matching position, at most --boards per game
+    page = tmp_path / "m.html"
+    _query(db, "-o", str(page), "--boards", "1")
+    assert page.read_text().count('<figure class="board"') == len(expected)
+    _query(db, "--format", "html", "-o", str(page))
+    assert page.read_text().count('<figure class="board"') == sum(min(len(ids), 12) for ids in expected.values())
+
+
+def test_sorted_output_in_every_format(build_db) -> None:
+    """sort puts the games in order of their values, and every format follows that order."""
+    db = build_db(LICHESS)
+    text = "sort ply mate"
+    order = list(run(db, text).matches)
+    assert order != sorted(order)
+    result = runner.invoke(app, ["query", str(db), text, "--format", "ndjson"])
+    games = list(dict.fromkeys(json.loads(line)["gamenumber"] for line in result.stdout.splitlines()))
+    assert games == order
+    summary = runner.invoke(app, ["query", str(db), text, "--format", "summary", "--limit", "2"])
+    assert summary.stdout.split() == [str(g) for g in order[:2]]
 
 
 def test_limit_keeps_the_first_games(build_db) -> None:
