@@ -17,3 +17,7 @@ echo "CQL: a queen against two rooks, for either colour (flipcolor), game number
 echo
 echo "How that query runs (--explain prints the SQL; the last lines say where each filter is decided):"
 "$VENV/bin/cqlindex" query build/sample.duckdb 'flipcolor {Q == 1 q == 0 r == 2 R == 0}' --explain | tail -2
+echo
+echo "The same query as a page of boards (open it in a browser) and as PGN with the matches marked:"
+"$VENV/bin/cqlindex" query build/sample.duckdb 'flipcolor {Q == 1 q == 0 r == 2 R == 0}' -o build/queen-vs-rooks.html
+"$VENV/bin/cqlindex" query build/sample.duckdb 'flipcolor {Q == 1 q == 0 r == 2 R == 0}' -o build/queen-vs-rooks.pgn
