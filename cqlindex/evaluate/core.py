@@ -46,6 +46,12 @@ class Evaluator:
         self.memo: dict[object, object] = {}
         #: From the planner: filter -> gamenumber -> the only positions where it can match.
         self.prefilter: dict[ast.Node, dict[int, set[int]]] = {}
+        #: Per game, the text of the ``comment`` filters, by the positionid they comment on.
+        self.comments: dict[int, list[str]] = {}
+        #: Comments made while the body is tested at one position: kept only if it matches.
+        self.pending: list[tuple[int, str]] = []
+        if any(isinstance(n, ast.Output) and n.name == "comment" for n in ast.walk(query.body)):
+            self.eval = self._eval_keeping_comments  # type: ignore[method-assign]
 
     def unsupported(self, what: str, node: ast.Node) -> CqlUnsupportedError:
         return CqlUnsupportedError(f"{what} is valid CQL that cqlindex does not evaluate yet", self.query.text,
@@ -57,6 +63,17 @@ class Evaluator:
         if handler is None:
             raise self.unsupported(f"'{type(node).__name__.lower()}'", node)
         return handler(self, node, pos)
+
+    def _eval_keeping_comments(self, node: ast.Node, pos: Position) -> object:
+        """:meth:`eval` with CQL's smart comments: what a filter that fails said is taken back."""
+        handler = _HANDLERS.get(type(node))
+        if handler is None:
+            raise self.unsupported(f"'{type(node).__name__.lower()}'", node)
+        mark = len(self.pending)
+        value = handler(self, node, pos)
+        if value is None or (type(value) is Squares and not value):
+            del self.pending[mark:]
+        return value
 
     def operands(self, left: ast.Node, right: ast.Node, pos: Position) -> tuple[object, object] | None:
         """Both operands' values, or None as soon as one does not match (the right one unevaluated)."""
@@ -84,11 +101,17 @@ class Evaluator:
         self.tree = tree
         self.sort_values = {}
         self.memo = {}
+        self.comments = {}
         out = []
         body = self.query.body
         positions = tree.positions if only is None else [tree.positions[i] for i in only]
         for pos in positions:
             self.variables = {}
+            self.pending = []
             if self.test(body, pos):
                 out.append(pos.id)
+                for target, text in self.pending:
+                    said = self.comments.setdefault(target, [])
+                    if text not in said:
+                        said.append(text)
         return out

@@ -31,6 +31,8 @@ class QueryResult:
     candidates: int | None = None  # positions the SQL planner handed to the evaluator (None: not planned)
     #: Per matching game, the best value of each sort key (see :func:`sort_keys`), None where it had none.
     sort_values: dict[int, tuple[int | None, ...]] = field(default_factory=dict)
+    #: Per matching game, the text of the query's comment filters by positionid (CQL's smart comments).
+    comments: dict[int, dict[int, list[str]]] = field(default_factory=dict)
 
     @property
     def positions(self) -> int:
@@ -42,6 +44,8 @@ class QueryResult:
         if not ids or len(ids) < low or (high is not None and len(ids) > high):
             return
         self.matches[gamenumber] = ids
+        if evaluator is not None and evaluator.comments:
+            self.comments[gamenumber] = evaluator.comments
         keys = sort_keys(self.query)
         if keys:
             found = evaluator.sort_values if evaluator is not None else {}

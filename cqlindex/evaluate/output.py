@@ -8,6 +8,8 @@ current position: the fata morgana example's ``btm`` and ``ply - source:ply`` ar
 
 from __future__ import annotations
 
+import chess
+
 from cqlindex.cql import ast
 from cqlindex.evaluate.core import Evaluator, evaluates
 from cqlindex.evaluate.values import MATCH, Squares, count
@@ -58,5 +60,30 @@ def echo(ev: Evaluator, node: ast.Echo, pos: Position) -> object:
 
 @evaluates(ast.Output)
 def output(ev: Evaluator, node: ast.Output, pos: Position) -> object:
-    """comment and message always match; what they say is for the output stage."""
+    """comment and message always match. A comment's text is kept for the position it is
+    evaluated at (the evaluator drops it again if an enclosing filter fails); a message is
+    console output in CQL, which an index query has no place for."""
+    if node.name == "comment":
+        ev.pending.append((pos.id, "".join(_text(ev, arg, pos) for arg in node.args)))
     return MATCH
+
+
+def _text(ev: Evaluator, arg: ast.Node, pos: Position) -> str:
+    """An argument of comment as CQL writes it: strings as they are, numbers, squares with their pieces."""
+    if isinstance(arg, ast.String):
+        return arg.value
+    value = ev.eval(arg, pos)
+    if value is None:
+        return "<none>"
+    if type(value) is Squares:
+        board = pos.board()
+        names = []
+        for square in chess.scan_forward(value):
+            piece = board.piece_at(square)
+            names.append((piece.symbol() if piece else "") + chess.square_name(square))
+        return ",".join(names) if names else "[]"
+    if isinstance(value, Position):
+        return f"position {value.id}"
+    if value is MATCH:
+        return "true"
+    return str(value)

@@ -112,12 +112,13 @@ def ancestors(ev: Evaluator, pos: Position) -> list[Position]:
     return out
 
 
-_IMPURE = (ast.Variable, ast.Assign, ast.Iterate, ast.Sort, ast.Echo)
+_IMPURE = (ast.Variable, ast.Assign, ast.Iterate, ast.Sort, ast.Echo, ast.Output)
 
 
 def _pure(node: ast.Node) -> bool:
-    """Whether ``node``'s verdict at a position depends on that position alone (no variables,
-    no sort values): then it can be remembered per position for the rest of the game."""
+    """Whether ``node``'s verdict at a position depends on that position alone and it has no
+    side effect (no variables, sort values or comments): then it can be remembered per position
+    for the rest of the game."""
     return not any(isinstance(inner, _IMPURE) for inner in ast.walk(node))
 
 

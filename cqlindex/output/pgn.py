@@ -26,6 +26,8 @@ after the game's own opening comment and before the match string when the start 
     { Game number 12; checks: 3 }
     1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# { CQL } 1-0
 
+The text of the query's ``comment`` filters (``///`` too) goes to the position each was
+evaluated at, before the match string; as in CQL, what a filter that failed said is dropped.
 Games come in the result's order (gamenumber, or the sort values, largest first). ``silent``
 writes the games exactly as they were, as the reference engine's ``silent`` does; ``quiet``
 only drops comments CQL generates besides the header and the match string, and cqlindex
@@ -132,7 +134,7 @@ def annotated_games(con, result, *, matchstring: str = "CQL", variations: bool,
                     values = result.sort_values.get(number, ())
                     header = "; ".join([f"Game number {number}",
                                         *(f"{label}: {'none' if v is None else v}" for label, v in zip(labels, values))])
-                    _mark(nodes, ids, header, matchstring)
+                    _mark(nodes, ids, header, matchstring, result.comments.get(number, {}))
                 ready[number] = AnnotatedGame(number, nodes[0].game(), rebuilt)
             for number in batch:
                 yield ready.pop(number)
@@ -140,13 +142,14 @@ def annotated_games(con, result, *, matchstring: str = "CQL", variations: bool,
         sources.close()
 
 
-def _mark(nodes: list[chess.pgn.GameNode], ids: list[int], header: str, matchstring: str) -> None:
+def _mark(nodes: list[chess.pgn.GameNode], ids: list[int], header: str, matchstring: str,
+          comments: dict[int, list[str]]) -> None:
+    """The header before the first move, then at each position the query's comments and the match string."""
     matched = set(ids)
     root = nodes[0]
-    root.comment = _join(root.comment, header, matchstring if 0 in matched else None)
-    for i in matched:
-        if i:
-            nodes[i].comment = _join(nodes[i].comment, matchstring)
+    root.comment = _join(root.comment, header)
+    for i in sorted(matched | set(comments)):
+        nodes[i].comment = _join(nodes[i].comment, *comments.get(i, ()), matchstring if i in matched else None)
 
 
 def _join(*parts: str | None) -> str:
