@@ -297,7 +297,7 @@ def query(
         "--matchstring", help="The comment that marks a matching position in PGN output (default: the query's "
                               "matchstring, else CQL).", show_default=False)] = None,
     silent: Annotated[bool, typer.Option(
-        "--silent", help="PGN output adds nothing to the games: no header comment, no match string (CQL's silent).")
+        "--silent", help="PGN output adds nothing to the games: no header, match string or comments (CQL's silent).")
     ] = False,
     quiet: Annotated[bool, typer.Option(
         "--quiet", help="CQL's quiet: no generated comments but the header and the match string (cqlindex "
@@ -365,10 +365,7 @@ def query(
     if output is None and header.output:
         output = Path(header.output)
     if format is None:
-        if output is not None:
-            format = _SUFFIX_FORMATS.get(output.suffix.lower(), QueryFormat.summary)
-        else:
-            format = QueryFormat.table if sys.stdout.isatty() else QueryFormat.summary
+        format = default_format(output, sys.stdout.isatty())
     if showmatches:
         for number in result.matches:
             typer.echo(f"<{number}>")
@@ -378,6 +375,13 @@ def query(
     if not quiet:
         # On stdout when the result went to a file, as CQL prints it (tools read it there).
         (Console(highlight=False, soft_wrap=True) if output is not None else _stderr()).print(summary)
+
+
+def default_format(output: Path | None, terminal: bool) -> QueryFormat:
+    """Without --format: what -o's suffix names, else a table for a person, game numbers for a pipe."""
+    if output is not None:
+        return _SUFFIX_FORMATS.get(output.suffix.lower(), QueryFormat.summary)
+    return QueryFormat.table if terminal else QueryFormat.summary
 
 
 def _read_query(file: Path) -> str:
