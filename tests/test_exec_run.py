@@ -23,7 +23,7 @@ STUDIES = "data/studies/cql6-sample.pgn"
 CASES = [
     (LICHESS, "cql(result 1-0) mate", None),
     (LICHESS, "cql(matchcount 3 4) check btm", None),
-    (LICHESS, "cql(matchcount 20) check", None),
+    (LICHESS, "cql(matchcount 9) check", None),
     (LICHESS, "cql(gamenumber 100 200) move o-o-o", None),
     (LICHESS, "flipcolor {A attacks k > 1}", None),
     (LICHESS, "Q attackedby n", None),
@@ -35,6 +35,12 @@ CASES = [
     (STUDIES, "flipcolor find {Q attacks k}", True),
     (STUDIES, "x = 2 find {#A attacks k >= x}", True),  # a body with a variable: not remembered
     (STUDIES, "find <-- {R attackedby q}", True),
+    # sort values: the last filter (candidates suffice), first (every position of a candidate game), two sorts
+    (STUDIES, "check sort ply", None),
+    (STUDIES, "sort min #[Aa] check", None),
+    (LICHESS, 'check sort "attackers" A attacks k sort min ply', None),
+    (LICHESS, "cql(sort matchcount 2 100) check btm", None),
+    (STUDIES, 'mate parent:comment("before mate")', True),
 ]
 
 
@@ -42,8 +48,11 @@ CASES = [
 def test_default_engine_equals_evaluator(build_db, dataset: str, query: str, variations: bool | None) -> None:
     db = build_db(dataset)
     expected = run(db, query, variations=variations, engine="python").matches
+    assert expected, "a case that matches nothing tests nothing"
     got = run(db, query, variations=variations)
-    assert got.matches == expected
+    assert list(got.matches.items()) == list(expected.items())  # the order too (sort)
+    evaluator = run(db, query, variations=variations, engine="python")
+    assert got.sort_values == evaluator.sort_values and got.comments == evaluator.comments
     assert got.candidates is not None and got.candidates >= got.positions
 
 

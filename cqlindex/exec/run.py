@@ -58,6 +58,22 @@ def _plan(con, query: Query, variations: bool | None, gamenumbers: tuple[int, in
     return plan(query, mode, chess960=chess960, attack_maps=maps, gamenumbers=gamenumbers)
 
 
+def sorts_beyond_candidates(query: Query) -> bool:
+    """Whether a sort value may come from a position that is not a candidate.
+
+    A sort value is the best over every position where the sort filter is evaluated, including
+    positions where the body then fails; the evaluator sees only the candidates. That is the
+    same when the one sort is the body's last filter: it is evaluated only where every filter
+    before it matched, and where it is evaluated the body matches exactly when it does, so a
+    position outside the candidates never reaches it with a value. Otherwise the candidate
+    games are evaluated at every position, as the reference engine does.
+    """
+    sorts = [key.node for key in sort_keys(query) if key.node is not None]
+    if not sorts:
+        return False
+    return len(sorts) > 1 or sorts[0] is not query.body.items[-1]
+
+
 def run(db: str | Path, text: str, *, variations: bool | None = None, source: str = "<query>",
         gamenumbers: tuple[int, int] | None = None, matchcount: tuple[int, int | None] | None = None,
         engine: Engine | str = Engine.sql) -> QueryResult:
@@ -94,9 +110,7 @@ def run(db: str | Path, text: str, *, variations: bool | None = None, source: st
                 for game, position in zip(rows.column(0).to_pylist(), rows.column(1).to_pylist()):
                     possible.setdefault(game, set()).add(position)
                 evaluator.prefilter[body] = possible
-            # A sort value is the best over every position where the sort filter is evaluated, so a
-            # sorting query visits every position of the candidate games, as the reference engine does.
-            sorting = any(key.node is not None for key in sort_keys(query))
+            sorting = sorts_beyond_candidates(query)
             trees = (load_positions(con, candidates) if p.row_local and not sorting
                      else load_games(con, candidates, variations=p.variations))
             for tree in trees:
