@@ -249,6 +249,12 @@ def test_a_real_query_end_to_end(report) -> None:
                                                                             str(record["positionid"]))
         assert figure["caption"].endswith(record["fen"]) and record["san"] in figure["caption"]
         assert len(figure["lastmove"]) == 2 and figure["check"]  # every match is a check after a move
+    # the drawings every board shares are in the page once, and every reference to one resolves
+    html_text = path.read_text(encoding="utf-8")
+    referenced = set(re.findall(r'href="#([^"]+)"', html_text)) | set(re.findall(r"url\(#([^)]+)\)", html_text))
+    assert referenced and referenced <= set(page.ids)
+    assert html_text.count('id="white-pawn"') == 1
+    assert len(html_text.encode()) / boards < 16_000  # chess.svg alone draws about 28 KB a board
     text = "".join(page.text)
     for number, game in per_game.items():
         assert f"Game {number}" in text and f"{game[0]['white']} – {game[0]['black']}" in text
