@@ -6,6 +6,8 @@
     >>> matches[0].gamenumber, matches[0].san, matches[0].fen          # doctest: +SKIP
     >>> matches.to_arrow()      # one row per matching position        # doctest: +SKIP
     >>> matches[0]              # in Jupyter: the board, last move highlighted
+    >>> matches.write_pgn("found.pgn")   # the games, matches marked as CQL does  # doctest: +SKIP
+    >>> matches.write_html("found.html") # a page of boards                      # doctest: +SKIP
 
 The CLI is a thin shell over the same calls, so a script and a terminal see the same answers.
 """
@@ -20,6 +22,7 @@ import chess
 import chess.svg
 import pyarrow as pa
 
+from cqlindex.evaluate.engine import QueryResult
 from cqlindex.output.records import FIELDS, match_records
 from cqlindex.store.database import connect
 
@@ -57,12 +60,16 @@ class Match:
 
 
 class Matches(Sequence[Match]):
-    """The matching positions of a query, in gamenumber and positionid order."""
+    """The matching positions of a query: games in output order (gamenumber, or the query's
+    ``sort`` values, largest first), positions in positionid order."""
 
-    def __init__(self, records: list[dict], games: dict[int, list[int]], seconds: float) -> None:
+    def __init__(self, records: list[dict], result: QueryResult, db: Path) -> None:
         self._matches = [Match(**r) for r in records]
-        self.games = games  #: gamenumber -> matching positionids
-        self.seconds = seconds
+        self._result = result
+        self._db = db
+        self.games = result.matches  #: gamenumber -> matching positionids, in output order
+        self.sort_values = result.sort_values  #: gamenumber -> the best value of each sort key
+        self.seconds = result.seconds
 
     def __getitem__(self, index):  # type: ignore[override]
         return self._matches[index]
@@ -85,6 +92,28 @@ class Matches(Sequence[Match]):
             raise ImportError("to_pandas needs pandas: pip install pandas") from None
         return self.to_arrow().to_pandas()
 
+    def write_pgn(self, path: str | Path, *, matchstring: str | None = None, silent: bool = False) -> int:
+        """Write the matching games to ``path`` as PGN, as CQL writes them (see :mod:`cqlindex.output.pgn`);
+        returns how many. ``matchstring`` defaults to the query's, else ``CQL``."""
+        from cqlindex.output.pgn import write_pgn
+
+        header = self._result.query.header
+        con = connect(self._db)
+        try:
+            with Path(path).open("w", encoding="utf-8") as out:
+                return write_pgn(con, self._result, out, matchstring=matchstring or header.matchstring or "CQL",
+                                 variations=self._result.variations, silent=silent or header.silent).games
+        finally:
+            con.close()
+
+    def write_html(self, path: str | Path, *, boards_per_game: int | None = 12) -> int:
+        """Write one self-contained page with a board per matching position; returns how many boards."""
+        from cqlindex.output.html import write_html
+
+        records = [{name: getattr(m, name) for name in FIELDS} for m in self._matches]
+        with Path(path).open("w", encoding="utf-8") as out:
+            return write_html(records, out, query=self._result.query.text, boards_per_game=boards_per_game)
+
 
 class Database:
     """An index opened for queries (read-only; any number may be open at once)."""
@@ -94,17 +123,23 @@ class Database:
         connect(self.path).close()  # a clear DatabaseError now rather than at the first query
 
     def query(self, cql: str, *, variations: bool | None = None, engine: str = "sql",
-              gamenumbers: tuple[int, int] | None = None) -> Matches:
-        """Run a CQL query (a body or a whole ``cql(...)`` file's text)."""
+              gamenumbers: tuple[int, int] | None = None,
+              matchcount: tuple[int, int | None] | None = None) -> Matches:
+        """Run a CQL query (a body or a whole ``cql(...)`` file's text).
+
+        ``gamenumbers`` (low, high) and ``matchcount`` (low, high or None) override the
+        query's header, as CQL's options of those names do.
+        """
         from cqlindex.exec.run import run
 
-        result = run(self.path, cql, variations=variations, engine=engine, gamenumbers=gamenumbers)
+        result = run(self.path, cql, variations=variations, engine=engine, gamenumbers=gamenumbers,
+                     matchcount=matchcount)
         con = connect(self.path)
         try:
             records = match_records(con, result.matches)
         finally:
             con.close()
-        return Matches(records, result.matches, result.seconds)
+        return Matches(records, result, self.path)
 
     def sql(self, text: str, params: list | None = None) -> pa.Table:
         """Ad-hoc read-only SQL on the documented tables, views and macros, as an Arrow table."""

@@ -39,6 +39,24 @@ def test_a_match_renders_as_a_board_with_its_last_move(db: cqlindex.Database) ->
     assert match.move_from is not None and match.move_to is not None
 
 
+def test_sorted_matches_write_pgn_and_html(db: cqlindex.Database, tmp_path: Path) -> None:
+    import chess.pgn
+
+    matches = db.query('check sort "length" ply', matchcount=(10, None))
+    expected = run(db.path, 'check sort "length" ply', matchcount=(10, None))
+    assert list(matches.games) == list(expected.matches) and matches.sort_values == expected.sort_values
+    assert list(matches.games) != sorted(matches.games)  # sorted by value, not by number
+    assert list(dict.fromkeys(m.gamenumber for m in matches)) == list(matches.games)
+    assert matches.write_pgn(tmp_path / "m.pgn", matchstring="here") == len(matches.games)
+    with (tmp_path / "m.pgn").open() as handle:
+        first = chess.pgn.read_game(handle)
+    number = next(iter(matches.games))
+    assert first.comment.startswith(f"Game number {number}; length: {matches.sort_values[number][0]}")
+    assert sum("here" in node.comment for node in first.mainline()) == len(matches.games[number])
+    boards = matches.write_html(tmp_path / "m.html", boards_per_game=None)
+    assert boards == len(matches) == (tmp_path / "m.html").read_text().count('<figure class="board"')
+
+
 def test_sql_and_engines(db: cqlindex.Database) -> None:
     assert db.sql("SELECT count(*) AS n FROM games").column("n").to_pylist() == [300]
     assert db.query("check", engine="python").games == db.query("check").games
