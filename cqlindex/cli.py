@@ -325,9 +325,8 @@ def query(
             _stderr().print("cqlindex: with -i DB give only the query (or -f FILE.cql)")
             raise typer.Exit(2)
         db, cql = input, None if db is None else str(db)
-    if db is None:
-        _stderr().print("cqlindex: which index? cqlindex query DB QUERY (or -i DB QUERY)")
-        raise typer.Exit(2)
+    if cql is None and file is None and db is not None and db.suffix.lower() == ".cql" and db.is_file():
+        db, file = None, db  # 'cqlindex query query.cql': the index comes from its cql(input ...)
     if cql is not None and file is None and cql.endswith(".cql") and Path(cql).is_file():
         cql, file = None, Path(cql)  # CQL's habit: the query is a file
     if cql is not None and file is not None:
@@ -339,11 +338,19 @@ def query(
     wrap = [name for name, on in (("flipcolor", flipcolor), ("flip", flip), ("shift", shift)) if on]
 
     def prepare() -> tuple[Path, str, str, tuple | None, tuple | None]:
-        index = _find_index(db)
+        from cqlindex.cql.parser import parse
+        from cqlindex.errors import InputError
+
         if file is not None:
             text, source = _read_query(file), str(file)
         else:
             text, source = cql or "", "<query>"
+        named = db
+        if named is None:
+            named = Path(parse(text, source).header.input or "") if text.strip() else None
+            if not named or not named.name:
+                raise InputError("which index? cqlindex query DB QUERY, -i DB, or cql(input FILE) in the query")
+        index = _find_index(named)
         text = compose(text, source, append=append or (), wrap=wrap)
         games = parse_range(gamenumber, "--gamenumber", open_ended=False) if gamenumber else None
         count = parse_range(matchcount, "--matchcount", open_ended=True) if matchcount else None

@@ -194,6 +194,19 @@ def test_query_as_a_cql_file_and_the_pgn_as_input(db: Path, tmp_path: Path, monk
     assert games_of(result) == list(run(db, "check").matches)
 
 
+def test_the_index_named_by_the_query_header(db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """cqlindex query query.cql, where the file says cql(input games.pgn): as cql query.cql does."""
+    shutil.copy(SAMPLE, tmp_path / "games.pgn")
+    shutil.copy(db, tmp_path / "games.duckdb")
+    (tmp_path / "q.cql").write_text("cql(input games.pgn) check\n")
+    monkeypatch.chdir(tmp_path)
+    assert games_of(query("q.cql", "--format", "summary")) == list(run(db, "check").matches)
+    assert games_of(query("-f", "q.cql", "--format", "summary")) == list(run(db, "check").matches)
+    (tmp_path / "none.cql").write_text("cql() check\n")
+    result = runner.invoke(app, ["query", "none.cql"])
+    assert result.exit_code != 0 and "which index?" in result.output and "Traceback" not in result.output
+
+
 def test_a_pgn_without_an_index_says_how_to_build_one(tmp_path: Path) -> None:
     pgn = tmp_path / "new.pgn"
     shutil.copy(SAMPLE, pgn)
