@@ -373,6 +373,10 @@ def query(
         output = Path(header.output)
     if format is None:
         format = default_format(output, sys.stdout.isatty())
+    # message filters: on stdout as CQL prints them when the result goes to a file, else on stderr
+    say = Console(highlight=False, soft_wrap=True) if output is not None else _stderr()
+    for message in result.messages:
+        say.print(message, markup=False)
     if showmatches:
         for number in result.matches:
             typer.echo(f"<{number}>")

@@ -67,3 +67,29 @@ def test_pgn_puts_each_comment_at_its_position_before_the_match_string(db) -> No
 
 def test_silent_leaves_the_comments_out(db) -> None:
     assert pgn_comments(db, 'mate parent:comment("before mate")', silent=True) == [""] * 7
+
+
+# (query, what the message filters say, in order): every position they are evaluated at, matching or not
+MESSAGES = [
+    ('message quiet ("ply " ply) mate', [f"ply {i}" for i in range(8)]),
+    ('mate message ("mate, queen on " Q)', ["game 1, move 4, black to move: mate, queen on Qf7"]),
+    ('{btm message quiet ("b") false} or mate', ["b", "b", "b", "b"]),  # said even where the filter then fails
+]
+
+
+@pytest.mark.parametrize("engine", ["python", "sql"])
+@pytest.mark.parametrize("text, said", MESSAGES, ids=[m[0] for m in MESSAGES])
+def test_messages(db, engine: str, text: str, said: list[str]) -> None:
+    result = run(db, text, engine=engine)
+    assert result.messages == said
+    assert result.matches == {1: [7]}
+
+
+def test_messages_are_printed_by_the_cli(db, tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from cqlindex.cli import app
+
+    result = CliRunner().invoke(app, ["query", str(db), 'mate message ("found")', "-o", str(tmp_path / "m.pgn")])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == "game 1, move 4, black to move: found"

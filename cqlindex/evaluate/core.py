@@ -50,6 +50,8 @@ class Evaluator:
         self.comments: dict[int, list[str]] = {}
         #: Comments made while the body is tested at one position: kept only if it matches.
         self.pending: list[tuple[int, str]] = []
+        #: What message filters said, in the order they said it (the whole run).
+        self.messages: list[str] = []
         if any(isinstance(n, ast.Output) and n.name == "comment" for n in ast.walk(query.body)):
             self.eval = self._eval_keeping_comments  # type: ignore[method-assign]
 

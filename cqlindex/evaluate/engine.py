@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from cqlindex.cql.ast import Number, Query, Sort, walk
+from cqlindex.cql.ast import Number, Output, Query, Sort, walk
 from cqlindex.cql.parser import parse
 from cqlindex.errors import CqlSyntaxError
 from cqlindex.evaluate.core import Evaluator
@@ -33,6 +33,8 @@ class QueryResult:
     sort_values: dict[int, tuple[int | None, ...]] = field(default_factory=dict)
     #: Per matching game, the text of the query's comment filters by positionid (CQL's smart comments).
     comments: dict[int, dict[int, list[str]]] = field(default_factory=dict)
+    #: What the query's message filters said, in order.
+    messages: list[str] = field(default_factory=list)
 
     @property
     def positions(self) -> int:
@@ -86,6 +88,11 @@ def sort_keys(query: Query) -> tuple[SortKey, ...]:
     return tuple(keys)
 
 
+def says_messages(query: Query) -> bool:
+    """Whether the query has a message filter: debugging output at every position it is evaluated at."""
+    return any(isinstance(node, Output) and node.name == "message" for node in walk(query.body))
+
+
 def with_matchcount(query: Query, matchcount: tuple[int, int | None] | None) -> Query:
     """``query`` with its header's matchcount range replaced (CQL's ``-matchcount`` option), if one is given."""
     if matchcount is None:
@@ -119,6 +126,7 @@ def run(db: str | Path, text: str, *, variations: bool | None = None, source: st
             result.keep(tree.gamenumber, evaluator.matches(tree), evaluator)
     finally:
         con.close()
+    result.messages = evaluator.messages
     result.order()
     result.seconds = time.perf_counter() - started
     return result

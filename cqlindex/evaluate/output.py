@@ -61,10 +61,20 @@ def echo(ev: Evaluator, node: ast.Echo, pos: Position) -> object:
 @evaluates(ast.Output)
 def output(ev: Evaluator, node: ast.Output, pos: Position) -> object:
     """comment and message always match. A comment's text is kept for the position it is
-    evaluated at (the evaluator drops it again if an enclosing filter fails); a message is
-    console output in CQL, which an index query has no place for."""
+    evaluated at (the evaluator drops it again if an enclosing filter fails). A message is said
+    at once, as CQL's debugging aid does: after the move number, side to move and game number
+    (and the positionid in a variation), or alone with ``quiet``."""
+    text = "".join(_text(ev, arg, pos) for arg in node.args)
     if node.name == "comment":
-        ev.pending.append((pos.id, "".join(_text(ev, arg, pos) for arg in node.args)))
+        ev.pending.append((pos.id, text))
+    else:
+        if not node.quiet:
+            where = [f"game {ev.tree.gamenumber}", f"move {pos.movenumber}",
+                     "white to move" if pos.wtm else "black to move"]
+            if not pos.mainline:
+                where.append(f"position {pos.id}")
+            text = f"{', '.join(where)}: {text}"
+        ev.messages.append(text)
     return MATCH
 
 

@@ -19,7 +19,7 @@ from cqlindex.cql.ast import Number, Query
 from cqlindex.cql.parser import parse
 from cqlindex.errors import CqlSyntaxError
 from cqlindex.evaluate.core import Evaluator
-from cqlindex.evaluate.engine import QueryResult, sort_keys, with_matchcount
+from cqlindex.evaluate.engine import QueryResult, says_messages, sort_keys, with_matchcount
 from cqlindex.plan.planner import Plan, plan
 from cqlindex.store.database import connect
 from cqlindex.store.trees import load_games, load_positions
@@ -81,7 +81,8 @@ def run(db: str | Path, text: str, *, variations: bool | None = None, source: st
 
     ``gamenumbers`` and ``matchcount`` override the query's header, as CQL's options of those names do.
     """
-    if Engine(engine) is Engine.python:
+    if Engine(engine) is Engine.python or says_messages(prepare(text, source)):
+        # A message says what it says wherever it is evaluated, so the evaluator visits every position.
         from cqlindex.evaluate.engine import run as evaluate
 
         return evaluate(db, text, variations=variations, source=source, gamenumbers=gamenumbers,
