@@ -10,6 +10,7 @@ import csv
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -20,6 +21,7 @@ from rich.table import Table
 from typer.core import TyperCommand
 
 from cqlindex.errors import CqlError, CqlindexError
+from cqlindex.output.formats import Format, Options, default_format
 
 app = typer.Typer(
     name="cqlindex",
@@ -220,23 +222,6 @@ def export(
     _stderr().print(f"{directory}: " + ", ".join(f"{table} {rows:,} rows" for table, rows in counts.items()))
 
 
-class QueryFormat(str, Enum):
-    summary = "summary"
-    table = "table"
-    pgn = "pgn"
-    html = "html"
-    json = "json"
-    ndjson = "ndjson"
-    csv = "csv"
-    count = "count"
-
-
-#: The format a file name asks for when --format is not given.
-_SUFFIX_FORMATS = {".pgn": QueryFormat.pgn, ".html": QueryFormat.html, ".htm": QueryFormat.html,
-                   ".json": QueryFormat.json, ".ndjson": QueryFormat.ndjson, ".jsonl": QueryFormat.ndjson,
-                   ".csv": QueryFormat.csv}
-
-
 class CqlStyleCommand(TyperCommand):
     """A command that also takes the reference CQL engine's one-dash options (see cqlindex.cql_options)."""
 
@@ -286,7 +271,7 @@ def query(
     dialect: Annotated[str, typer.Option(
         "--dialect", help="With --explain: the SQL for this engine (any sqlglot dialect: spark, trino, bigquery, "
                           "...), to run on the tables cqlindex export writes.")] = "duckdb",
-    format: Annotated[QueryFormat | None, typer.Option(
+    format: Annotated[Format | None, typer.Option(
         "--format", help="table (one row per game; the default on a terminal), summary (the game numbers), pgn "
                          "(the matching games, matches marked with a comment as CQL does), html (a page of "
                          "board diagrams), json, ndjson or csv (one record per matching position: ids, ply, move, "
@@ -380,19 +365,12 @@ def query(
     if showmatches:
         for number in result.matches:
             typer.echo(f"<{number}>")
-    options = {"matchstring": matchstring or header.matchstring or "CQL", "silent": silent or header.silent,
-               "boards": boards, "summary": summary}
+    options = Options(matchstring=matchstring or header.matchstring or "CQL", silent=silent or header.silent,
+                      boards=boards, summary=summary)
     _guard(lambda: _write_matches(index, result, format, output, options))
     if not quiet:
         # On stdout when the result went to a file, as CQL prints it (tools read it there).
         (Console(highlight=False, soft_wrap=True) if output is not None else _stderr()).print(summary)
-
-
-def default_format(output: Path | None, terminal: bool) -> QueryFormat:
-    """Without --format: what -o's suffix names, else a table for a person, game numbers for a pipe."""
-    if output is not None:
-        return _SUFFIX_FORMATS.get(output.suffix.lower(), QueryFormat.summary)
-    return QueryFormat.table if terminal else QueryFormat.summary
 
 
 def _read_query(file: Path) -> str:
@@ -423,62 +401,28 @@ def _find_index(db: Path) -> Path:
                      f"(it writes {name})")
 
 
-def _write_matches(db: Path, result, format: QueryFormat, output: Path | None, options: dict) -> None:
+def _write_matches(db: Path, result, fmt: Format, output: Path | None, options: Options) -> None:
     from cqlindex.errors import OutputError
-    from cqlindex.output.records import FIELDS, game_rows, match_records
+    from cqlindex.output.formats import write
     from cqlindex.store.database import connect
 
-    matches = result.matches
     con = connect(db)
     try:
-        records = [] if format in (QueryFormat.summary, QueryFormat.count, QueryFormat.pgn) else \
-            match_records(con, matches)
         try:
             handle = output.open("w", encoding="utf-8", newline="") if output else None
         except OSError as error:
             raise OutputError(f"{output}: cannot write ({error.strerror})") from None
-        stream = handle or sys.stdout
         try:
-            if format is QueryFormat.pgn:
-                from cqlindex.output.pgn import write_pgn
-
-                written = write_pgn(con, result, stream, matchstring=options["matchstring"],
-                                    variations=result.variations, silent=options["silent"])
-                if written.rebuilt:
-                    _stderr().print(f"cqlindex: {len(written.rebuilt)} games were rebuilt from the index (their "
-                                    "PGN source is missing or changed)")
-            elif format is QueryFormat.html:
-                from cqlindex.output.html import write_html
-
-                write_html(records, stream, query=result.query.text, summary=options["summary"],
-                           boards_per_game=options["boards"])
-            elif format is QueryFormat.summary:
-                if matches:
-                    print(" ".join(str(g) for g in matches), file=stream)
-            elif format is QueryFormat.count:
-                print(f"{len(matches)} games {sum(len(ids) for ids in matches.values())} positions", file=stream)
-            elif format is QueryFormat.ndjson:
-                for record in records:
-                    print(json.dumps(record, ensure_ascii=False), file=stream)
-            elif format is QueryFormat.json:
-                json.dump(records, stream, ensure_ascii=False, indent=1)
-                print(file=stream)
-            elif format is QueryFormat.csv:
-                writer = csv.DictWriter(stream, fieldnames=FIELDS, lineterminator="\n")
-                writer.writeheader()
-                writer.writerows(records)
-            else:
-                table = Table("game", "white", "black", "result", "year", "first match", "positions")
-                for game in game_rows(records):
-                    table.add_row(str(game["gamenumber"]), game["white"] or "", game["black"] or "",
-                                  game["result"] or "", game["year"] or "", game["first_match"], str(game["positions"]))
-                Console(file=stream, highlight=False, width=None if handle is None else 200).print(table)
+            rebuilt = write(con, result, fmt, handle or sys.stdout, replace(options, width=200) if handle else options)
         finally:
             if handle:
                 handle.close()
             sys.stdout.flush()  # before the summary line on stderr
     finally:
         con.close()
+    if rebuilt:
+        _stderr().print(f"cqlindex: {len(rebuilt)} games were rebuilt from the index (their PGN source is missing "
+                        "or changed)")
 
 
 def main() -> None:

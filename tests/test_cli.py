@@ -314,17 +314,6 @@ def test_every_command_and_option_has_help() -> None:
     assert not missing, f"no help text: {missing}"
 
 
-@pytest.mark.parametrize("output, terminal, expected", [
-    (None, True, "table"), (None, False, "summary"), ("x.pgn", True, "pgn"), ("x.HTML", False, "html"),
-    ("x.htm", False, "html"), ("x.json", True, "json"), ("x.ndjson", True, "ndjson"), ("x.jsonl", True, "ndjson"),
-    ("x.csv", True, "csv"), ("x.txt", True, "summary"),
-])
-def test_default_query_format(output: str | None, terminal: bool, expected: str) -> None:
-    from cqlindex.cli import default_format
-
-    assert default_format(Path(output) if output else None, terminal).value == expected
-
-
 def test_every_option_is_used_by_some_test() -> None:
     """Each option of each command is invoked somewhere in the tests, in one of its spellings."""
     group = typer.main.get_command(app)
