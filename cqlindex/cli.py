@@ -358,7 +358,8 @@ def query(
         output = Path(header.output)
     if format is None:
         format = default_format(output, sys.stdout.isatty())
-    # message filters: on stdout as CQL prints them when the result goes to a file, else on stderr
+    # What CQL prints (messages, the closing line) goes to stdout when the result goes to a
+    # file, as CQL prints it and tools read it there, else to stderr beside the data.
     say = Console(highlight=False, soft_wrap=True) if output is not None else _stderr()
     for message in result.messages:
         say.print(message, markup=False)
@@ -369,8 +370,7 @@ def query(
                       boards=boards, summary=summary)
     _guard(lambda: _write_matches(index, result, format, output, options))
     if not quiet:
-        # On stdout when the result went to a file, as CQL prints it (tools read it there).
-        (Console(highlight=False, soft_wrap=True) if output is not None else _stderr()).print(summary)
+        say.print(summary, markup=False)
 
 
 def _read_query(file: Path) -> str:
