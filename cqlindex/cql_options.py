@@ -43,10 +43,10 @@ def normalize(args: Iterable[str]) -> list[str]:
     while i < len(items):
         arg = items[i]
         key = arg.lower() if arg.startswith("-") and not arg.startswith("--") else arg
-        if key in _RANGES and not (arg.startswith("--") and i + 1 < len(items) and not _is_count(items[i + 1])):
+        if key in _RANGES and not (arg.startswith("--") and i + 1 < len(items) and not items[i + 1].isdigit()):
             values = []
             i += 1
-            while i < len(items) and len(values) < 2 and _is_count(items[i]):
+            while i < len(items) and len(values) < 2 and items[i].isdigit():
                 values.append(items[i])
                 i += 1
             if not values:
@@ -67,10 +67,6 @@ def normalize(args: Iterable[str]) -> list[str]:
                 i += 1
         i += 1
     return out
-
-
-def _is_count(text: str) -> bool:
-    return text.isdigit()
 
 
 def parse_range(text: str, option: str, *, open_ended: bool) -> tuple[int, int | None]:

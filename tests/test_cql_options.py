@@ -154,9 +154,10 @@ def test_output_matchstring_silent_and_summary(db: Path, tmp_path: Path) -> None
     result = query("-i", db, "-o", out, "-matchstring", "Found", "check")
     expected = run(db, "check")
     assert result.stdout.startswith(f"{len(expected.matches)} matches of 300 games in ")
-    games = chess.pgn.read_game(out.open()), None
-    assert "Found" in out.read_text() and "Game number" in out.read_text() and games[0] is not None
-    assert out.read_text().count("{ Found }") == expected.positions
+    with out.open(encoding="utf-8") as handle:
+        games = list(iter(lambda: chess.pgn.read_game(handle), None))
+    assert [int(g.comment.split("Game number ")[1]) for g in games] == list(expected.matches)
+    assert sum(node.comment == "Found" for g in games for node in g.mainline()) == expected.positions
 
     silent = tmp_path / "silent.pgn"
     query("-i", db, "-output", silent, "-silent", "check")

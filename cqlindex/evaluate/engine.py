@@ -35,6 +35,11 @@ class QueryResult:
     comments: dict[int, dict[int, list[str]]] = field(default_factory=dict)
     #: What the query's message filters said, in order.
     messages: list[str] = field(default_factory=list)
+    #: The query's sort keys, found once (see :func:`sort_keys`).
+    keys: tuple[SortKey, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.keys = sort_keys(self.query)
 
     @property
     def positions(self) -> int:
@@ -48,22 +53,20 @@ class QueryResult:
         self.matches[gamenumber] = ids
         if evaluator is not None and evaluator.comments:
             self.comments[gamenumber] = evaluator.comments
-        keys = sort_keys(self.query)
-        if keys:
+        if self.keys:
             found = evaluator.sort_values if evaluator is not None else {}
             self.sort_values[gamenumber] = tuple(
-                len(ids) if key.node is None else found.get(key.node) for key in keys)
+                len(ids) if key.node is None else found.get(key.node) for key in self.keys)
 
     def order(self) -> None:
         """Put the matches in output order: by the sort keys (largest first, smallest with ``min``),
         games without a value after those with one, ties by gamenumber; gamenumber order without sort keys."""
-        keys = sort_keys(self.query)
         numbers = sorted(self.matches)
-        if keys:
+        if self.keys:
             def rank(game: int) -> tuple:
                 values = self.sort_values[game]
                 return (*((v is None, 0 if v is None else (v if key.minimum else -v))
-                          for key, v in zip(keys, values)), game)
+                          for key, v in zip(self.keys, values)), game)
 
             numbers.sort(key=rank)
         self.matches = {game: self.matches[game] for game in numbers}

@@ -81,14 +81,14 @@ def run(db: str | Path, text: str, *, variations: bool | None = None, source: st
 
     ``gamenumbers`` and ``matchcount`` override the query's header, as CQL's options of those names do.
     """
-    if Engine(engine) is Engine.python or says_messages(prepare(text, source)):
+    started = time.perf_counter()
+    query = with_matchcount(prepare(text, source), matchcount)
+    if Engine(engine) is Engine.python or says_messages(query):
         # A message says what it says wherever it is evaluated, so the evaluator visits every position.
         from cqlindex.evaluate.engine import run as evaluate
 
         return evaluate(db, text, variations=variations, source=source, gamenumbers=gamenumbers,
                         matchcount=matchcount)
-    started = time.perf_counter()
-    query = with_matchcount(prepare(text, source), matchcount)
     con = connect(db)
     try:
         p = _plan(con, query, variations, gamenumbers)

@@ -50,7 +50,6 @@ import chess.pgn
 import chess.polyglot
 
 from cqlindex.errors import InputError
-from cqlindex.evaluate.engine import sort_keys
 from cqlindex.ingest.source import open_binary
 from cqlindex.ingest.worker import decode, prepare
 
@@ -105,7 +104,7 @@ def annotated_games(con, result, *, matchstring: str = "CQL", variations: bool,
         "SELECT gamenumber, source_file, byte_offset, next_offset, positions, mainline_positions "
         "FROM (SELECT *, lead(byte_offset) OVER (PARTITION BY source_file ORDER BY gamenumber) AS next_offset "
         "      FROM games) WHERE gamenumber IN (SELECT unnest(?::INTEGER[]))", [numbers]).fetchall()}
-    labels = [key.label for key in sort_keys(result.query)]
+    labels = [key.label for key in result.keys]
     sources = _Sources()
     try:
         for start in range(0, len(numbers), _BATCH):
