@@ -38,13 +38,9 @@ next constituent, as ``N--g5 check`` shows.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from cqlindex.cql import ast
+from cqlindex.cql.reader import Reader
 from cqlindex.cql.tokens import Kind, Token
-
-if TYPE_CHECKING:
-    from cqlindex.cql.parser import Parser
 
 #: Path parameters cqlindex evaluates.
 PATH_PARAMS = ("nestban", "firstmatch", "primary", "secondary", "quiet")
@@ -57,7 +53,7 @@ _ASSIGNMENTS = ("=", "+=", "-=", "*=", "/=", "%=", "=?")
 _BINARY_OPS = ("<", "<=", "==", ">=", ">", "!=", "[<]", "[>]", "[<=]", "[>=]", "/", "%", "|", "&", "->", "<-")
 
 
-def parse_path(parser: Parser, token: Token) -> ast.Node:
+def parse_path(parser: Reader, token: Token) -> ast.Node:
     """``path [params] constituent ...``; ``token`` is the ``path`` keyword, already read."""
     params: set[str] = set()
     while parser.at_word(*PATH_PARAMS, *PATH_PARAMS_LATER):
@@ -77,7 +73,7 @@ def parse_path(parser: Parser, token: Token) -> ast.Node:
     return ast.Path(token.span.to(items[-1].span), frozenset(params), tuple(items))
 
 
-def _at_end(parser: Parser) -> bool:
+def _at_end(parser: Reader) -> bool:
     """At what closes the path: ')' or '}' of an enclosing filter, the end, or an operator
     that takes the path as its left operand (``path -- + == 3``, ``path -- check or mate``), or
     the next path."""
@@ -85,13 +81,13 @@ def _at_end(parser: Parser) -> bool:
         "and", "or", "in", "attacks", "attackedby", "path") or _at_assignment(parser)
 
 
-def _at_assignment(parser: Parser) -> bool:
+def _at_assignment(parser: Reader) -> bool:
     """At ``x = ...`` / ``x += ...``: an assignment is not a step of a path but what follows it
     (babson1.cql: ``if path p--=T P--=T primary NTypes+=1`` gives the ``if`` its body)."""
     return parser.peek().kind is Kind.WORD and parser.peek(1).is_op(*_ASSIGNMENTS)
 
 
-def _constituents(parser: Parser) -> list[ast.Node]:
+def _constituents(parser: Reader) -> list[ast.Node]:
     """Constituents up to the closing ')' / '}' or the end, repetitions folded into their unit."""
     items: list[ast.Node] = []
     unit: int | None = None  # index in items where the unit a repetition would repeat starts
@@ -120,7 +116,7 @@ def _constituents(parser: Parser) -> list[ast.Node]:
     return items
 
 
-def _at_repetition(parser: Parser) -> bool:
+def _at_repetition(parser: Reader) -> bool:
     if parser.at_op("*", "+", "?"):
         return True
     if not parser.at_op("{"):
@@ -130,7 +126,7 @@ def _at_repetition(parser: Parser) -> bool:
         following.is_op("*", "+") and parser.peek(2).is_op("}"))
 
 
-def _group(parser: Parser) -> ast.Node:
+def _group(parser: Reader) -> ast.Node:
     start = parser.next()
     items = _constituents(parser)
     end = parser.expect_op(")", "to close the '(' group of the path")
@@ -139,7 +135,7 @@ def _group(parser: Parser) -> ast.Node:
     return ast.Sequence(start.span.to(end.span), tuple(items))
 
 
-def _at_move(parser: Parser) -> bool:
+def _at_move(parser: Reader) -> bool:
     """At a dash or take: ``--``, or a piece designator or variable written against one."""
     token = parser.peek()
     if token.is_op(*_DASHES):
@@ -149,7 +145,7 @@ def _at_move(parser: Parser) -> bool:
     return side and following.is_op(*_DASHES) and following.span.start == token.span.end
 
 
-def _move(parser: Parser) -> ast.Dash:
+def _move(parser: Reader) -> ast.Dash:
     left: ast.Node | None = None
     first = parser.peek()
     if first.kind is Kind.PIECES:
@@ -181,12 +177,12 @@ def _move(parser: Parser) -> ast.Dash:
     return ast.Dash(span, left, right, dash.text == "[x]", promote)
 
 
-def _touches(parser: Parser, span) -> bool:
+def _touches(parser: Reader, span) -> bool:
     token = parser.peek()
     return token.kind is not Kind.EOF and token.span.start == span.end
 
 
-def _refuse_hidden_move(parser: Parser, node: ast.Node) -> None:
+def _refuse_hidden_move(parser: Reader, node: ast.Node) -> None:
     """A move inside an operator (``~T--``) would not be a step of the path: refuse it by name."""
     stack = [node]
     while stack:

@@ -34,8 +34,6 @@ class Evaluator:
     """Evaluates one query's filters at the positions of one game tree at a time."""
 
     def __init__(self, query: ast.Query, variations: bool) -> None:
-        from cqlindex.evaluate import families  # noqa: F401  (registers the handlers)
-
         self.query = query
         self.variations = variations
         self.tree: GameTree | None = None
