@@ -13,6 +13,7 @@ from collections.abc import Callable
 from cqlindex.cql import ast
 from cqlindex.errors import CqlUnsupportedError
 from cqlindex.evaluate.values import Squares
+from cqlindex.query.rewrite import Expansions
 from cqlindex.store.trees import GameTree, Position
 
 Handler = Callable[["Evaluator", ast.Node, Position], object]
@@ -30,11 +31,18 @@ def evaluates(*node_types: type) -> Callable[[Handler], Handler]:
     return register
 
 
+def evaluated_nodes() -> frozenset[type]:
+    """The node types some family evaluates."""
+    return frozenset(_HANDLERS)
+
+
 class Evaluator:
     """Evaluates one query's filters at the positions of one game tree at a time."""
 
-    def __init__(self, query: ast.Query, variations: bool) -> None:
+    def __init__(self, query: ast.Query, variations: bool, expansions: Expansions | None = None) -> None:
         self.query = query
+        #: Each transform filter's members, rewritten once (see :mod:`cqlindex.query.rewrite`).
+        self.expansions = expansions if expansions is not None else Expansions(query.body)
         self.variations = variations
         self.tree: GameTree | None = None
         self.variables: dict[str, object] = {}

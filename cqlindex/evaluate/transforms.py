@@ -2,7 +2,7 @@
 
 ``T F`` is the union (sets), maximum (numbers) or disjunction of F rewritten by each basic
 transform of T; ``T count F`` counts the members that match. The rewriting itself lives in
-:mod:`cqlindex.evaluate.transform`, shared with the planner.
+:mod:`cqlindex.query.rewrite`, done once per query and shared with the planner.
 """
 
 from __future__ import annotations
@@ -12,23 +12,9 @@ from cqlindex.evaluate.core import Evaluator, evaluates
 from cqlindex.evaluate.values import MATCH, Squares, count
 from cqlindex.store.trees import Position
 
-_EXPANDED: dict[int, list[ast.Node]] = {}
-
-
-def _members(node: ast.Transform) -> list[ast.Node]:
-    from cqlindex.evaluate.transform import expand
-
-    key = id(node)
-    cached = _EXPANDED.get(key)
-    if cached is None or cached[0] is not node:
-        cached = [node, *expand(node)]
-        _EXPANDED[key] = cached
-    return cached[1:]
-
-
 @evaluates(ast.Transform)
 def transform(ev: Evaluator, node: ast.Transform, pos: Position) -> object:
-    values = [ev.eval(member, pos) for member in _members(node)]
+    values = [ev.eval(member, pos) for member in ev.expansions(node)]
     matched = [v for v in values if v is not None and not (type(v) is Squares and not v)]
     if node.count:
         return len(matched)

@@ -16,13 +16,14 @@ to subqueries over other rows of the same game: exact where the tree link is a c
 position of this game satisfies the constituent") that still prunes whole games.
 
 The compiler never decides what CQL means: transforms are expanded by the evaluator's own
-rewriting (:mod:`cqlindex.evaluate.transform`), and the differential tests hold every exact
+rewriting (:mod:`cqlindex.query.rewrite`, done once per query), and the differential tests hold every exact
 form to the evaluator's answers.
 """
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import chess
@@ -32,6 +33,7 @@ from cqlindex.cql import ast
 from cqlindex.cql.kinds import NUMBER, SET, kind_of
 from cqlindex.evaluate.sets import direction_mask
 from cqlindex.plan import sql as S
+from cqlindex.query.rewrite import expand
 
 _PIECE_COLUMNS = ("wk", "wq", "wr", "wb", "wn", "wp", "bk", "bq", "br", "bb", "bn", "bp")
 _LETTERS = "KQRBNPkqrbnp"
@@ -96,6 +98,8 @@ class Compiler:
     variations: bool
     chess960: bool = True  # whether the index holds Chess960 games (castling rooks then vary)
     attack_maps: bool = True  # whether positions has white_attacks / black_attacks (schema 2)
+    #: Each transform filter's members, rewritten once for the query (shared with the evaluator).
+    expansions: Callable[[ast.Transform], list[ast.Node]] = expand
     uses_games: bool = False
     python_needed: list[ast.Node] = field(default_factory=list)  # filters whose output needs Python
     #: find bodies SQL can only narrow, with the SELECT of the positions where they may hold:
@@ -271,7 +275,7 @@ class Compiler:
     def _cond_transform(self, node: ast.Transform, row: Row) -> Cond:
         if node.count:
             return TRUE  # a count is a number, 0 included: it always has a value
-        parts = [self.cond(member, row) for member in _members(node)]
+        parts = [self.cond(member, row) for member in self.expansions(node)]
         if not parts:
             return Cond(S.false(), True)  # every member fell off the board
         return _any(parts)
@@ -645,7 +649,7 @@ class Compiler:
         """The squares the pieces of ``node``'s colours attack (None without attack maps)."""
         if not self.attack_maps:
             return None
-        colours = _colours(node)
+        colours = _colours(node, self.expansions)
         columns = [f"{side}_attacks" for side in ("white", "black") if side[0] in colours]
         if not columns:
             return S.num(0)
@@ -685,7 +689,7 @@ class Compiler:
     def _set_transform(self, node: ast.Transform, row: Row) -> SetTerm:
         if node.count:
             return UNBOUNDED
-        terms = [self.set(member, row) for member in _members(node)]
+        terms = [self.set(member, row) for member in self.expansions(node)]
         if not terms or any(t.sql is None and t.const is None for t in terms):
             return UNBOUNDED
         if all(t.const is not None for t in terms):
@@ -810,7 +814,7 @@ class Compiler:
     def _num_transform(self, node: ast.Transform, row: Row) -> NumTerm | None:
         if not node.count:
             return None
-        parts = [self.cond(member, row) for member in _members(node)]
+        parts = [self.cond(member, row) for member in self.expansions(node)]
         if not all(p.exact for p in parts):
             return None
         total: exp.Expression = S.num(0)
@@ -840,27 +844,6 @@ class Compiler:
         return self.num(node.body, row)
 
 
-_TREE_NODES = (ast.Colon, ast.ChildN, ast.Find, ast.Line, ast.Echo, ast.Dash, ast.Path)
-_TREE_KEYWORDS = frozenset(("terminal", "child", "parent", "to", "from", "initialposition"))
-_TREE_CALLS = frozenset(("ancestor", "descendant", "lca", "distance"))
-
-
-def needs_tree(node: ast.Node) -> bool:
-    """Whether evaluating ``node`` looks at other positions of the game than the current one.
-
-    When it does not, the evaluator can confirm candidates from their own rows alone, without
-    rebuilding whole game trees (:func:`cqlindex.store.trees.load_positions`).
-    """
-    return any(_reads_tree(inner) for inner in ast.walk(node))
-
-
-def _reads_tree(node: ast.Node) -> bool:
-    return (isinstance(node, _TREE_NODES)
-            or (isinstance(node, ast.Keyword) and node.name in _TREE_KEYWORDS)
-            or (isinstance(node, ast.Call) and node.name in _TREE_CALLS)
-            or (isinstance(node, ast.Move) and node.mode in ("played", "previous")))
-
-
 def _any(parts: list[Cond]) -> Cond:
     """The disjunction: true if one branch is always true, SQL only if every branch has SQL."""
     if any(p.sql is None and p.exact for p in parts):
@@ -873,7 +856,7 @@ def _any(parts: list[Cond]) -> Cond:
     return Cond(sql, all(p.exact for p in parts))
 
 
-def _colours(node: ast.Node) -> str:
+def _colours(node: ast.Node, members: Callable[[ast.Transform], list[ast.Node]] = expand) -> str:
     """The colours ("w", "b") of the pieces a set filter's squares can hold, for attack maps."""
     if isinstance(node, ast.Pieces):
         if len(node.pieces) == 13:
@@ -881,17 +864,17 @@ def _colours(node: ast.Node) -> str:
         return ("w" if any(x in "KQRBNP" for x in node.pieces) else "") + \
             ("b" if any(x in "kqrbnp" for x in node.pieces) else "")
     if isinstance(node, ast.Binary) and node.op in ("|", "&"):
-        left, right = _colours(node.left), _colours(node.right)
+        left, right = _colours(node.left, members), _colours(node.right, members)
         if node.op == "|":
             return "".join(c for c in "wb" if c in left or c in right)
         return "".join(c for c in "wb" if c in left and c in right)
     if isinstance(node, ast.Transform) and not node.count:
-        members = [_colours(m) for m in _members(node)]
-        return "".join(c for c in "wb" if any(c in m for m in members))
+        images = [_colours(m, members) for m in members(node)]
+        return "".join(c for c in "wb" if any(c in m for m in images))
     if isinstance(node, (ast.Compound,)) and len(node.items) == 1:
-        return _colours(node.items[0])
+        return _colours(node.items[0], members)
     if isinstance(node, ast.Sort):
-        return _colours(node.body)
+        return _colours(node.body, members)
     return "wb"
 
 
@@ -921,12 +904,6 @@ def _captured_square(alias: str) -> exp.Expression:
     return exp.Case(ifs=[exp.If(this=S.col("en_passant", alias), true=ep),
                          exp.If(this=S.not_null(S.col("captured", alias)),
                                 true=to)], default=exp.Null())
-
-
-def _members(node: ast.Transform) -> list[ast.Node]:
-    from cqlindex.evaluate.transform import expand
-
-    return expand(node)
 
 
 def _first_constituent(items: tuple[ast.Node, ...]) -> ast.Node | None:

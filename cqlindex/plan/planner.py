@@ -17,7 +17,9 @@ from sqlglot.dialects.dialect import Dialect, Dialects
 from cqlindex.cql import ast
 from cqlindex.errors import InputError
 from cqlindex.plan import sql as S
-from cqlindex.plan.compile import Compiler, Row, needs_tree
+from cqlindex.plan.compile import Compiler, Row
+from cqlindex.query.analyse import reads_other_positions
+from cqlindex.query.rewrite import Expansions
 
 SQL_DECIDES = "decided in SQL"
 SQL_NARROWS = "narrowed in SQL, decided in Python"
@@ -46,13 +48,15 @@ class Plan:
 
 
 def plan(query: ast.Query, variations: bool, *, chess960: bool = True, attack_maps: bool = True,
-         gamenumbers: tuple[int, int] | None = None) -> Plan:
+         gamenumbers: tuple[int, int] | None = None, expansions: Expansions | None = None) -> Plan:
     """Plan ``query`` in one mode.
 
     ``chess960``: the index has Chess960 games; ``attack_maps``: its positions have the attack
-    map columns (indexes of schema 1 do not).
+    map columns (indexes of schema 1 do not); ``expansions``: the query's transform members
+    when it was prepared (:mod:`cqlindex.query`), else rewritten here.
     """
-    compiler = Compiler(variations, chess960, attack_maps)
+    compiler = Compiler(variations, chess960, attack_maps,
+                        expansions if expansions is not None else Expansions(query.body))
     row = Row("p", top=True)
     where: exp.Expression | None = None if variations else S.col("mainline", "p")
     exact = True
@@ -84,7 +88,7 @@ def plan(query: ast.Query, variations: bool, *, chess960: bool = True, attack_ma
     if where is not None:
         select = select.where(where)
     select = select.order_by(S.col("gamenumber", "p"), S.col("positionid", "p"))
-    return Plan(query, variations, select, exact and not compiler.python_needed, not needs_tree(query.body),
+    return Plan(query, variations, select, exact and not compiler.python_needed, not reads_other_positions(query.body),
                 tuple(verdicts), tuple(compiler.prefilters))
 
 

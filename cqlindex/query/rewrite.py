@@ -359,3 +359,32 @@ _HANDLERS: dict[type, Callable[[ast.Node, _Context], ast.Node]] = {
 }
 
 __all__ = ["BasicTransform", "members", "apply", "expand", "shift_designator", "IDENTITY", "COLOR_SWAP"]
+
+
+class Expansions:
+    """Every transform filter of one query with its members, rewritten once and shared by both engines.
+
+    Built when the query is prepared; the planner and the evaluator ask it for a ``Transform``
+    node's members instead of rewriting again at each position. Keyed by node identity (hashing
+    a frozen subtree at every lookup would cost more than the lookup saves); a node made after
+    preparation (the planner builds a few) is expanded when first asked for and kept.
+    """
+
+    def __init__(self, root: ast.Node) -> None:
+        self._table: dict[int, tuple[ast.Transform, list[ast.Node]]] = {}
+        self._add(root)
+
+    def _add(self, root: ast.Node) -> None:
+        for node in ast.walk(root):
+            if isinstance(node, ast.Transform) and id(node) not in self._table:
+                found = expand(node)
+                self._table[id(node)] = (node, found)
+                for member in found:
+                    self._add(member)
+
+    def __call__(self, node: ast.Transform) -> list[ast.Node]:
+        entry = self._table.get(id(node))
+        if entry is None or entry[0] is not node:
+            self._add(node)
+            entry = self._table[id(node)]
+        return entry[1]
