@@ -6,19 +6,27 @@ elsewhere can name its argument's type without importing the module that dispatc
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 
 from cqlindex.cql import ast
+from cqlindex.cql.kinds import NUMBER
 from cqlindex.cql.lexer import tokenize
 from cqlindex.cql.tokens import Kind, Span, Token
 from cqlindex.errors import CqlSyntaxError, CqlUnsupportedError
+
+ANY_PIECE = frozenset("KQRBNPkqrbnp")
+ASSIGN_OPS = ("=", "+=", "-=", "*=", "/=", "%=", "=?")
+_RESULT_RE = re.compile(r"(1-0|0-1|1/2-1/2|\*)")
 
 
 class Reader(ABC):
     """The token cursor, the variables in scope and the error helpers of one query's parse.
 
-    Grammar functions outside :mod:`cqlindex.cql.parser` (a family's ``parse_*`` and
-    :mod:`cqlindex.cql.path_syntax`) take a ``Reader``; they call back into the precedence
+    Each family's grammar (``cqlindex/filters/<family>/grammar.py``) is a class of ``parse_*``
+    methods named by the catalogue's declarations, mixed into the parser. Grammar outside
+    :mod:`cqlindex.cql.parser` (those families and
+    :mod:`cqlindex.filters.sequences.path_grammar`) take a ``Reader``; they call back into the precedence
     levels declared abstract below, which :class:`cqlindex.cql.parser.Parser` defines. So those
     modules need not import the parser, and the parser may import them.
     """
@@ -80,6 +88,17 @@ class Reader(ABC):
     def describe(self, token: Token) -> str:
         return "the end of the query" if token.kind is Kind.EOF else f"'{token.text}'"
 
+    def read_arguments(self, name: str, commas: bool = False) -> tuple[list[ast.Node], Token]:
+        """The filters after ``name(`` up to ``)`` (read too, and returned); ``commas``: skip ',' between them."""
+        args: list[ast.Node] = []
+        while not self.at_op(")"):
+            if self.peek().kind is Kind.EOF:
+                raise self.error(f"missing ')' after the arguments of '{name}'", self.peek())
+            args.append(self.parse_filter())
+            if commas and self.at_op(","):
+                self.next()
+        return args, self.next()
+
     def number(self, context: str) -> int:
         negative = self.at_op("-") and self.peek(1).kind is Kind.NUMBER
         if negative:
@@ -93,7 +112,41 @@ class Reader(ABC):
         return self.peek().kind is Kind.NUMBER or (self.at_op("-") and self.peek(1).kind is Kind.NUMBER)
 
 
-    # -- precedence levels, defined by the parser ------------------------------------------
+    def raw_word(self) -> str:
+        """A file name in the header: the raw text up to white space or ')'."""
+        start = self.peek().span.start
+        end = start
+        while end < len(self.text) and not self.text[end].isspace() and self.text[end] != ")":
+            end += 1
+        while self.peek().kind is not Kind.EOF and self.peek().span.start < end:
+            self.next()
+        return self.text[start:end]
+
+    def result_text(self) -> str:
+        token = self.peek()
+        if token.kind is Kind.STRING:
+            self.next()
+            return token.text
+        match = _RESULT_RE.match(self.text, token.span.start)
+        if not match:
+            raise self.error("expected a result: 1-0, 0-1, 1/2-1/2 or *", token)
+        while self.peek().kind is not Kind.EOF and self.peek().span.start < match.end():
+            self.next()
+        return match.group(0)
+
+    def at_range_bound(self) -> bool:
+        """At a number, or a numeric variable that is not being assigned ('find all Sum += 1')."""
+        return self.at_number() or (self.peek().kind is Kind.WORD and self.variables.get(self.peek().text) == NUMBER
+                                    and not self.peek(1).is_op(*ASSIGN_OPS))
+
+    def range_bound(self) -> int | ast.Node:
+        """A number of a range, or a numeric variable ('v=2 find v check')."""
+        if self.peek().kind is Kind.WORD:
+            token = self.next()
+            return ast.Variable(token.span, token.text)
+        return self.number("")
+
+    # -- precedence levels, defined by the parser; grammar of other families -----------------
     @abstractmethod
     def parse_filter(self) -> ast.Node: ...
 
@@ -108,3 +161,30 @@ class Reader(ABC):
 
     @abstractmethod
     def parse_promotion(self, dash: Token, value: ast.Node) -> tuple[frozenset[str] | None, Span]: ...
+
+    @abstractmethod
+    def parse_or(self) -> ast.Node: ...
+
+    @abstractmethod
+    def parse_not(self) -> ast.Node: ...
+
+    @abstractmethod
+    def parse_compare(self) -> ast.Node: ...
+
+    @abstractmethod
+    def parse_additive(self) -> ast.Node: ...
+
+    @abstractmethod
+    def parse_items(self) -> list[ast.Node]: ...
+
+    @abstractmethod
+    def at_repetition(self) -> bool: ...
+
+    @abstractmethod
+    def parse_dash(self, left: ast.Node | None) -> ast.Node: ...
+
+    @abstractmethod
+    def parse_output(self, token: Token) -> ast.Node: ...
+
+    @abstractmethod
+    def parse_iterate(self, token: Token | ast.Keyword, written_name: bool = False) -> ast.Node: ...

@@ -4,7 +4,7 @@ A path walks down the tree from the position it is evaluated at. A *move* consti
 (``F--G``, ``F[x]G``) steps to a child reached by a move it describes (any child with
 ``variations``; without, the loaded tree is the main line); an ordinary filter constituent
 tests the position the walk has reached and does not move; groups and repetitions combine
-them as the parser folded them (:mod:`cqlindex.cql.path_syntax`).
+them as the parser folded them (:mod:`cqlindex.filters.sequences.path_grammar`).
 
 Matching is a set simulation, as for ``line``: a state is the position reached, and since
 the way from the start to a position in a tree is unique, a state stands for the whole walk.

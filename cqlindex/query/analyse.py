@@ -11,10 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cqlindex.cql import ast
+from cqlindex.filters import catalogue
 
-TREE_NODES = (ast.Colon, ast.ChildN, ast.Find, ast.Line, ast.Echo, ast.Dash, ast.Path)
-TREE_KEYWORDS = frozenset(("terminal", "child", "parent", "to", "from", "initialposition"))
-TREE_CALLS = frozenset(("ancestor", "descendant", "lca", "distance"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,14 +46,7 @@ def reads_other_positions(node: ast.Node) -> bool:
     When it does not, the evaluator can confirm candidates from their own rows alone, without
     rebuilding whole game trees (:func:`cqlindex.store.trees.load_positions`).
     """
-    return any(_reads_tree(inner) for inner in ast.walk(node))
-
-
-def _reads_tree(node: ast.Node) -> bool:
-    return (isinstance(node, TREE_NODES)
-            or (isinstance(node, ast.Keyword) and node.name in TREE_KEYWORDS)
-            or (isinstance(node, ast.Call) and node.name in TREE_CALLS)
-            or (isinstance(node, ast.Move) and node.mode in ("played", "previous")))
+    return any(catalogue.reads_other_positions(inner) for inner in ast.walk(node))
 
 
 def sort_keys(query: ast.Query) -> tuple[SortKey, ...]:

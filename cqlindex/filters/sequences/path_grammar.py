@@ -1,6 +1,6 @@
 """Parsing CQL 6.2's ``path`` (``⊢``) filter: its parameters and its constituents.
 
-Kept apart from :mod:`cqlindex.cql.parser` (which only dispatches the keyword here) because
+Kept apart from the line grammar beside it (which only dispatches the keyword here) because
 a path's grammar is its own small language. What the reference parser accepts and rejects
 (acceptance/parse-cases.jsonl, group ``filter_path``) and the comments of the CQL 6.2
 example files fix these rules:
@@ -41,12 +41,8 @@ from __future__ import annotations
 from cqlindex.cql import ast
 from cqlindex.cql.reader import Reader
 from cqlindex.cql.tokens import Kind, Token
+from cqlindex.filters import catalogue
 
-#: Path parameters cqlindex evaluates.
-PATH_PARAMS = ("nestban", "firstmatch", "primary", "secondary", "quiet")
-#: Path parameters of the advanced CQL 6.2 path family (Tier 3): refused by name.
-PATH_PARAMS_LATER = ("focus", "piecepath", "keepallbest", "title", "verbose", "max", "lastposition", "singlecolor",
-                     "nolinearize", "nonatomic")
 _DASHES = ("--", "[x]")
 _ASSIGNMENTS = ("=", "+=", "-=", "*=", "/=", "%=", "=?")
 #: Operators that cannot start a constituent, so they end the path and apply to its value.
@@ -56,9 +52,9 @@ _BINARY_OPS = ("<", "<=", "==", ">=", ">", "!=", "[<]", "[>]", "[<=]", "[>=]", "
 def parse_path(parser: Reader, token: Token) -> ast.Node:
     """``path [params] constituent ...``; ``token`` is the ``path`` keyword, already read."""
     params: set[str] = set()
-    while parser.at_word(*PATH_PARAMS, *PATH_PARAMS_LATER):
+    while parser.peek().kind is Kind.WORD and catalogue.lookup(parser.peek().text, "path"):
         word = parser.next()
-        if word.text in PATH_PARAMS_LATER:
+        if catalogue.refusal(word.text, "path"):
             raise parser.unsupported(f"the path parameter '{word.text}'", word)
         params.add(word.text)
     if {"primary", "secondary"} <= params:
