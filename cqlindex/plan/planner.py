@@ -17,7 +17,8 @@ from sqlglot.dialects.dialect import Dialect, Dialects
 from cqlindex.cql import ast
 from cqlindex.errors import InputError
 from cqlindex.plan import sql as S
-from cqlindex.plan.compile import Compiler, Row
+from cqlindex.plan.compile import Compiler
+from cqlindex.plan.terms import Row
 from cqlindex.query.analyse import reads_other_positions
 from cqlindex.query.rewrite import Expansions
 
