@@ -40,6 +40,7 @@ def test_the_catalogue_passes_its_own_check() -> None:
     (lambda d: replace(d, name="zz", refused=""), "without a reason"),
     (lambda d: replace(d, name="zz", sql=None), "how SQL treats it"),
     (lambda d: replace(d, name="zz", traits=Traits(pure=None)), "trait unsaid"),
+    (lambda d: replace(d, name="zz", traits=Traits(colour_swap="stalemate")), "colour-swap image"),
     (lambda d: replace(d, name="zz", where="move", sql=None), "parameter is parsed by its filter"),
     (lambda d: replace(d, name="zz", where="move"), "only a supported filter has an SQL verdict"),
     (lambda d: replace(d, name="zz", refused="later", at_once=True), "refused at once"),

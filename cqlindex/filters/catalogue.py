@@ -56,6 +56,9 @@ def check(decls: tuple[Decl, ...]) -> None:
         traits = decl.traits
         if None in (traits.reads_other_positions, traits.pure, traits.colour_swap, traits.transform):
             raise CatalogueError(f"{where} leaves a trait unsaid")
+        if traits.colour_swap not in ("same", "negated", "swapped") and not any(
+                other.key == (decl.where, traits.colour_swap) for other in decls):
+            raise CatalogueError(f"{where}: its colour-swap image {traits.colour_swap!r} is not declared beside it")
         if traits.transform not in ("same", "mapped"):
             raise CatalogueError(f"{where}: image under a transform is 'same' or 'mapped', not {traits.transform!r}")
 

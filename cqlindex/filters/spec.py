@@ -36,7 +36,8 @@ class Traits:
     current one (the planner then needs whole game trees, not candidate rows).
     ``pure``: it changes nothing (no variable, sort value, comment or message).
     ``colour_swap``: its image under ``flipcolor``'s colour swap: ``same``, ``negated`` (a signed
-    number) or the name it becomes. ``transform``: under a square map, ``same`` (it names no
+    number), ``swapped`` (its arguments are: 'result 1-0', 'player white') or the name it becomes
+    (:mod:`cqlindex.query.rewrite` reads these). ``transform``: under a square map, ``same`` (it names no
     square or direction) or ``mapped`` (its squares or directions move with the board).
     """
 

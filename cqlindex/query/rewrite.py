@@ -51,6 +51,7 @@ from functools import lru_cache
 
 from cqlindex.board.transforms import COLORSWAP, DIHEDRAL, map_bitboard, shift, shift_name
 from cqlindex.cql import ast
+from cqlindex.filters import catalogue
 
 SquareMap = Callable[[int], "int | None"]
 
@@ -298,15 +299,20 @@ def _ray(node: ast.Ray, ctx: _Context) -> ast.Node:
     return _copy(node, ctx, directions=tuple(ctx.directions.get(d, d) for d in node.directions))
 
 
-_COLOR_KEYWORDS = {"wtm": "btm", "btm": "wtm"}
-_SIDES = {"white": "black", "black": "white"}
+#: Images under the colour swap, from the catalogue's traits: filters that become another one
+#: (wtm <-> btm), the sides named in 'player white' and 'elo black', and signed values.
+_KEPT = ("same", "negated", "swapped")
+_COLOR_KEYWORDS = {d.name: d.traits.colour_swap for d in catalogue.declarations()
+                   if d.node is ast.Keyword and d.traits.colour_swap not in _KEPT}
+_SIDES = {d.name: d.traits.colour_swap for d in catalogue.declarations()
+          if d.where == "player, elo" and d.traits.colour_swap not in _KEPT}
+_NEGATED = frozenset((d.node, d.name) for d in catalogue.declarations() if d.traits.colour_swap == "negated")
 _RESULTS = {"1-0": "0-1", "0-1": "1-0"}
 
 
 def _signed(node: ast.Node) -> bool:
     """A value whose sign is its colour: negated by the colour swap."""
-    return (isinstance(node, ast.Keyword) and node.name == "sidetomove") or (
-        isinstance(node, ast.Unary) and node.op == "colortype")
+    return (type(node), getattr(node, "name", getattr(node, "op", None))) in _NEGATED
 
 
 def _keyword(node: ast.Keyword, ctx: _Context) -> ast.Node:
@@ -314,7 +320,7 @@ def _keyword(node: ast.Keyword, ctx: _Context) -> ast.Node:
         return node
     if node.name in _COLOR_KEYWORDS:
         return dataclasses.replace(node, name=_COLOR_KEYWORDS[node.name])
-    if node.name == "sidetomove":
+    if _signed(node):
         return ast.Unary(node.span, "-", node)
     return node
 
@@ -327,7 +333,7 @@ def _unsigned_image(node: ast.Node, ctx: _Context) -> ast.Node:
 def _unary(node: ast.Unary, ctx: _Context) -> ast.Node:
     if ctx.color and node.op == "-" and _signed(node.arg):
         return _unsigned_image(node.arg, ctx)  # -(sidetomove) swapped is sidetomove again
-    if ctx.color and node.op == "colortype":
+    if ctx.color and _signed(node):
         return ast.Unary(node.span, "-", _copy(node, ctx))
     if node.op in ("light", "dark") and ctx.swaps_light:
         return _copy(node, ctx, op="dark" if node.op == "light" else "light")
