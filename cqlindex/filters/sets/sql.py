@@ -9,7 +9,7 @@ from sqlglot import exp
 
 from cqlindex.cql import ast
 from cqlindex.cql.kinds import NUMBER, SET, kind_of
-from cqlindex.evaluate.sets import direction_mask
+from cqlindex.filters.sets.python import direction_mask
 from cqlindex.plan import sql as S
 from cqlindex.plan.terms import (ALL_SQUARES, LETTERS, PIECE_COLUMNS, RESIDUAL, UNBOUNDED, Cond, NumTerm, Row, SetTerm,
                                  const)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cqlindex.cql import ast
-from cqlindex.evaluate.core import Evaluator, evaluates
+from cqlindex.evaluate.context import Evaluator, evaluates
 from cqlindex.evaluate.values import MATCH
 from cqlindex.store.trees import Position
 

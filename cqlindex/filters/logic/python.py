@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from cqlindex.cql import ast
-from cqlindex.evaluate.core import Evaluator, evaluates
+from cqlindex.evaluate.context import Evaluator, evaluates
 from cqlindex.evaluate.values import MATCH, Squares, count, truncated_division
 from cqlindex.store.trees import Position
 
@@ -99,7 +99,7 @@ def comparison(ev: Evaluator, node: ast.Compare, pos: Position) -> object:
 
 @evaluates(ast.Binary)
 def binary(ev: Evaluator, node: ast.Binary, pos: Position) -> object:
-    from cqlindex.evaluate.sets import set_binary
+    from cqlindex.filters.sets.python import set_binary
 
     if node.op in ("|", "&", "attacks", "attackedby", "in"):
         return set_binary(ev, node, pos)
@@ -126,7 +126,7 @@ def binary(ev: Evaluator, node: ast.Binary, pos: Position) -> object:
 
 @evaluates(ast.Unary)
 def unary(ev: Evaluator, node: ast.Unary, pos: Position) -> object:
-    from cqlindex.evaluate.sets import set_unary
+    from cqlindex.filters.sets.python import set_unary
 
     if node.op in ("~", "#", "light", "dark", "rank", "file", "power", "type", "colortype"):
         return set_unary(ev, node, pos)
@@ -153,8 +153,8 @@ def call(ev: Evaluator, node: ast.Call, pos: Position) -> object:
                 return None
             values.append(value)
         return max(values) if node.name == "max" else min(values)
-    from cqlindex.evaluate.position import tree_call
-    from cqlindex.evaluate.sets import set_call
+    from cqlindex.filters.position.python import tree_call
+    from cqlindex.filters.sets.python import set_call
 
     if node.name in ("between", "makesquare"):
         return set_call(ev, node, pos)

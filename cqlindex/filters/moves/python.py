@@ -11,8 +11,8 @@ from collections.abc import Iterator
 import chess
 
 from cqlindex.cql import ast
-from cqlindex.evaluate.core import Evaluator, evaluates
-from cqlindex.evaluate.sets import as_set
+from cqlindex.evaluate.context import Evaluator, evaluates
+from cqlindex.filters.sets.python import as_set
 from cqlindex.evaluate.values import MATCH, Squares
 from cqlindex.store.trees import Position
 

@@ -7,8 +7,8 @@ The tree is the one the engine visits: main line only unless ``variations``, so 
 from __future__ import annotations
 
 from cqlindex.cql import ast
-from cqlindex.evaluate.core import Evaluator, evaluates
-from cqlindex.evaluate.sets import pawn_structure
+from cqlindex.evaluate.context import Evaluator, evaluates
+from cqlindex.filters.sets.python import pawn_structure
 from cqlindex.evaluate.values import MATCH, Squares, count
 from cqlindex.store.trees import Position
 
@@ -66,7 +66,7 @@ def keyword(ev: Evaluator, node: ast.Keyword, pos: Position) -> object:
             return Squares(0)
         mask = 1 << square
         if pos.castle is not None:
-            from cqlindex.evaluate.moves import castling_rook
+            from cqlindex.filters.moves.python import castling_rook
 
             rook_from, rook_to = castling_rook(pos, ev.tree.positions[pos.parent], ev.tree.chess960)
             mask |= 1 << (rook_to if name == "to" else rook_from)

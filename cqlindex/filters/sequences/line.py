@@ -48,7 +48,7 @@ import dataclasses
 
 from cqlindex.cql import ast
 from cqlindex.errors import CqlSyntaxError
-from cqlindex.evaluate.core import Evaluator, evaluates
+from cqlindex.evaluate.context import Evaluator, evaluates
 from cqlindex.store.trees import GameTree, Position
 
 #: Move linearization (seed 003) on or off: the one switch to flip if the reference engine

@@ -43,8 +43,8 @@ linearization as ``line`` does; no oracle covers it).
 from __future__ import annotations
 
 from cqlindex.cql import ast
-from cqlindex.evaluate.core import Evaluator, evaluates
-from cqlindex.evaluate.moves import dash_moves
+from cqlindex.evaluate.context import Evaluator, evaluates
+from cqlindex.filters.moves.python import dash_moves
 from cqlindex.store.trees import GameTree, Position
 
 

@@ -11,7 +11,7 @@ import chess
 
 from cqlindex.board.directions import COMPOSITE, STEPS
 from cqlindex.cql import ast
-from cqlindex.evaluate.core import Evaluator, evaluates
+from cqlindex.evaluate.context import Evaluator, evaluates
 from cqlindex.evaluate.values import ALL_SQUARES, MATCH, Squares
 from cqlindex.store.trees import Position
 

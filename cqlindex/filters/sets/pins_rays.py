@@ -23,9 +23,9 @@ from __future__ import annotations
 import chess
 
 from cqlindex.cql import ast
-from cqlindex.evaluate.core import Evaluator, evaluates
+from cqlindex.evaluate.context import Evaluator, evaluates
 from cqlindex.board.directions import COMPOSITE, STEPS
-from cqlindex.evaluate.sets import as_set
+from cqlindex.filters.sets.python import as_set
 from cqlindex.evaluate.values import Squares
 from cqlindex.store.trees import Position
 

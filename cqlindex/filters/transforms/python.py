@@ -8,7 +8,7 @@ transform of T; ``T count F`` counts the members that match. The rewriting itsel
 from __future__ import annotations
 
 from cqlindex.cql import ast
-from cqlindex.evaluate.core import Evaluator, evaluates
+from cqlindex.evaluate.context import Evaluator, evaluates
 from cqlindex.evaluate.values import MATCH, Squares, count
 from cqlindex.store.trees import Position
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import chess
 
 from cqlindex.cql import ast
-from cqlindex.evaluate.core import Evaluator, evaluates
-from cqlindex.evaluate.moves import castling_rook
-from cqlindex.evaluate.sets import as_set
+from cqlindex.evaluate.context import Evaluator, evaluates
+from cqlindex.filters.moves.python import castling_rook
+from cqlindex.filters.sets.python import as_set
 from cqlindex.evaluate.values import MATCH, Squares, count, truncated_division
 from cqlindex.store.trees import GameTree, Position
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import chess
 
 from cqlindex.cql import ast
-from cqlindex.evaluate.core import Evaluator, evaluates
+from cqlindex.evaluate.context import Evaluator, evaluates
 from cqlindex.evaluate.values import MATCH, Squares, count
 from cqlindex.store.trees import Position
 

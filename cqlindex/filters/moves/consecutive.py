@@ -18,7 +18,7 @@ That is CQL 6.1's definition; the rules below are where it says nothing:
 from __future__ import annotations
 
 from cqlindex.cql import ast
-from cqlindex.evaluate.core import Evaluator, evaluates
+from cqlindex.evaluate.context import Evaluator, evaluates
 from cqlindex.evaluate.values import count
 from cqlindex.store.trees import Position
 
