@@ -49,7 +49,8 @@ _PATH_COMPARISONS = ("[<]", "[>]", "[<=]", "[>=]")
 _STOP_AFTER_WILDCARD = ("-->", "<--", ")", "}", "--", "[x]")
 
 
-class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, GameGrammar, LogicGrammar, VariablesGrammar, OutputGrammar, TransformsGrammar, RefusedGrammar):
+class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, GameGrammar,
+             LogicGrammar, VariablesGrammar, OutputGrammar, TransformsGrammar, RefusedGrammar):
     """One query's parser. Use :func:`parse`."""
 
     # -- query ---------------------------------------------------------------------------------

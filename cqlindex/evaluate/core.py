@@ -28,7 +28,8 @@ def check_every_supported_filter_is_evaluated() -> None:
     known = evaluated_nodes()
     for decl in declarations():
         if decl.supported and decl.is_filter and decl.node not in known:
-            raise CatalogueError(f"{decl.family}: '{decl.name}' is supported but nothing evaluates {decl.node.__name__}")
+            raise CatalogueError(f"{decl.family}: '{decl.name}' is supported but nothing evaluates "
+                                 f"{decl.node.__name__}")
 
 
 check_every_supported_filter_is_evaluated()

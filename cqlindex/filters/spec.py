@@ -11,7 +11,9 @@ supported is left without an evaluator or an SQL verdict.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from cqlindex.cql import ast
 
@@ -68,6 +70,12 @@ class Decl:
     sql: str | None = None  # a supported filter: EXACT, NARROWED or PYTHON; a parameter: None (its filter says)
     traits: Traits = PLAIN
     example: str = ""  # a query using it; a test parses, plans or refuses it as declared
+    #: For a filter that is one fact of the position (a flag, a number): its Python value,
+    #: ``(evaluator, position) -> value`` (a truth for a logical filter), read by its family's
+    #: evaluator; and its SQL over the row alias: an expression, an int (a constant), or None
+    #: (true everywhere, no SQL needed), read by its family's SQL.
+    python: Callable[[Any, Any], object] | None = None
+    sql_of: Callable[[str], object] | None = None
 
     @property
     def is_filter(self) -> bool:
@@ -81,6 +89,21 @@ class Decl:
     @property
     def key(self) -> tuple[str, str]:
         return self.where, self.name
+
+
+def facts(family: str):
+    """A declarer of facts of the current position: keywords with their Python value and SQL.
+
+    ``f("check", LOGICAL, "...", lambda ev, pos: pos.is_check, lambda alias: S.col("is_check", alias),
+    "check")``: decided in SQL by the expression, in Python by the function; the family's
+    ``python.py`` and ``sql.py`` read both from the declaration.
+    """
+
+    def fact(name: str, kind: str, description: str, python, sql_of, example: str, **fields) -> Decl:
+        return Decl(name, family, ast.Keyword, kind, description, grammar="parse_keyword", sql=EXACT, python=python,
+                    sql_of=sql_of, example=example, **fields)
+
+    return fact
 
 
 def declare(family: str):

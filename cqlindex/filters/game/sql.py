@@ -1,7 +1,9 @@
-"""The SQL of game tags (the joined games row) and fen: methods of :class:`cqlindex.plan.compile.Compiler`, mixed in."""
+"""The SQL of game tags (the joined games row) and fen.
+
+Methods of :class:`cqlindex.plan.compile.Compiler`, mixed in.
+"""
 
 from __future__ import annotations
-
 
 import chess
 from sqlglot import exp

@@ -1,7 +1,10 @@
 """Moves: the ``move`` filter and its parameters, CQL 6.2's dash filters, what the last move was."""
 
+from sqlglot import exp
+
 from cqlindex.cql import ast
 from cqlindex.filters.spec import DASH_TARGET, EXACT, LOGICAL, NUMBER, PYTHON, SET, SQUARES, TREE, Traits, declare
+from cqlindex.plan import sql as S
 
 d = declare("moves")
 _MOVED = Traits(reads_other_positions=True, transform="mapped")
@@ -33,9 +36,15 @@ DECLS = (
     d("from", ast.Keyword, SET, "the square the last move came from", grammar="parse_keyword", sql=EXACT,
       traits=TREE, example="from"),
     *(d(word, ast.Keyword, LOGICAL, f"inside a dash's target: the move that led here was {what}",
-        where=DASH_TARGET, grammar="parse_keyword", sql=EXACT, example=f"--({word})")
-      for word, what in (("o-o", "castling kingside"), ("o-o-o", "castling queenside"), ("castle", "castling"),
-                         ("enpassant", "an en passant capture"))),
+        where=DASH_TARGET, grammar="parse_keyword", sql=EXACT, python=python, sql_of=sql_of, example=f"--({word})")
+      for word, what, python, sql_of in (
+          ("o-o", "castling kingside", lambda ev, pos: pos.castle == 1,
+           lambda a: S.definite(exp.EQ(this=S.col("castle", a), expression=S.num(1)))),
+          ("o-o-o", "castling queenside", lambda ev, pos: pos.castle == 2,
+           lambda a: S.definite(exp.EQ(this=S.col("castle", a), expression=S.num(2)))),
+          ("castle", "castling", lambda ev, pos: pos.castle is not None, lambda a: S.not_null(S.col("castle", a))),
+          ("enpassant", "an en passant capture", lambda ev, pos: bool(pos.en_passant),
+           lambda a: S.definite(S.col("en_passant", a))))),
     *(d(word, None, LOGICAL, f"'{word}' outside a move filter", refused=f"'{word}' as a filter of its own",
         at_once=True, example=word)
       for word in ("o-o", "o-o-o", "castle", "legal", "pseudolegal", "enpassantsquare")),

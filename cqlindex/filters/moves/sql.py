@@ -1,7 +1,9 @@
-"""The SQL of moves and dashes: the child row a move leads to: methods of :class:`cqlindex.plan.compile.Compiler`, mixed in."""
+"""The SQL of moves and dashes: the child row a move leads to.
+
+Methods of :class:`cqlindex.plan.compile.Compiler`, mixed in.
+"""
 
 from __future__ import annotations
-
 
 import chess
 from sqlglot import exp

@@ -1,8 +1,9 @@
-"""The SQL of sort, comment and message: SQL decides, Python writes the output: methods of :class:`cqlindex.plan.compile.Compiler`, mixed in."""
+"""The SQL of sort, comment and message: SQL decides, Python writes the output.
+
+Methods of :class:`cqlindex.plan.compile.Compiler`, mixed in.
+"""
 
 from __future__ import annotations
-
-
 
 from cqlindex.cql import ast
 from cqlindex.plan.terms import TRUE, Cond, NumTerm, Row, SetTerm

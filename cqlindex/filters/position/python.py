@@ -7,51 +7,29 @@ The tree is the one the engine visits: main line only unless ``variations``, so 
 from __future__ import annotations
 
 from cqlindex.cql import ast
+from cqlindex.cql.kinds import LOGICAL
 from cqlindex.evaluate.context import Evaluator, evaluates
+from cqlindex.filters import catalogue
 from cqlindex.filters.sets.python import pawn_structure
 from cqlindex.evaluate.values import MATCH, Squares, count
 from cqlindex.store.trees import Position
 
-_FLAGS = {
-    "check": lambda pos: pos.is_check,
-    "mate": lambda pos: pos.is_mate,
-    "stalemate": lambda pos: pos.is_stalemate,
-    "wtm": lambda pos: pos.wtm,
-    "btm": lambda pos: not pos.wtm,
-    "initial": lambda pos: pos.parent is None,
-    "terminal": lambda pos: not pos.children,
-    "mainline": lambda pos: pos.mainline,
-    "variation": lambda pos: not pos.mainline,
-    # Inside a dash's target (the parser admits them nowhere else): what the move that led here was.
-    "o-o": lambda pos: pos.castle == 1,
-    "o-o-o": lambda pos: pos.castle == 2,
-    "castle": lambda pos: pos.castle is not None,
-    "enpassant": lambda pos: bool(pos.en_passant),
-    "true": lambda pos: True,
-    "false": lambda pos: False,
-}
-_NUMBERS = {
-    "ply": lambda ev, pos: pos.ply,
-    "movenumber": lambda ev, pos: pos.movenumber,
-    "depth": lambda ev, pos: pos.depth,
-    "positionid": lambda ev, pos: pos.id,
-    "gamenumber": lambda ev, pos: ev.tree.gamenumber,
-    "sidetomove": lambda ev, pos: 1 if pos.wtm else -1,
-    "white": lambda ev, pos: 1,
-    "black": lambda ev, pos: -1,
-}
+#: The facts declared with their Python value (this family's, and the dash target's move kinds).
+_FACTS = {decl.name: decl for decl in catalogue.declarations() if decl.node is ast.Keyword and decl.python}
 _PAWNS = ("passedpawns", "isolatedpawns", "doubledpawns", "connectedpawns")
 
 
 @evaluates(ast.Keyword)
 def keyword(ev: Evaluator, node: ast.Keyword, pos: Position) -> object:
     name = node.name
-    flag = _FLAGS.get(name)
-    if flag is not None:
-        return MATCH if flag(pos) else None
-    numeric = _NUMBERS.get(name)
-    if numeric is not None:
-        return numeric(ev, pos)
+    fact = _FACTS.get(name)
+    if fact is not None:
+        value = fact.python(ev, pos)
+        if fact.kind == LOGICAL:
+            return MATCH if value else None
+        return value
+    if name == "terminal":
+        return None if pos.children else MATCH
     if name in _PAWNS:
         return Squares(pawn_structure(name, pos))
     positions = ev.tree.positions

@@ -9,7 +9,8 @@ d = declare("refused")
 _C = ast.Call
 
 DECLS = (
-    *(d(name, _C, kind, what, grammar="parse_tier3", refused=why, example=example) for name, kind, what, why, example in (
+    *(d(name, _C, kind, what, grammar="parse_tier3", refused=why, example=example)
+      for name, kind, what, why, example in (
         ("int", NUMBER, "the number a string spells", "string functions", "int \"3\""),
         ("lowercase", STRING, "a string in lower case", "string functions", "lowercase \"A\""),
         ("uppercase", STRING, "a string in upper case", "string functions", "uppercase \"a\""),

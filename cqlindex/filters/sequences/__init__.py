@@ -4,7 +4,8 @@ from cqlindex.cql import ast
 from cqlindex.filters.spec import NARROWED, NUMBER, PYTHON, TREE, declare
 
 d = declare("sequences")
-_LINE_PARAMS = (("firstmatch", "only the first match of each start"), ("lastposition", "its value is the last position"),
+_LINE_PARAMS = (("firstmatch", "only the first match of each start"),
+                ("lastposition", "its value is the last position"),
                 ("singlecolor", "only the moves of one colour"), ("nestban", "no match inside another"),
                 ("primary", "main-line moves only"), ("secondary", "at least one variation move"),
                 ("quiet", "no comments"))

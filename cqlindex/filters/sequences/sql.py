@@ -1,4 +1,7 @@
-"""The SQL of line: a chain of child rows, and game-level conditions: methods of :class:`cqlindex.plan.compile.Compiler`, mixed in."""
+"""The SQL of line: a chain of child rows, and game-level conditions.
+
+Methods of :class:`cqlindex.plan.compile.Compiler`, mixed in.
+"""
 
 from __future__ import annotations
 

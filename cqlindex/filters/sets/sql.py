@@ -1,4 +1,7 @@
-"""The SQL of sets and squares: bitboard expressions over the piece columns: methods of :class:`cqlindex.plan.compile.Compiler`, mixed in."""
+"""The SQL of sets and squares: bitboard expressions over the piece columns.
+
+Methods of :class:`cqlindex.plan.compile.Compiler`, mixed in.
+"""
 
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
-"""The SQL of transforms: the union (or count) of the members: methods of :class:`cqlindex.plan.compile.Compiler`, mixed in."""
+"""The SQL of transforms: the union (or count) of the members.
+
+Methods of :class:`cqlindex.plan.compile.Compiler`, mixed in.
+"""
 
 from __future__ import annotations
-
 
 from sqlglot import exp
 

@@ -1,7 +1,9 @@
-"""The SQL of ':', find and echo: other rows of the game: methods of :class:`cqlindex.plan.compile.Compiler`, mixed in."""
+"""The SQL of ':', find and echo: other rows of the game.
+
+Methods of :class:`cqlindex.plan.compile.Compiler`, mixed in.
+"""
 
 from __future__ import annotations
-
 
 from sqlglot import exp
 
