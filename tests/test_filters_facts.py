@@ -55,3 +55,8 @@ def test_sql_equals_python(index, decl, variations: bool) -> None:
     by_python = run(index, decl.example, variations=variations, engine="python")
     assert by_sql.candidates is not None  # the SQL engine answered
     assert by_sql.matches == by_python.matches
+
+
+def test_nullmove(index) -> None:
+    """CQL 6.2's nullmove: the position a null move ('--' in the PGN) led to."""
+    assert run(index, "nullmove").matches == {1: [4], 3: [6]}

@@ -3,10 +3,11 @@
 from sqlglot import exp
 
 from cqlindex.cql import ast
-from cqlindex.filters.spec import DASH_TARGET, EXACT, LOGICAL, NUMBER, PYTHON, SET, SQUARES, TREE, Traits, declare
+from cqlindex.filters.spec import DASH_TARGET, EXACT, LOGICAL, NUMBER, PYTHON, SET, SQUARES, TREE, Traits, declare, facts
 from cqlindex.plan import sql as S
 
 d = declare("moves")
+fact = facts("moves")
 _MOVED = Traits(reads_other_positions=True, transform="mapped")
 _SETS = (("from", "the moving piece stands on S"), ("to", "the move goes to S"),
          ("capture", "the move takes a piece on S"), ("promote", "the move promotes to a piece of S"),
@@ -63,6 +64,6 @@ DECLS = (
     *(d(word, ast.Keyword, LOGICAL, f"the last move was a {what} move", grammar="parse_keyword",
         refused=f"'{word}' as a filter of its own", example=word)
       for word, what in (("primary", "main-line"), ("secondary", "variation"))),
-    d("nullmove", ast.Keyword, LOGICAL, "the last move was a null move", grammar="parse_keyword",
-      refused="null moves as a filter", example="nullmove"),
+    fact("nullmove", LOGICAL, "the move that led here was a null move (CQL 6.2)", lambda ev, pos: pos.null_move,
+         lambda alias: S.col("null_move", alias), "nullmove"),
 )
