@@ -2,7 +2,7 @@
 
 Each declaration's example is parsed: a supported one must parse to its node, a refused one must
 be refused naming it (or the filter it belongs to); a supported filter's declared SQL verdict
-must be the planner's on its example (on an index of standard chess games).
+must be the planner's on its example.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def test_example(decl) -> None:
     if not decl.is_filter:
         return
     assert any(type(node) is decl.node for node in ast.walk(query.body))
-    plan = planner.plan(query, False, chess960=False)
+    plan = planner.plan(query, False)
     assert VERDICTS[plan.verdicts[0][1]] == decl.sql
 
 

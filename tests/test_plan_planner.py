@@ -76,7 +76,7 @@ VERDICTS = [
 def _golden_text() -> str:
     parts = []
     for query, variations in GOLDEN_QUERIES:
-        p = plan(parse(query), variations, chess960=False)
+        p = plan(parse(query), variations)
         parts.append(f"-- {query}  [{'variations' if variations else 'main line'}, "
                      f"{'exact' if p.exact else 'candidates'}]\n{p.select.sql(dialect='duckdb', pretty=True)};\n")
     return "\n".join(parts)
@@ -93,7 +93,7 @@ def test_golden_sql() -> None:
 
 @pytest.mark.parametrize("query, verdicts, exact", VERDICTS)
 def test_verdicts(query: str, verdicts: list[str], exact: bool) -> None:
-    p = plan(parse(query), False, chess960=False)
+    p = plan(parse(query), False)
     assert [v for _, v in p.verdicts] == verdicts
     assert p.exact is exact
 

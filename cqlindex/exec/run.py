@@ -42,10 +42,9 @@ def plan_for(db: str | Path, text: str, *, variations: bool | None = None, sourc
 
 def plan_prepared(con, prepared: Prepared) -> Plan:
     """Plan a prepared query for the index behind ``con`` (what it holds decides some SQL)."""
-    chess960 = bool(con.execute("SELECT coalesce(bool_or(chess960), false) FROM games").fetchall()[0][0])
     maps = bool(con.execute("SELECT count(*) FROM information_schema.columns WHERE table_name = 'positions' "
                             "AND column_name = 'white_attacks'").fetchall()[0][0])
-    return plan(prepared.query, prepared.variations, chess960=chess960, attack_maps=maps,
+    return plan(prepared.query, prepared.variations, attack_maps=maps,
                 expansions=prepared.expansions)
 
 

@@ -52,7 +52,6 @@ class Compiler(PositionSQL, SetsSQL, MovesSQL, TreeSQL, SequencesSQL, GameSQL, T
     """
 
     variations: bool
-    chess960: bool = True  # whether the index holds Chess960 games (castling rooks then vary)
     attack_maps: bool = True  # whether positions has white_attacks / black_attacks (schema 2)
     #: Each transform filter's members, rewritten once for the query (shared with the evaluator).
     expansions: Callable[[ast.Transform], list[ast.Node]] = expand

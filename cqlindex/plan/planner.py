@@ -52,11 +52,13 @@ def plan(query: ast.Query, variations: bool, *, chess960: bool = True, attack_ma
          gamenumbers: tuple[int, int] | None = None, expansions: Expansions | None = None) -> Plan:
     """Plan ``query`` in one mode.
 
-    ``chess960``: the index has Chess960 games; ``attack_maps``: its positions have the attack
-    map columns (indexes of schema 1 do not); ``expansions``: the query's transform members
-    when it was prepared (:mod:`cqlindex.query`), else rewritten here.
+    ``attack_maps``: the positions have the attack map columns (indexes of schema 1 did not);
+    ``expansions``: the query's transform members when it was prepared (:mod:`cqlindex.query`),
+    else rewritten here. ``chess960`` (whether the index holds Chess960 games) no longer changes
+    the plan: since schema 3 the castling rook's squares are stored columns, exact for both.
     """
-    compiler = Compiler(variations, chess960, attack_maps,
+    del chess960
+    compiler = Compiler(variations, attack_maps,
                         expansions if expansions is not None else Expansions(query.body))
     row = Row("p", top=True)
     where: exp.Expression | None = None if variations else S.col("mainline", "p")

@@ -49,8 +49,8 @@ DECLS = (
     *(d(word, None, LOGICAL, f"'{word}' outside a move filter", refused=f"'{word}' as a filter of its own",
         at_once=True, example=word)
       for word in ("o-o", "o-o-o", "castle", "legal", "pseudolegal", "enpassantsquare")),
-    d("--", ast.Dash, LOGICAL, "'F--G': a move from F to G (CQL 6.2), '=P' promotes, '(...)' holds after it"
-      " (narrowed in SQL on an index with Chess960 games)", sql=EXACT, traits=_MOVED, example="K--g1"),
+    d("--", ast.Dash, LOGICAL, "'F--G': a move from F to G (CQL 6.2), '=P' promotes, '(...)' holds after it",
+      sql=EXACT, traits=_MOVED, example="K--g1"),
     d("[x]", ast.Dash, LOGICAL, "'F[x]G': a capture from F on G", sql=EXACT, traits=_MOVED, example="Q[x]r"),
     d("consecutivemoves", ast.ConsecutiveMoves, NUMBER, "the length of the longest run of moves two positions share",
       grammar="parse_consecutivemoves", sql=PYTHON, traits=TREE,

@@ -107,22 +107,12 @@ class MovesSQL:
                             if types else S.false())
         sql = normal
         if not node.capture and node.promote is None:
-            castle = S.not_null(c("castle"))
-            if self.chess960:
-                rook = castle  # Chess960 rooks start anywhere: any castling move stays a candidate
-                exact = False
-            else:
-                kingside = exp.EQ(this=c("castle"), expression=S.num(1))
-                rook_from = exp.Case(ifs=[exp.If(this=kingside, true=exp.Add(this=c("move_from"),
-                                                                               expression=S.num(3)))],
-                                     default=exp.Sub(this=c("move_from"), expression=S.num(4)))
-                rook_to = exp.Case(ifs=[exp.If(this=kingside, true=exp.Add(this=c("move_from"), expression=S.num(1)))],
-                                   default=exp.Sub(this=c("move_from"), expression=S.num(1)))
-                rook = castle
-                if left is not None and left.sql is not None:
-                    rook = S.both(rook, S.has(left.sql, rook_from))
-                if right is not None and right.sql is not None:
-                    rook = S.both(rook, S.has(right.sql, rook_to))
+            # Castling also moves the rook: its squares are stored columns (Chess960 exact).
+            rook = S.not_null(c("castle"))
+            if left is not None and left.sql is not None:
+                rook = S.both(rook, S.has(left.sql, c("rook_from")))
+            if right is not None and right.sql is not None:
+                rook = S.both(rook, S.has(right.sql, c("rook_to")))
             sql = S.either(normal, rook) if normal is not None else None
         sql = S.both(S.negate(c("null_move")), sql)
         if node.target:
@@ -134,10 +124,5 @@ class MovesSQL:
 
 
 def _captured_square(alias: str) -> exp.Expression:
-    """The square of the piece the move into row ``alias`` took (NULL if none): en passant below the target."""
-    to = S.col("move_to", alias)
-    ep = exp.Case(ifs=[exp.If(this=S.col("wtm", alias), true=exp.Add(this=to, expression=S.num(8)))],
-                  default=exp.Sub(this=to, expression=S.num(8)))
-    return exp.Case(ifs=[exp.If(this=S.col("en_passant", alias), true=ep),
-                         exp.If(this=S.not_null(S.col("captured", alias)),
-                                true=to)], default=exp.Null())
+    """The square of the piece the move into row ``alias`` took (NULL if none), stored at build time."""
+    return S.col("capture_square", alias)
