@@ -436,22 +436,17 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, GameGramm
             return self.parse_keyword(self.next())  # what the move that led here was
         method = self.KEYWORDS.get(token.text)
         refused = catalogue.refusal(token.text)
+        what = f"'{token.text}' ({refused.refused})" if refused is not None else ""
         if method is not None:
             if refused is not None:
-                self.defer_unsupported(f"'{token.text}'", token)  # reported once the whole query has parsed
+                self.defer_unsupported(what, token)  # reported once the whole query has parsed
             return method(self, self.next())
         if refused is not None:
-            raise self.unsupported(f"'{token.text}'", token)
+            raise self.unsupported(what, token)
         return self.parse_variable(self.next())
 
     def parse_keyword(self, token: Token) -> ast.Node:
         return ast.Keyword(token.span, token.text)
-
-    # -- Tier 3 filters with a simple syntax: parsed in full, then refused (see defer_unsupported) --
-
-
-
-
 
     #: Filter name -> its grammar method, from the catalogue (filled in below the class).
     KEYWORDS: dict = {}

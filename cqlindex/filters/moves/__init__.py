@@ -46,7 +46,7 @@ DECLS = (
           ("castle", "castling", lambda ev, pos: pos.castle is not None, lambda a: S.not_null(S.col("castle", a))),
           ("enpassant", "an en passant capture", lambda ev, pos: bool(pos.en_passant),
            lambda a: S.definite(S.col("en_passant", a))))),
-    *(d(word, None, LOGICAL, f"'{word}' outside a move filter", refused=f"'{word}' as a filter of its own",
+    *(d(word, None, LOGICAL, f"'{word}' outside a move filter", refused="written outside the move filter it belongs to",
         at_once=True, example=word)
       for word in ("o-o", "o-o-o", "castle", "legal", "pseudolegal", "enpassantsquare")),
     d("--", ast.Dash, LOGICAL, "'F--G': a move from F to G (CQL 6.2), '=P' promotes, '(...)' holds after it",
@@ -62,7 +62,7 @@ DECLS = (
     d("currentmove", ast.Call, LOGICAL, "the move being examined", grammar="parse_tier3",
       refused="the current move of a move loop", example="currentmove --"),
     *(d(word, ast.Keyword, LOGICAL, f"the last move was a {what} move", grammar="parse_keyword",
-        refused=f"'{word}' as a filter of its own", example=word)
+        refused="outside 'move', 'line' and 'path'", example=word)
       for word, what in (("primary", "main-line"), ("secondary", "variation"))),
     fact("nullmove", LOGICAL, "the move that led here was a null move (CQL 6.2)", lambda ev, pos: pos.null_move,
          lambda alias: S.col("null_move", alias), "nullmove"),
