@@ -105,6 +105,23 @@ def keyword_kind(node_type: type[ast.Node], name: str) -> str | None:
     return None
 
 
+def declaration_of(node: ast.Node) -> Decl | None:
+    """The declaration a node was parsed from (None: an operator or literal the catalogue does not name)."""
+    if isinstance(node, ast.Dash):
+        name = "[x]" if node.capture else "--"
+    elif isinstance(node, ast.Iterate):
+        name = node.kind
+    elif isinstance(node, (ast.Compound, ast.Compare, ast.Colon, ast.Assign)):
+        name = {ast.Compound: "{}", ast.Compare: "==", ast.Colon: ":", ast.Assign: "="}[type(node)]
+    else:
+        name = getattr(node, "name", None) or getattr(node, "op", None)
+    for where in (FILTER, DASH_TARGET):
+        decl = _BY_KEY.get((where, name))
+        if decl is not None and decl.node is type(node):
+            return decl
+    return _ONLY_DECL.get(type(node))
+
+
 def grammars() -> dict[str, str]:
     """Filter name -> parser method, for every filter that has a grammar of its own."""
     return {decl.name: decl.grammar for decl in ALL if decl.where == FILTER and decl.grammar is not None}
@@ -144,3 +161,9 @@ def listing(family: str | None = None) -> str:
             lines.append(f"{shown}:")
         lines.append("  " + "  ".join(cell.ljust(width) for cell, width in zip(row[1:4], widths)) + "  " + row[4])
     return "\n".join(lines)
+
+
+#: Node types declared by one filter only (line, find, echo, move, pin, ...).
+_ONLY_DECL = {node: decls[0] for node, decls in
+              ((n, [d for d in ALL if d.node is n and d.is_filter]) for n in {d.node for d in ALL if d.node})
+              if len(decls) == 1}

@@ -16,6 +16,8 @@ from sqlglot.dialects.dialect import Dialect, Dialects
 
 from cqlindex.cql import ast
 from cqlindex.errors import InputError
+from cqlindex.filters import catalogue
+from cqlindex.filters.spec import NARROWED, PYTHON
 from cqlindex.plan import sql as S
 from cqlindex.plan.compile import Compiler
 from cqlindex.plan.terms import Row
@@ -112,5 +114,17 @@ def explain(p: Plan, dialect: str = "duckdb") -> str:
         snippet = " ".join(text[node.span.start:node.span.end].split())
         if len(snippet) > 60:
             snippet = snippet[:57] + "..."
-        lines.append(f"  {node.span.line}:{node.span.col}  {snippet}  -- {verdict}")
+        lines.append(f"  {node.span.line}:{node.span.col}  {snippet}  -- {verdict}{_why(node, verdict)}")
     return "\n".join(lines)
+
+
+def _why(node: ast.Node, verdict: str) -> str:
+    """The filters inside ``node`` that the catalogue says SQL only narrows or leaves to Python."""
+    if verdict in (SQL_DECIDES, PYTHON_OUTPUT):
+        return ""
+    named: dict[str, str] = {}
+    for inner in ast.walk(node):
+        decl = catalogue.declaration_of(inner)
+        if decl is not None and decl.sql in (NARROWED, PYTHON):
+            named.setdefault(decl.name, "narrowed" if decl.sql == NARROWED else "Python")
+    return f" ({', '.join(f'{name}: {how}' for name, how in named.items())})" if named else ""
