@@ -4,8 +4,10 @@ Precedence climbing, one method per level, lowest first:
 greedy prefix filters (transforms, find, if, sort, echo, square, piece: their argument runs
 as far as it can, ``or`` included) < ``or`` < ``and`` < ``not`` < ``in`` < comparisons
 (chained) < ``+ -`` < ``* / %`` < unary and numeric prefixes < ``|`` < ``&`` < ``~`` <
-``attacks``/``attackedby`` < directions, ``light``/``dark`` < ``:``. Keyword filters are
-parsed by the methods named in :data:`Parser.KEYWORDS`, so a new filter touches one table.
+``attacks``/``attackedby`` < directions, ``light``/``dark`` < ``:``. A word is looked up in the
+filter catalogue (:mod:`cqlindex.filters.catalogue`): its declaration names the method that
+reads it, one of its family's grammar class (``cqlindex/filters/<family>/grammar.py``) mixed
+into :class:`Parser`; a refused word is refused there with the catalogue's reason.
 
 Valid CQL that cqlindex does not run yet raises :class:`CqlUnsupportedError` naming the
 construct, so a query is never answered with a silently wrong result. Where such a construct's
@@ -20,24 +22,23 @@ tables in tests/test_cql_parser.py show each rule with the reference's verdicts.
 
 from __future__ import annotations
 
-
 from cqlindex.cql import ast
 from cqlindex.cql.kinds import LOGICAL, NUMBER, POSITION, SET, STRING, kind_of
 from cqlindex.cql.reader import ANY_PIECE
 from cqlindex.cql.tokens import Kind, Token
 from cqlindex.filters import catalogue
-from cqlindex.filters.sets.grammar import SetsGrammar
-from cqlindex.filters.moves.grammar import MovesGrammar
-from cqlindex.filters.tree.grammar import TreeGrammar
-from cqlindex.filters.sequences.grammar import SequencesGrammar
 from cqlindex.filters.game.grammar import GameGrammar
 from cqlindex.filters.logic.grammar import LogicGrammar
-from cqlindex.filters.variables.grammar import VariablesGrammar
+from cqlindex.filters.moves.grammar import MovesGrammar
 from cqlindex.filters.output.grammar import OutputGrammar
-from cqlindex.filters.transforms.grammar import TransformsGrammar
 from cqlindex.filters.refused.grammar import RefusedGrammar
+from cqlindex.filters.sequences.grammar import SequencesGrammar
 from cqlindex.filters.sets import DIRECTIONS
+from cqlindex.filters.sets.grammar import SetsGrammar
 from cqlindex.filters.spec import DASH_TARGET, HEADER
+from cqlindex.filters.transforms.grammar import TransformsGrammar
+from cqlindex.filters.tree.grammar import TreeGrammar
+from cqlindex.filters.variables.grammar import VariablesGrammar
 
 #: Names the precedence levels read, taken from the catalogue (which declares each once).
 TRANSFORMS = tuple(d.name for d in catalogue.declarations() if d.node is ast.Transform and d.supported)

@@ -30,17 +30,18 @@ from sqlglot import exp
 
 from cqlindex.cql import ast
 from cqlindex.cql.kinds import NUMBER, SET, kind_of
-from cqlindex.filters.position.sql import PositionSQL
-from cqlindex.filters.sets.sql import SetsSQL
-from cqlindex.filters.moves.sql import MovesSQL
-from cqlindex.filters.tree.sql import TreeSQL
-from cqlindex.filters.sequences.sql import SequencesSQL
 from cqlindex.filters.game.sql import GameSQL
-from cqlindex.filters.transforms.sql import TransformsSQL
+from cqlindex.filters.moves.sql import MovesSQL
 from cqlindex.filters.output.sql import OutputSQL
+from cqlindex.filters.position.sql import PositionSQL
+from cqlindex.filters.sequences.sql import SequencesSQL
+from cqlindex.filters.sets.sql import SetsSQL
+from cqlindex.filters.transforms.sql import TransformsSQL
+from cqlindex.filters.tree.sql import TreeSQL
 from cqlindex.plan import sql as S
 from cqlindex.plan.terms import RESIDUAL, TRUE, UNBOUNDED, Cond, NumTerm, Row, SetTerm, any_of
 from cqlindex.query.rewrite import expand
+
 
 @dataclass
 class Compiler(PositionSQL, SetsSQL, MovesSQL, TreeSQL, SequencesSQL, GameSQL, TransformsSQL, OutputSQL):

@@ -3,7 +3,8 @@
 from sqlglot import exp
 
 from cqlindex.cql import ast
-from cqlindex.filters.spec import DASH_TARGET, EXACT, LOGICAL, NUMBER, PYTHON, SET, SQUARES, TREE, Traits, declare, facts
+from cqlindex.filters.spec import (DASH_TARGET, EXACT, LOGICAL, NUMBER, PYTHON, SET, SQUARES, TREE, Traits, declare,
+                                   facts)
 from cqlindex.plan import sql as S
 
 d = declare("moves")

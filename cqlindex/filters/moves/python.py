@@ -12,8 +12,8 @@ import chess
 
 from cqlindex.cql import ast
 from cqlindex.evaluate.context import Evaluator, evaluates
-from cqlindex.filters.sets.python import as_set
 from cqlindex.evaluate.values import MATCH, Squares
+from cqlindex.filters.sets.python import as_set
 from cqlindex.store.trees import Position
 
 _PROMOTION_LETTERS = {chess.QUEEN: "Q", chess.ROOK: "R", chess.BISHOP: "B", chess.KNIGHT: "N"}

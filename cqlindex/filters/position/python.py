@@ -9,9 +9,9 @@ from __future__ import annotations
 from cqlindex.cql import ast
 from cqlindex.cql.kinds import LOGICAL
 from cqlindex.evaluate.context import Evaluator, evaluates
+from cqlindex.evaluate.values import MATCH, Squares, count
 from cqlindex.filters import catalogue
 from cqlindex.filters.sets.python import pawn_structure
-from cqlindex.evaluate.values import MATCH, Squares, count
 from cqlindex.store.trees import Position
 
 #: The facts declared with their Python value (this family's, and the dash target's move kinds).

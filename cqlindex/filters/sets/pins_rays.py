@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import chess
 
+from cqlindex.board.directions import COMPOSITE, STEPS
 from cqlindex.cql import ast
 from cqlindex.evaluate.context import Evaluator, evaluates
-from cqlindex.board.directions import COMPOSITE, STEPS
-from cqlindex.filters.sets.python import as_set
 from cqlindex.evaluate.values import Squares
+from cqlindex.filters.sets.python import as_set
 from cqlindex.store.trees import Position
 
 _ORTHOGONAL = frozenset(("up", "down", "left", "right"))

@@ -15,9 +15,9 @@ import chess
 
 from cqlindex.cql import ast
 from cqlindex.evaluate.context import Evaluator, evaluates
+from cqlindex.evaluate.values import MATCH, Squares, count, truncated_division
 from cqlindex.filters.moves.python import castling_rook
 from cqlindex.filters.sets.python import as_set
-from cqlindex.evaluate.values import MATCH, Squares, count, truncated_division
 from cqlindex.store.trees import GameTree, Position
 
 _EMPTY = -1
