@@ -9,6 +9,8 @@ without a line of test code.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from cqlindex.exec.run import run
@@ -35,13 +37,18 @@ PGN = """[Event "null move and variations"]
 FACTS = [decl for decl in catalogue.declarations() if decl.python is not None and decl.sql_of is not None]
 
 
-@pytest.fixture(scope="module")
-def index(tmp_path_factory):
-    path = tmp_path_factory.mktemp("facts") / "facts.pgn"
+def build_index(directory: Path) -> Path:
+    """The index of :data:`PGN` in ``directory``."""
+    path = directory / "facts.pgn"
     path.write_text(PGN, encoding="utf-8")
     db = path.with_suffix(".duckdb")
     build([str(path)], db, workers=1)
     return db
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    return build_index(tmp_path_factory.mktemp("facts"))
 
 
 def test_there_are_facts() -> None:

@@ -8,7 +8,7 @@ this file read them.
 from sqlglot import exp
 
 from cqlindex.cql import ast
-from cqlindex.filters.spec import EXACT, LOGICAL, NUMBER, PYTHON, TREE, Traits, declare, facts
+from cqlindex.filters.spec import EXACT, LOGICAL, NUMBER, TREE, Traits, declare, facts
 from cqlindex.plan import sql as S
 
 d = declare("position")
@@ -58,7 +58,7 @@ DECLS = (
     d("terminal", ast.Keyword, LOGICAL, "no move is played from here (in the line searched)", grammar="parse_keyword",
       sql=EXACT, traits=TREE, example="terminal"),
     d("lastgamenumber", ast.Keyword, NUMBER, "the number of the collection's last game", grammar="parse_keyword",
-      sql=PYTHON, example="lastgamenumber > 1"),
+      refused="the size of the collection", example="lastgamenumber > 1"),
     d("virtualmainline", ast.Keyword, LOGICAL, "on the line the engine took as main line", grammar="parse_keyword",
       refused="CQL 6.2 virtual main lines", example="virtualmainline"),
     d("hhdb", None, LOGICAL, "the HHdb study database's annotations", refused="HHdb annotations", at_once=True,
