@@ -1,16 +1,18 @@
 """The filter catalogue: every CQL filter, parameter and header word, declared once, by family.
 
-The parser dispatches on it (:func:`grammar`), refuses from it (:func:`refusal`), the kind
-checker reads value kinds from it (:func:`keyword_kind`), the query analysis reads the traits
-(:func:`reads_other_positions`), and ``cqlindex filters`` prints it. There is no other table
-of filter names. Adding a filter is one declaration in its family file, plus its grammar,
-Python and SQL where that family keeps them.
+The parser dispatches on it (:func:`grammar`) and refuses from it (:func:`refusal`, with the
+reason); the kind checker reads value kinds (:func:`keyword_kind`), the query analysis and the
+rewriter read the traits (:func:`reads_other_positions`, colour-swap images), ``--explain``
+names what it leaves to Python (:func:`declaration_of`), and ``cqlindex filters`` prints it
+(:func:`listing`). A fact of the position carries its Python value and its SQL in the
+declaration itself; other filters have their grammar, Python and SQL beside the declarations,
+in their family's folder (see ARCHITECTURE.md).
 
 The catalogue checks itself when imported (:func:`check`): every name is declared once where
 it may be written, a refusal gives its reason, a supported filter says how SQL treats it, and
-every trait has a value. The evaluator package checks on import that every supported node has
-an evaluator; tests/test_filters_catalogue.py runs every declaration's example through the
-parser and the planner and holds each declaration to what they do.
+every trait has a value. :mod:`cqlindex.evaluate.core` checks on import that every supported
+filter's node has an evaluator; tests/test_filters_catalogue.py and test_filters_traits.py
+hold each declaration to what the parser, the planner and the evaluator do.
 """
 
 from __future__ import annotations
