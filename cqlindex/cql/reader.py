@@ -24,11 +24,10 @@ class Reader(ABC):
     """The token cursor, the variables in scope and the error helpers of one query's parse.
 
     Each family's grammar (``cqlindex/filters/<family>/grammar.py``) is a class of ``parse_*``
-    methods named by the catalogue's declarations, mixed into the parser. Grammar outside
-    :mod:`cqlindex.cql.parser` (those families and
-    :mod:`cqlindex.filters.sequences.path_grammar`) take a ``Reader``; they call back into the precedence
-    levels declared abstract below, which :class:`cqlindex.cql.parser.Parser` defines. So those
-    modules need not import the parser, and the parser may import them.
+    methods named by the catalogue's declarations, mixed into the parser; it and
+    :mod:`cqlindex.filters.sequences.path_grammar` work on a ``Reader`` and call back into the
+    precedence levels (and the other families' grammar) declared abstract below, which
+    :class:`cqlindex.cql.parser.Parser` has. So they need not import the parser, which imports them.
     """
 
     def __init__(self, text: str, source: str = "<query>") -> None:
@@ -110,7 +109,6 @@ class Reader(ABC):
 
     def at_number(self) -> bool:
         return self.peek().kind is Kind.NUMBER or (self.at_op("-") and self.peek(1).kind is Kind.NUMBER)
-
 
     def raw_word(self) -> str:
         """A file name in the header: the raw text up to white space or ')'."""
