@@ -6,6 +6,7 @@ from cqlindex.cql import ast
 from cqlindex.cql.kinds import POSITION, SET, STRING, kind_of
 from cqlindex.cql.reader import Reader
 from cqlindex.cql.tokens import Kind, Span, Token
+from cqlindex.filters import catalogue
 
 
 class MovesGrammar(Reader):
@@ -90,34 +91,24 @@ class MovesGrammar(Reader):
         end = token.span
         while True:
             word = self.peek()
-            if word.is_word("legal", "pseudolegal", "previous"):
-                self.next()
+            decl = catalogue.lookup(word.text, "move") if word.kind is Kind.WORD else None
+            if decl is None:
+                break
+            self.next()
+            if decl.refused is not None:
+                self.defer_unsupported(f"'move {word.text}' ({decl.refused})", word)
+            if word.text in ("legal", "pseudolegal", "previous"):
                 if mode != "played":
                     raise self.error(f"'{word.text}' conflicts with '{mode}'", word)
                 mode = word.text
                 params.append((word.text, None))
-            elif word.is_word("from", "to", "capture", "promote", "enpassantsquare"):
-                self.next()
-                value = self.parse_union()
-                params.append((word.text, value))
-                end = value.span
-                continue
-            elif word.is_word("enpassant", "null", "o-o", "o-o-o", "primary", "secondary", "castle"):
-                self.next()
-                params.append((word.text, None))
-            elif word.is_word("count"):  # CQLi: the number of matching moves
-                self.next()
-                self.defer_unsupported("'move count'", word)
-                params.append((word.text, None))
-            elif word.is_word("comment"):  # CQLi: comment on the matching moves
-                self.next()
-                self.defer_unsupported("'move comment'", word)
-                value = self.parse_output(word)
+            elif decl.kind == SET or word.text == "comment":  # 'from S' ...; CQLi's 'comment (...)'
+                value = self.parse_union() if decl.kind == SET else self.parse_output(word)
                 params.append((word.text, value))
                 end = value.span
                 continue
             else:
-                break
+                params.append((word.text, None))
             end = word.span
         if {"primary", "secondary"} <= {name for name, _ in params}:
             raise self.error("'primary' and 'secondary' exclude each other", token.span.to(end))
