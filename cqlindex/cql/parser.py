@@ -30,6 +30,7 @@ from cqlindex.cql.lexer import tokenize
 from cqlindex.cql.path_syntax import parse_path
 from cqlindex.cql.tokens import Kind, Span, Token
 from cqlindex.errors import CqlSyntaxError, CqlUnsupportedError
+from cqlindex.suggest import hint
 
 TRANSFORMS = ("flipcolor", "reversecolor", "flip", "fliphorizontal", "flipvertical", "rotate90", "shift",
               "shifthorizontal", "shiftvertical")
@@ -1146,7 +1147,7 @@ class Parser:
             return ast.Assign(token.span.to(value.span), name, op.text, value)
         if name in self.variables:
             return ast.Variable(token.span, name)
-        raise self.error(f"unknown filter or variable '{name}'", token)
+        raise self.error(f"unknown filter or variable '{name}'{hint(name)}", token)
 
     def check_assignment(self, name: Token, op: Token, value: ast.Node) -> None:
         """A variable gets its type from its first assignment and keeps it; a filter without a value
