@@ -17,11 +17,17 @@ RANKS = "".join(chess.RANK_NAMES)
 SQUARE_NAMES = chess.SQUARE_NAMES
 #: The square on ``file`` (0 = a) and ``rank`` (0 = first rank).
 square = chess.square
-#: ``"e4"`` -> 28; ValueError on anything else.
-parse_square = chess.parse_square
 
 _SIGN_BIT = 1 << 63
 _WORD = 1 << 64
+
+
+def parse_square(name: str) -> int:
+    """``"e4"`` -> 28 (python-chess's parser); ValueError that names the bad square on anything else."""
+    try:
+        return chess.parse_square(name)
+    except ValueError:
+        raise ValueError(f"not a square: {name!r}") from None
 
 
 def to_signed(bitboard: int) -> int:
