@@ -99,7 +99,8 @@ class Matches(Sequence[Match]):
         try:
             import pandas  # noqa: F401
         except ImportError:
-            raise ImportError("to_pandas needs pandas: pip install 'cqlindex[pandas]' (or pip install pandas)") from None
+            raise ImportError("to_pandas needs pandas: pip install 'cqlindex[pandas]' (or pip install pandas)"
+                              ) from None
         return self._table.to_pandas()
 
     def __repr__(self) -> str:

@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.table import Table
 from typer.core import TyperCommand
 
+from cqlindex.cli_inputs import sql_params, sql_text, typed_build_value
 from cqlindex.errors import CqlError, CqlindexError, DatabaseError, InputError
 from cqlindex.output.formats import Format, Options, default_format
 
@@ -178,7 +179,8 @@ def info(
             console.print(f"  {macro['name']}({', '.join(macro['parameters'])})")
         return
     if format is InfoFormat.json:
-        typer.echo(json.dumps({**data, "build": {k: _typed(k, v) for k, v in data["build"].items()}}, indent=2))
+        build = {key: typed_build_value(key, value) for key, value in data["build"].items()}
+        typer.echo(json.dumps({**data, "build": build}, indent=2))
         return
     console = Console(highlight=False)
     console.print(f"[bold]{db}[/]")
@@ -192,20 +194,6 @@ def info(
     console.print("[bold]tables and views[/] (columns: cqlindex info DB --format json, or schema/tables.sql)")
     for table, columns in data["tables"].items():
         console.print(f"  {table:20s} {len(columns):>3} columns")
-
-
-def _typed(key: str, value: str) -> Any:
-    """A build_info value (stored as text) as JSON wants it: inputs a list, counts and seconds numbers."""
-    if key == "inputs":
-        return [line for line in value.split("\n") if line]
-    if key.endswith("_version") and key != "schema_version":
-        return value  # '0.1.0' is a version, not a number
-    for kind in (int, float):
-        try:
-            return kind(value)
-        except ValueError:
-            pass
-    return value
 
 
 @app.command()
@@ -225,8 +213,8 @@ def sql(
     from cqlindex.store.database import connect, run_sql
 
     def work():
-        text = _sql_text(query, file)
-        values = _sql_params(param or [])
+        text = sql_text(query, file)
+        values = sql_params(param or [])
         con = connect(db)
         try:
             return run_sql(con, text, values)
@@ -246,44 +234,6 @@ def sql(
             table.add_row(*("NULL" if v is None else str(v) for v in row))
         Console().print(table)
         _stderr().print(f"{len(rows):,} rows", highlight=False)
-
-
-def _sql_text(query: str | None, file: Path | None) -> str:
-    """The SQL from the argument, the file, or standard input (one of them)."""
-    if query not in (None, "-") and file is not None:
-        raise InputError("give the SQL or --file FILE, not both")
-    if file is not None:
-        try:
-            return file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            raise InputError(f"{file}: cannot read the SQL ({getattr(error, 'strerror', None) or error})") from None
-    if query not in (None, "-"):
-        return query
-    if sys.stdin.isatty():
-        raise InputError("give the SQL as an argument, with --file FILE, or on standard input")
-    text = sys.stdin.read()
-    if not text.strip():
-        raise InputError("no SQL on standard input")
-    return text
-
-
-def _sql_params(values: list[str]) -> list | dict | None:
-    """``--param`` values: all positional, or all NAME=VALUE; numbers as numbers."""
-    if not values:
-        return None
-    named = [v.partition("=") for v in values]
-    if all(sep and name.isidentifier() for name, sep, _ in named):
-        return {name: _sql_value(value) for name, _, value in named}
-    return [_sql_value(v) for v in values]
-
-
-def _sql_value(text: str) -> int | float | str:
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
 
 
 @app.command()

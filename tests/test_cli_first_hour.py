@@ -87,7 +87,16 @@ def test_output_to_an_unknown_suffix_is_pgn(db: Path, tmp_path: Path, name: str)
 
 # --- 8: DuckDB's progress bar is off on every connection that reads an index ---------------------
 
-def test_no_progress_bar_on_reading_connections(db: Path) -> None:
+def test_no_progress_bar_on_reading_connections(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # DuckDB turns its bar on by default in a terminal (off under pytest): start from "on", as a user's shell does
+    real = duckdb.connect
+
+    def loud(*args, **kwargs):
+        con = real(*args, **kwargs)
+        con.execute("SET enable_progress_bar = true")
+        return con
+
+    monkeypatch.setattr(duckdb, "connect", loud)
     con = connect(db)
     try:
         assert con.execute("SELECT current_setting('enable_progress_bar')").fetchone()[0] is False
@@ -109,7 +118,8 @@ def test_version() -> None:
 
 
 def test_query_q_is_quiet(db: Path) -> None:
-    loud, quiet = invoke("query", db, "mate", "--format", "count"), invoke("query", db, "mate", "--format", "count", "-q")
+    loud = invoke("query", db, "mate", "--format", "count")
+    quiet = invoke("query", db, "mate", "--format", "count", "-q")
     assert "matches of 7 games" in loud.output and "matches of" not in quiet.output
     assert quiet.stdout == loud.stdout == "5 games 5 positions\n"
 

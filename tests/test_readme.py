@@ -80,8 +80,8 @@ CHECKS: dict[str, Callable[[Run], None]] = {
     "cqlindex sql sample.duckdb 'FROM errors' --format csv":
         lambda r: r.out == "source_file,gamenumber,line,message\n" or pytest.fail(r.out),
     "cqlindex sql sample.duckdb 'SELECT white FROM games WHERE year < ? ORDER BY year' --param 1850 --format csv":
-        lambda r: list(csv.reader(io.StringIO(r.out))) == [["white"], ["Legal de Kermeur, Francois"],
-                                                          ["De la Bourdonnais, Louis Charles Mahe"]] or pytest.fail(r.out),
+        lambda r: list(csv.reader(io.StringIO(r.out))) == [
+            ["white"], ["Legal de Kermeur, Francois"], ["De la Bourdonnais, Louis Charles Mahe"]] or pytest.fail(r.out),
     "cqlindex info sample.duckdb --schema":
         lambda r: "positions" in r.out and "fullmove(pos)" in r.out and "fen(pos)" in r.out or pytest.fail(r.out),
     "cqlindex export sample.duckdb parquet/":
@@ -104,14 +104,15 @@ CHECKS: dict[str, Callable[[Run], None]] = {
     "cqlindex query sample.duckdb mate --format summary":
         lambda r: r.out == "1 2 3 4 5\n" or pytest.fail(r.out),
     "cqlindex query sample.duckdb mate -o mates.pgn":
-        lambda r: numbers(pgn_games(r.folder / "mates.pgn")) == MATES and "{ CQL }" in (r.folder / "mates.pgn").read_text()
-        or pytest.fail(r.out),
+        lambda r: numbers(pgn_games(r.folder / "mates.pgn")) == MATES
+        and "{ CQL }" in (r.folder / "mates.pgn").read_text() or pytest.fail(r.out),
     "cqlindex query sample.duckdb mate -o mates.html":
         lambda r: (r.folder / "mates.html").read_text().count('<figure class="board"') == 5 or pytest.fail(r.out),
     "cqlindex query sample.duckdb mate --format ndjson":
         lambda r: [json.loads(x)["gamenumber"] for x in r.out.splitlines()] == MATES or pytest.fail(r.out),
     "cqlindex query sample.duckdb mate --format json":
-        lambda r: [x["san"] for x in json.loads(r.out)] == ["Rd8#", "Nd5#", "Be7#", "Bxe7#", "Qg5#"] or pytest.fail(r.out),
+        lambda r: [x["san"] for x in json.loads(r.out)] == ["Rd8#", "Nd5#", "Be7#", "Bxe7#", "Qg5#"]
+        or pytest.fail(r.out),
     "cqlindex query sample.duckdb mate -o mates.csv":
         lambda r: [int(x["gamenumber"]) for x in csv.DictReader(io.StringIO((r.folder / "mates.csv").read_text()))]
         == MATES or pytest.fail(r.out),
