@@ -24,7 +24,7 @@ import chess
 import chess.svg
 import pyarrow as pa
 
-from cqlindex.evaluate.engine import QueryResult
+from cqlindex.exec.result import QueryResult
 from cqlindex.output.records import game_rows, match_table
 from cqlindex.store.database import connect
 

@@ -5,9 +5,8 @@ they meant, not only that this one is unknown. :func:`did_you_mean` picks the cl
 names with :mod:`difflib` (the standard library's similarity ratio, which favours shared runs
 of letters, so a dropped or swapped letter still ranks first).
 
-Every name comes from :func:`known_names`, the one place that says which words are filters.
-Today it reads the parser's keyword tables; when the filters move into a catalogue, that
-function is the only thing to point at it.
+Every name comes from :func:`known_names`, the one place that says which words are filters:
+it reads the filter catalogue (:func:`cqlindex.filters.catalogue.names`).
 """
 
 from __future__ import annotations
@@ -23,13 +22,10 @@ _MOST = 3
 
 @cache
 def known_names() -> frozenset[str]:
-    """Every word CQL gives a meaning to as a filter, parameter or operator, as the parser knows them."""
-    from cqlindex.cql import parser
+    """Every word CQL gives a meaning to as a filter, parameter or header word: the filter catalogue's."""
+    from cqlindex.filters import catalogue
 
-    words = {*parser.Parser.KEYWORDS, *parser.TRANSFORMS, *parser.DIRECTIONS, *parser.NULLARY, *parser.LINE_PARAMS,
-             *parser.UNSUPPORTED, "attacks", "attackedby", "and", "or", "not", "in", "all", "count", "variations",
-             "else", "legal", "pseudolegal", "capture", "promote", "previous", "enpassant", "null"}
-    return frozenset(w for w in words if w.isidentifier())
+    return frozenset(catalogue.names())
 
 
 def did_you_mean(name: str, names: frozenset[str] | None = None) -> list[str]:

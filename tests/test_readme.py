@@ -97,6 +97,8 @@ CHECKS: dict[str, Callable[[Run], None]] = {
         lambda r: "SELECT" in r.out and "attacks" in r.out or pytest.fail(r.out),
     "cqlindex query sample.duckdb mate --engine python":
         lambda r: table_games(r.out) == MATES or pytest.fail(r.out),
+    "cqlindex filters":
+        lambda r: re.search(r"^  mate\s+supported\s+decided in SQL", r.out, re.MULTILINE) or pytest.fail(r.out),
     "cqlindex query sample.duckdb mat":
         lambda r: r.code == 2 and "did you mean 'mate'?" in r.err or pytest.fail(r.err),
     "cqlindex query sample.duckdb mate --format table":
