@@ -136,7 +136,10 @@ def test_info_json(sample_db: Path, flag: str) -> None:
     assert data["positions"] == SAMPLE_POSITIONS
     assert data["mainline_positions"] == SAMPLE_POSITIONS  # the sample has no variations
     assert data["errors"] == 0
-    assert data["build"]["workers"] == "1"
+    # build values typed as JSON wants them, not all strings
+    assert data["build"]["workers"] == 1 and data["build"]["schema_version"] >= 1
+    assert isinstance(data["build"]["build_seconds"], float) and data["build"]["cqlindex_version"] == "0.1.0"
+    assert data["build"]["inputs"] == [str(SAMPLE)]
     assert "positions" in data["tables"]
 
 

@@ -6,6 +6,7 @@ from cqlindex.cql import ast
 from cqlindex.cql.kinds import LOGICAL, NUMBER, POSITION, SET, STRING, kind_of
 from cqlindex.cql.reader import ASSIGN_OPS, Reader
 from cqlindex.cql.tokens import Kind, Token
+from cqlindex.suggest import hint
 
 
 class VariablesGrammar(Reader):
@@ -56,7 +57,7 @@ class VariablesGrammar(Reader):
             return ast.Assign(token.span.to(value.span), name, op.text, value)
         if name in self.variables:
             return ast.Variable(token.span, name)
-        raise self.error(f"unknown filter or variable '{name}'", token)
+        raise self.error(f"unknown filter or variable '{name}'{hint(name)}", token)
 
     def check_assignment(self, name: Token, op: Token, value: ast.Node) -> None:
         """A variable gets its type from its first assignment and keeps it; a filter without a value
