@@ -188,12 +188,15 @@ def open(path: str | Path) -> Database:
     return Database(path)
 
 
-def build(pgn: str | Path | list[str | Path], output: str | Path, *, workers: int | None = None) -> Database:
-    """Index every position of every game of ``pgn`` (files or globs; .pgn .gz .bz2 .zst) into ``output``."""
+def build(pgn: str | Path | list[str | Path], output: str | Path, *, workers: int | None = None,
+          reader: str = "auto") -> Database:
+    """Index every position of every game of ``pgn`` (files or globs; .pgn .gz .bz2 .zst) into ``output``.
+
+    ``reader``: ``compiled`` (main lines by the compiled reader), ``python-chess`` or ``auto``."""
     from cqlindex.ingest.pipeline import build as run_build
 
     inputs = [str(p) for p in pgn] if isinstance(pgn, list) else [str(pgn)]
-    run_build(absolute_inputs(inputs), output, workers=workers)
+    run_build(absolute_inputs(inputs), output, workers=workers, reader=reader)
     return Database(output)
 
 

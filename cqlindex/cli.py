@@ -44,6 +44,12 @@ class InfoFormat(str, Enum):
     json = "json"
 
 
+class Reader(str, Enum):
+    auto = "auto"
+    compiled = "compiled"
+    python_chess = "python-chess"
+
+
 class Engine(str, Enum):
     sql = "sql"
     python = "python"
@@ -103,6 +109,9 @@ def build(
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Database to write (default: NAME.duckdb).")] = None,
     workers: Annotated[int | None, typer.Option(help="Parse processes (default: one per core).", min=1)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, only the summary.")] = False,
+    reader: Annotated[Reader, typer.Option(
+        help="compiled: main-line games by the compiled reader, the rest by python-chess; python-chess: "
+             "every game by python-chess; auto: compiled when its wheel is installed.")] = Reader.auto,
 ) -> None:
     """Replay every game and write every position of every line into a DuckDB index."""
     from rich.progress import (
@@ -124,7 +133,7 @@ def build(
 
         inputs = absolute_inputs(pgn)  # the index names its sources so that any directory finds them
         if not show:
-            return run_build(inputs, target, workers=workers)
+            return run_build(inputs, target, workers=workers, reader=reader.value)
         with Progress(TextColumn("[bold]indexing"), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
                       TextColumn("{task.fields[games]:,} games, {task.fields[positions]:,} positions"),
                       console=console, transient=True) as bar:
@@ -133,7 +142,7 @@ def build(
             def update(p):
                 bar.update(task, total=p.bytes_total, completed=p.bytes_done, games=p.games, positions=p.positions)
 
-            return run_build(inputs, target, workers=workers, on_progress=update)
+            return run_build(inputs, target, workers=workers, reader=reader.value, on_progress=update)
 
     summary = _guard(work)
     for warning in summary.warnings:

@@ -76,6 +76,20 @@ def test_build_with_two_workers_and_long_option(tmp_path: Path) -> None:
     assert out.exists()
 
 
+@pytest.mark.parametrize("reader", ["python-chess", "compiled", "auto"])
+def test_build_reader_option(tmp_path: Path, reader: str) -> None:
+    out = tmp_path / f"{reader}.duckdb"
+    result = invoke("build", SAMPLE, "-o", out, "--reader", reader, "--quiet")
+    assert_ok(result)
+    assert f"{SAMPLE_POSITIONS:,} positions" in result.output
+    con = duckdb.connect(str(out), read_only=True)
+    try:
+        used = con.execute("SELECT value FROM build_info WHERE key = 'reader'").fetchall()
+    finally:
+        con.close()
+    assert used == [("python-chess" if reader == "python-chess" else "compiled",)]
+
+
 def test_build_default_output_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     result = invoke("build", SAMPLE, "--workers", "1")
