@@ -17,6 +17,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from typer.core import TyperCommand
 
@@ -61,7 +62,7 @@ def _guard(fn: Callable[[], _T]) -> _T:
         _stderr().print(error.render(), markup=False)
         raise typer.Exit(error.exit_code) from None
     except CqlindexError as error:
-        _stderr().print(f"[bold red]cqlindex:[/] {error}", markup=True)
+        _stderr().print(f"[bold red]cqlindex:[/] {escape(str(error))}", markup=True)
         raise typer.Exit(error.exit_code) from None
     except KeyboardInterrupt:
         _stderr().print("cqlindex: interrupted")
@@ -175,18 +176,14 @@ def sql(
     db: Annotated[Path, typer.Argument(help="A database written by cqlindex build.")],
     query: Annotated[str, typer.Argument(help="SQL to run (read-only), e.g. \"SELECT count(*) FROM positions\".")],
     format: Annotated[SqlFormat, typer.Option("--format", "-f", help="table, csv or json.")] = SqlFormat.table,
+    allow_files: Annotated[bool, typer.Option(
+        "--allow-files", help="Let the SQL read and write files on this machine (read_csv, COPY ... TO, EXPORT); "
+                              "off by default: the SQL sees the index and nothing else.")] = False,
 ) -> None:
-    """Run ad-hoc SQL on an index (read-only) and print the result."""
-    from cqlindex.store.database import connect, run_sql
+    """Run ad-hoc SQL on an index (read-only, sandboxed) and print the result."""
+    from cqlindex.store.sandbox import run_rows
 
-    def work():
-        con = connect(db)
-        try:
-            return run_sql(con, query)
-        finally:
-            con.close()
-
-    columns, rows = _guard(work)
+    columns, rows = _guard(lambda: run_rows(db, query, allow_files=allow_files))
     if format is SqlFormat.csv:
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(columns)

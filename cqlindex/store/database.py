@@ -26,7 +26,7 @@ def connect(path: str | Path, *, read_only: bool = True) -> duckdb.DuckDBPyConne
     try:
         con = duckdb.connect(str(path), read_only=read_only)
     except duckdb.Error as error:
-        raise DatabaseError(f"{path}: not a DuckDB database ({_first_line(error)})") from None
+        raise DatabaseError(f"{path}: not a DuckDB database ({first_line(error)})") from None
     present = {row[0] for row in con.execute(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'").fetchall()}
     missing = [t for t in _TABLES if t not in present]
@@ -34,17 +34,6 @@ def connect(path: str | Path, *, read_only: bool = True) -> duckdb.DuckDBPyConne
         con.close()
         raise DatabaseError(f"{path}: not a cqlindex database (no table {', '.join(missing)})")
     return con
-
-
-def run_sql(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[list[str], list[tuple]]:
-    """Column names and rows of ``sql``; DuckDB's complaint becomes a DatabaseError."""
-    try:
-        cursor = con.execute(sql)
-    except duckdb.Error as error:
-        raise DatabaseError(f"SQL error: {_first_line(error)}") from None
-    if cursor.description is None:
-        return [], []
-    return [d[0] for d in cursor.description], cursor.fetchall()
 
 
 def summary(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
@@ -78,5 +67,6 @@ def macros(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     return [{"name": name, "parameters": list(parameters)} for name, parameters in rows]
 
 
-def _first_line(error: Exception) -> str:
+def first_line(error: Exception) -> str:
+    """The first line of DuckDB's message (its later lines repeat the SQL or suggest alternatives)."""
     return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
