@@ -22,6 +22,7 @@ import chess
 import chess.svg
 import pyarrow as pa
 
+from cqlindex.errors import TOO_DEEP, CqlindexError
 from cqlindex.evaluate.engine import QueryResult
 from cqlindex.output.records import FIELDS, match_records
 from cqlindex.store.database import connect
@@ -124,16 +125,20 @@ class Database:
 
     def query(self, cql: str, *, variations: bool | None = None, engine: str = "sql",
               gamenumbers: tuple[int, int] | None = None,
-              matchcount: tuple[int, int | None] | None = None) -> Matches:
+              matchcount: tuple[int, int | None] | None = None, timeout: float | None = None) -> Matches:
         """Run a CQL query (a body or a whole ``cql(...)`` file's text).
 
         ``gamenumbers`` (low, high) and ``matchcount`` (low, high or None) override the
-        query's header, as CQL's options of those names do.
+        query's header, as CQL's options of those names do. ``timeout`` (seconds) stops a
+        query that runs longer with :class:`~cqlindex.errors.QueryTimeout`.
         """
         from cqlindex.exec.run import run
 
-        result = run(self.path, cql, variations=variations, engine=engine, gamenumbers=gamenumbers,
-                     matchcount=matchcount)
+        try:
+            result = run(self.path, cql, variations=variations, engine=engine, gamenumbers=gamenumbers,
+                         matchcount=matchcount, timeout=timeout)
+        except RecursionError:  # the limits of cql/limits.py are meant to make this unreachable
+            raise CqlindexError(TOO_DEEP) from None
         con = connect(self.path)
         try:
             records = match_records(con, result.matches)

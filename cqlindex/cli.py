@@ -67,6 +67,11 @@ def _guard(fn: Callable[[], _T]) -> _T:
     except KeyboardInterrupt:
         _stderr().print("cqlindex: interrupted")
         raise typer.Exit(130) from None
+    except RecursionError:  # the limits of cql/limits.py are meant to make this unreachable
+        from cqlindex.errors import TOO_DEEP
+
+        _stderr().print(f"cqlindex: {TOO_DEEP}", highlight=False)
+        raise typer.Exit(2) from None
 
 
 def _default_output(first: str) -> Path:
@@ -292,6 +297,9 @@ def query(
     output: Annotated[Path | None, typer.Option(
         "-o", "--output", help="Write the result to this file (CQL's -o; the query's output parameter otherwise).",
         show_default=False)] = None,
+    timeout: Annotated[float | None, typer.Option(
+        "--timeout", min=0.001, help="Stop the query after this many seconds (exit code 4).", show_default=False)
+    ] = None,
 ) -> None:
     """Find the positions that match a CQL query.
 
@@ -344,7 +352,7 @@ def query(
                                                           gamenumbers=games), dialect=dialect)))
         return
     result = _guard(lambda: run(index, text, variations=variations, source=source, gamenumbers=games,
-                                matchcount=count, engine=engine.value))
+                                matchcount=count, engine=engine.value, timeout=timeout))
     header = result.query.header
     # CQL's closing line ('N matches of M games'), counted before --limit cuts the output.
     summary = (f"{len(result.matches)} matches of {result.games_examined} games in {result.seconds:.2f} seconds "
@@ -411,6 +419,11 @@ def _write_matches(db: Path, result, fmt: Format, output: Path | None, options: 
             raise OutputError(f"{output}: cannot write ({error.strerror})") from None
         try:
             rebuilt = write(con, result, fmt, handle or sys.stdout, replace(options, width=200) if handle else options)
+        except BaseException:  # Ctrl-C or an error halfway: no half-written file is left behind
+            if handle:
+                handle.close()
+                output.unlink(missing_ok=True)
+            raise
         finally:
             if handle:
                 handle.close()

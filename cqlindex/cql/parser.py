@@ -27,6 +27,7 @@ from cqlindex.board.directions import basic as basic_directions
 from cqlindex.cql import ast
 from cqlindex.cql.kinds import LOGICAL, NUMBER, POSITION, SET, STRING, kind_of
 from cqlindex.cql.lexer import tokenize
+from cqlindex.cql.limits import enforce, nested
 from cqlindex.cql.path_syntax import parse_path
 from cqlindex.cql.tokens import Kind, Span, Token
 from cqlindex.errors import CqlSyntaxError, CqlUnsupportedError
@@ -223,6 +224,7 @@ class Parser:
         return items
 
     # -- precedence levels -----------------------------------------------------------------
+    @nested
     def parse_filter(self) -> ast.Node:
         return self.parse_or()
 
@@ -240,6 +242,7 @@ class Parser:
             items.append(self.parse_not())
         return items[0] if len(items) == 1 else ast.And(items[0].span.to(items[-1].span), tuple(items))
 
+    @nested
     def parse_not(self) -> ast.Node:
         if self.at_word("not"):
             token = self.next()
@@ -342,6 +345,7 @@ class Parser:
             left = ast.Binary(left.span.to(right.span), op.text, left, right)
         return left
 
+    @nested
     def parse_unary(self) -> ast.Node:
         token = self.peek()
         if token.is_op("-"):
@@ -399,6 +403,7 @@ class Parser:
             if kind not in (SET, "any"):
                 raise self.error(f"'{op.text}' needs sets on both sides", node.span)
 
+    @nested
     def parse_complement(self) -> ast.Node:
         if self.at_op("~"):
             token = self.next()
@@ -429,6 +434,7 @@ class Parser:
             left = ast.Binary(left.span.to(right.span), op, left, right)
         return left
 
+    @nested
     def parse_tight(self) -> ast.Node:
         """Directions and light/dark bind tighter than everything but ':'."""
         token = self.peek()
@@ -447,6 +453,7 @@ class Parser:
             return ast.Unary(token.span.to(arg.span), token.text, arg)
         return self.parse_colon()
 
+    @nested
     def parse_colon(self) -> ast.Node:
         left = self.parse_primary()
         while self.at_op("~~"):  # CQL 6.1 regular-expression match on strings
@@ -1336,7 +1343,7 @@ class Parser:
 
 def parse(text: str, source: str = "<query>") -> ast.Query:
     """Parse a CQL file or a bare body. Raises CqlSyntaxError or CqlUnsupportedError."""
-    return Parser(text, source).parse_query()
+    return enforce(Parser(text, source).parse_query())  # chains regrouped, then the limits of cql/limits.py
 
 
 __all__ = ["parse", "Parser"]

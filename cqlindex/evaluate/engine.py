@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from cqlindex.cql.ast import Number, Output, Query, Sort, walk
+from cqlindex.cql.limits import simplify
 from cqlindex.cql.parser import parse
 from cqlindex.errors import CqlSyntaxError
 from cqlindex.evaluate.core import Evaluator
@@ -105,18 +106,21 @@ def with_matchcount(query: Query, matchcount: tuple[int, int | None] | None) -> 
 
 def run(db: str | Path, text: str, *, variations: bool | None = None, source: str = "<query>",
         gamenumbers: tuple[int, int] | None = None,
-        matchcount: tuple[int, int | None] | None = None) -> QueryResult:
-    """Parse ``text`` and evaluate it on every game of the index at ``db``."""
+        matchcount: tuple[int, int | None] | None = None, deadline=None) -> QueryResult:
+    """Parse ``text`` and evaluate it on every game of the index at ``db``; ``deadline``
+    (a :class:`cqlindex.exec.timeout.Deadline`) is checked at every position."""
     started = time.perf_counter()
     query = with_matchcount(parse(text, source), matchcount)
     for item in query.body.items:
         if isinstance(item, Number):
             raise CqlSyntaxError("a number is not a filter", query.text, item.span, source)
+    query = simplify(query)
     header = query.header
     mode = variations if variations is not None else bool(header.variations)
     span = gamenumbers or header.gamenumber
     result = QueryResult(query, mode)
     evaluator = Evaluator(query, mode)
+    evaluator.deadline = deadline
     con = connect(db)
     try:
         selection = None

@@ -10,16 +10,19 @@ game, the reference the planner is tested against.
 from __future__ import annotations
 
 import time
+from contextlib import closing
 from enum import Enum
 from itertools import groupby
 from operator import itemgetter
 from pathlib import Path
 
 from cqlindex.cql.ast import Number, Query
+from cqlindex.cql.limits import simplify
 from cqlindex.cql.parser import parse
 from cqlindex.errors import CqlSyntaxError
 from cqlindex.evaluate.core import Evaluator
 from cqlindex.evaluate.engine import QueryResult, says_messages, sort_keys, with_matchcount
+from cqlindex.exec.timeout import Deadline, running
 from cqlindex.plan.planner import Plan, plan
 from cqlindex.store.database import connect
 from cqlindex.store.trees import load_games, load_positions
@@ -36,7 +39,7 @@ def prepare(text: str, source: str = "<query>") -> Query:
     for item in query.body.items:
         if isinstance(item, Number):
             raise CqlSyntaxError("a number is not a filter", query.text, item.span, source)
-    return query
+    return simplify(query)
 
 
 def plan_for(db: str | Path, text: str, *, variations: bool | None = None, source: str = "<query>",
@@ -76,21 +79,23 @@ def sorts_beyond_candidates(query: Query) -> bool:
 
 def run(db: str | Path, text: str, *, variations: bool | None = None, source: str = "<query>",
         gamenumbers: tuple[int, int] | None = None, matchcount: tuple[int, int | None] | None = None,
-        engine: Engine | str = Engine.sql) -> QueryResult:
+        engine: Engine | str = Engine.sql, timeout: float | None = None) -> QueryResult:
     """Parse ``text`` and find its matches in the index at ``db``.
 
     ``gamenumbers`` and ``matchcount`` override the query's header, as CQL's options of those names do.
+    ``timeout`` (seconds) stops the run with QueryTimeout when it is up (see :mod:`cqlindex.exec.timeout`).
     """
     started = time.perf_counter()
+    deadline = Deadline(timeout)
     query = with_matchcount(prepare(text, source), matchcount)
     if Engine(engine) is Engine.python or says_messages(query):
         # A message says what it says wherever it is evaluated, so the evaluator visits every position.
         from cqlindex.evaluate.engine import run as evaluate
 
         return evaluate(db, text, variations=variations, source=source, gamenumbers=gamenumbers,
-                        matchcount=matchcount)
+                        matchcount=matchcount, deadline=deadline)
     con = connect(db)
-    try:
+    with closing(con), running(con, deadline, text):
         p = _plan(con, query, variations, gamenumbers)
         result = QueryResult(query, p.variations)
         table = con.sql(p.sql).to_arrow_table()
@@ -105,6 +110,7 @@ def run(db: str | Path, text: str, *, variations: bool | None = None, source: st
                 result.keep(game, ids)
         else:
             evaluator = Evaluator(query, p.variations)
+            evaluator.deadline = deadline
             for body, select in p.prefilters:
                 rows = con.sql(select.sql(dialect="duckdb")).to_arrow_table()
                 possible: dict[int, set[int]] = {}
@@ -117,8 +123,6 @@ def run(db: str | Path, text: str, *, variations: bool | None = None, source: st
             for tree in trees:
                 only = None if sorting else candidates[tree.gamenumber]
                 result.keep(tree.gamenumber, evaluator.matches(tree, only), evaluator)
-    finally:
-        con.close()
     result.order()
     result.seconds = time.perf_counter() - started
     return result

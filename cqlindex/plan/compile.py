@@ -199,7 +199,8 @@ class Compiler:
         test = self.cond(node.cond, row)
         then = self.cond(node.then, row)
         other = self.cond(node.other, row) if node.other is not None else TRUE
-        if test.exact and then.exact and other.exact:
+        if test.exact and then.exact and other.exact and _size(test.sql) <= _MAX_REPEATED_SQL:
+            # the test is written twice (then, else): nested in tests, that doubles per level
             t = S.definite(test.sql) if test.sql is not None else S.true()
             yes = S.both(t, then.sql) or t
             no = S.both(S.negate(t), other.sql) or S.negate(t)
@@ -399,8 +400,8 @@ class Compiler:
         return self._cond_colon(ast.Colon(node.span, node, ast.Keyword(node.span, "true")), row)
 
     def _cond_find(self, node: ast.Find, row: Row) -> Cond:
-        if node.low is not None and node.low < 1:
-            return RESIDUAL
+        if node.low is not None and (not isinstance(node.low, int) or node.low < 1):
+            return RESIDUAL  # a bound held in a variable ('v=2 find v F') is known only when evaluating
         alias = self._other()
         body = self.cond(node.body, Row(alias))
         if body.sql is None:
@@ -980,3 +981,11 @@ def _mandatory(items: tuple[ast.Node, ...]) -> list[ast.Node]:
         else:
             out.append(item)
     return out
+
+
+#: Largest test (in sqlglot nodes) an exact 'if' repeats; beyond it the 'if' is only narrowed.
+_MAX_REPEATED_SQL = 500
+
+
+def _size(sql: exp.Expression | None) -> int:
+    return 0 if sql is None else sum(1 for _ in sql.walk())
