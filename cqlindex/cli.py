@@ -72,6 +72,13 @@ def _guard(fn: Callable[[], _T]) -> _T:
 
         _stderr().print(f"cqlindex: {TOO_DEEP}", highlight=False)
         raise typer.Exit(2) from None
+    except Exception as error:
+        from cqlindex.exec.timeout import interrupted
+
+        if not interrupted(error):
+            raise
+        _stderr().print("cqlindex: interrupted")  # Ctrl-C while DuckDB ran a statement
+        raise typer.Exit(130) from None
 
 
 def _default_output(first: str) -> Path:

@@ -64,11 +64,13 @@ def running(con: duckdb.DuckDBPyConnection, deadline: Deadline, query: str) -> I
         timer.start()
     try:
         yield
-    except duckdb.InterruptException:
-        if fired.is_set():
-            raise deadline.expired() from None
-        raise KeyboardInterrupt from None  # DuckDB stopped by Ctrl-C, not by the timer
-    except duckdb.Error as error:
+    except (duckdb.Error, RuntimeError) as error:
+        if interrupted(error):
+            if fired.is_set():
+                raise deadline.expired() from None
+            raise KeyboardInterrupt from None  # DuckDB stopped by Ctrl-C, not by the timer
+        if not isinstance(error, duckdb.Error):
+            raise
         if fired.is_set():  # interrupted while DuckDB was reporting something else
             raise deadline.expired() from None
         raise DatabaseError(f"SQL error while running the query: {first_line(error)}; query: "
@@ -76,3 +78,11 @@ def running(con: duckdb.DuckDBPyConnection, deadline: Deadline, query: str) -> I
     finally:
         if timer is not None:
             timer.cancel()
+
+
+def interrupted(error: BaseException) -> bool:
+    """Whether ``error`` is DuckDB saying it stopped a statement (``interrupt()`` or Ctrl-C):
+    DuckDB raises InterruptException, or a plain RuntimeError when Python's SIGINT handler
+    stopped it mid-fetch."""
+    return isinstance(error, duckdb.InterruptException) or (
+        type(error) is RuntimeError and "interrupted" in str(error).lower())
