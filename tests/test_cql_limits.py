@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from cqlindex.cql import ast
-from cqlindex.cql.limits import MAX_DEPTH, MAX_NUMBER, _children, simplify
+from cqlindex.cql.limits import MAX_DEPTH, MAX_NUMBER, TRANSFORM_MEMBERS, _children, simplify
 from cqlindex.cql.parser import parse
 from cqlindex.errors import CqlSyntaxError
 from cqlindex.exec.run import run
@@ -98,6 +98,13 @@ def test_refused_with_a_located_error(before: str, query: str, column: int | Non
     assert line == 1 and words in message
     if column is not None:
         assert col == column
+
+
+def test_the_transform_factors_are_the_member_counts() -> None:
+    from cqlindex.cql.parser import TRANSFORMS
+    from cqlindex.evaluate.transform import members
+
+    assert {name: len(members(name)) for name in TRANSFORMS} == TRANSFORM_MEMBERS
 
 
 def test_the_limits_leave_room_for_every_real_query() -> None:

@@ -6,12 +6,12 @@ must be bounded well inside Python's recursion limit, and the parser must stop b
 recursion gets there. Real queries nest at most about a dozen levels (the 90 example files, the
 visible queries and the parse cases: 11 at most), so the limits below leave ample room.
 
-A run of ``not`` is shortened the same way (``not not not F`` is ``not F``: ``not`` yields a
-bare match, whatever F's value). Long chains of one associative operator (``1 + 1 + ... + 1``, ``K | Q | ...``) are not deep
+Long chains of one associative operator (``1 + 1 + ... + 1``, ``K | Q | ...``) are not deep
 nesting but a parser artefact: each is regrouped into a balanced tree (depth log2 of its
-length), which evaluates its operands in the same order with the same result. Repeated
-identical filters without side effects in one compound are kept once (the last one, whose
-value the compound takes): ``K K K ... K`` is ``K``.
+length), which evaluates its operands in the same order with the same result. A run of
+``not`` is shortened (``not not not F`` is ``not F``: ``not`` yields a bare match, whatever F's
+value). For the engines, :func:`simplify` also folds numbers and keeps a repeated filter
+without side effects once (the last one, whose value a compound takes): ``K K ... K`` is ``K``.
 
 Every refusal is a :class:`CqlSyntaxError` located at the construct and saying the limit.
 """
@@ -32,8 +32,8 @@ MAX_DEPTH = 24
 #: How many nested calls of the parser's recursive methods it allows before refusing: each
 #: brace or parenthesis level costs about six of them, each prefix operator (not, -, ~) one.
 MAX_PARSER_NESTING = 6 * MAX_DEPTH
-#: Largest product of the member counts of nested transforms (flip: 8, flipcolor: 2, shift: up
-#: to 225): ``flip flip flip F`` (512 members) runs, ``flip flip flip flip F`` (4,096) is refused;
+#: Largest product of the member counts of nested transforms (flip: 8, flipcolor: 2, shift:
+#: 225): ``flip flip flip F`` (512 members) runs, ``flip flip flip flip F`` (4,096) is refused;
 #: the example files and visible queries need at most 900 (``flipcolor rotate90 shift``-like nests).
 MAX_TRANSFORM_MEMBERS = 1024
 #: Numbers are 64-bit signed, as in the reference engine and in DuckDB's BIGINT.
@@ -247,17 +247,18 @@ def _check_depth(query: ast.Query) -> None:
         stack.extend((child, depth) for child in _children(value))
 
 
-def _check_transforms(query: ast.Query) -> None:
-    from cqlindex.evaluate.transform import members
+#: How many basic transforms each transform filter stands for (evaluate/transform.py's members;
+#: tests/test_cql_limits.py holds the two to each other): the factor it multiplies work by.
+TRANSFORM_MEMBERS = {"flip": 8, "rotate90": 4, "flipcolor": 2, "fliphorizontal": 2, "flipvertical": 2,
+                     "reversecolor": 1, "shift": 225, "shifthorizontal": 15, "shiftvertical": 15}
 
+
+def _check_transforms(query: ast.Query) -> None:
     stack: list[tuple[object, int]] = [(query.body, 1)]
     while stack:
         value, product = stack.pop()
         if isinstance(value, ast.Transform):
-            try:
-                product *= max(1, len(members(value.name)))
-            except ValueError:
-                pass
+            product *= TRANSFORM_MEMBERS.get(value.name, 1)
             if product > MAX_TRANSFORM_MEMBERS:
                 raise CqlSyntaxError(
                     f"transforms nested too deeply: {product:,} transformed versions of one filter "
