@@ -23,7 +23,7 @@ import chess.svg
 import pyarrow as pa
 
 from cqlindex.errors import TOO_DEEP, CqlindexError
-from cqlindex.evaluate.engine import QueryResult
+from cqlindex.exec.result import QueryResult
 from cqlindex.output.records import FIELDS, match_records
 from cqlindex.store.database import connect
 

@@ -102,7 +102,7 @@ def test_refused_with_a_located_error(before: str, query: str, column: int | Non
 
 def test_the_transform_factors_are_the_member_counts() -> None:
     from cqlindex.cql.parser import TRANSFORMS
-    from cqlindex.evaluate.transform import members
+    from cqlindex.query.rewrite import members
 
     assert {name: len(members(name)) for name in TRANSFORMS} == TRANSFORM_MEMBERS
 

@@ -30,8 +30,9 @@ import pytest
 
 from cqlindex.errors import CqlindexError
 from cqlindex.evaluate.core import Evaluator
-from cqlindex.exec.run import prepare, run
+from cqlindex.exec.run import run
 from cqlindex.plan.planner import plan
+from cqlindex.query.prepare import prepare
 from cqlindex.store.database import connect
 from cqlindex.store.trees import load_games
 from tests.conftest import shared_path
@@ -170,10 +171,10 @@ def front_halves(text: str, tree, alarm) -> str | None:
     """Parse, plan (with the SQL text) and evaluate on one tree; a failure's description, or None."""
     alarm(LIMIT_SECONDS)
     try:
-        query = prepare(text)
         for variations in (False, True):
-            plan(query, variations).sql
-            Evaluator(query, variations).matches(tree)
+            prepared = prepare(text, variations=variations)
+            plan(prepared.query, variations, expansions=prepared.expansions).sql
+            Evaluator(prepared.query, variations, prepared.expansions).matches(tree)
     except CqlindexError:
         pass
     except Hang as error:
