@@ -24,6 +24,7 @@ import chess
 import chess.svg
 import pyarrow as pa
 
+from cqlindex.errors import TOO_DEEP, CqlindexError
 from cqlindex.exec.result import QueryResult
 from cqlindex.output.records import game_rows, match_table
 from cqlindex.store.database import connect
@@ -154,16 +155,20 @@ class Database:
 
     def query(self, cql: str, *, variations: bool | None = None, engine: str = "sql",
               gamenumbers: tuple[int, int] | None = None,
-              matchcount: tuple[int, int | None] | None = None) -> Matches:
+              matchcount: tuple[int, int | None] | None = None, timeout: float | None = None) -> Matches:
         """Run a CQL query (a body or a whole ``cql(...)`` file's text).
 
         ``gamenumbers`` (low, high) and ``matchcount`` (low, high or None) override the
-        query's header, as CQL's options of those names do.
+        query's header, as CQL's options of those names do. ``timeout`` (seconds) stops a
+        query that runs longer with :class:`~cqlindex.errors.QueryTimeout`.
         """
         from cqlindex.exec.run import run
 
-        result = run(self.path, cql, variations=variations, engine=engine, gamenumbers=gamenumbers,
-                     matchcount=matchcount)
+        try:
+            result = run(self.path, cql, variations=variations, engine=engine, gamenumbers=gamenumbers,
+                         matchcount=matchcount, timeout=timeout)
+        except RecursionError:  # the limits of cql/limits.py are meant to make this unreachable
+            raise CqlindexError(TOO_DEEP) from None
         con = connect(self.path)
         try:
             table = match_table(con, result.matches)
@@ -171,13 +176,16 @@ class Database:
             con.close()
         return Matches(table, result, self.path)
 
-    def sql(self, text: str, params: list | None = None) -> pa.Table:
-        """Ad-hoc read-only SQL on the documented tables, views and macros, as an Arrow table."""
-        con = connect(self.path)
-        try:
-            return con.sql(text, params=params or None).to_arrow_table()
-        finally:
-            con.close()
+    def sql(self, text: str, params: list | None = None, *, allow_files: bool = False) -> pa.Table:
+        """Ad-hoc read-only SQL on the documented tables, views and macros, as an Arrow table.
+
+        It runs sandboxed (see :mod:`cqlindex.store.sandbox`): statements that write are refused
+        and no file but the index is reachable, unless ``allow_files`` (``read_csv``, ``COPY ... TO``
+        on your machine). Errors are :class:`~cqlindex.errors.DatabaseError`.
+        """
+        from cqlindex.store.sandbox import run_table
+
+        return run_table(self.path, text, params, allow_files=allow_files)
 
     def __repr__(self) -> str:
         return f"cqlindex.Database({str(self.path)!r})"

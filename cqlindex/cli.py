@@ -17,6 +17,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from typer.core import TyperCommand
 
@@ -73,10 +74,22 @@ def _guard(fn: Callable[[], _T]) -> _T:
         _stderr().print(error.render(), markup=False)
         raise typer.Exit(error.exit_code) from None
     except CqlindexError as error:
-        _stderr().print(f"[bold red]cqlindex:[/] {error}", markup=True)
+        _stderr().print(f"[bold red]cqlindex:[/] {escape(str(error))}", markup=True)
         raise typer.Exit(error.exit_code) from None
     except KeyboardInterrupt:
         _stderr().print("cqlindex: interrupted")
+        raise typer.Exit(130) from None
+    except RecursionError:  # the limits of cql/limits.py are meant to make this unreachable
+        from cqlindex.errors import TOO_DEEP
+
+        _stderr().print(f"cqlindex: {TOO_DEEP}", highlight=False)
+        raise typer.Exit(2) from None
+    except Exception as error:
+        from cqlindex.exec.timeout import interrupted
+
+        if not interrupted(error):
+            raise
+        _stderr().print("cqlindex: interrupted")  # Ctrl-C while DuckDB ran a statement
         raise typer.Exit(130) from None
 
 
@@ -217,18 +230,17 @@ def sql(
         "--param", "-p", help="A value for the SQL's next ? (or NAME=VALUE for $NAME); may be repeated. Numbers are "
                               "bound as numbers, anything else as text.", show_default=False)] = None,
     format: Annotated[SqlFormat, typer.Option("--format", "-f", help="table, csv or json.")] = SqlFormat.table,
+    allow_files: Annotated[bool, typer.Option(
+        "--allow-files", help="Let the SQL read and write files on this machine (read_csv, COPY ... TO, EXPORT); "
+                              "off by default: the SQL sees the index and nothing else.")] = False,
 ) -> None:
-    """Run ad-hoc SQL on an index (read-only) and print the result."""
-    from cqlindex.store.database import connect, run_sql
+    """Run ad-hoc SQL on an index (read-only, sandboxed) and print the result."""
+    from cqlindex.store.sandbox import run_rows
 
     def work():
         text = sql_text(query, file)
         values = sql_params(param or [])
-        con = connect(db)
-        try:
-            return run_sql(con, text, values)
-        finally:
-            con.close()
+        return run_rows(db, text, values, allow_files=allow_files)
 
     columns, rows = _guard(work)
     if format is SqlFormat.csv:
@@ -400,6 +412,9 @@ def query(
     version: Annotated[bool, typer.Option(
         "-version", "--version", callback=_version, is_eager=True, help="Print cqlindex's version and stop.")
     ] = False,
+    timeout: Annotated[float | None, typer.Option(
+        "--timeout", min=0.001, help="Stop the query after this many seconds (exit code 4).", show_default=False)
+    ] = None,
 ) -> None:
     """Find the positions that match a CQL query.
 
@@ -461,7 +476,7 @@ def query(
                                                           gamenumbers=games), dialect=dialect)))
         return
     result = _guard(lambda: run(index, text, variations=variations, source=source, gamenumbers=games,
-                                matchcount=count, engine=engine.value))
+                                matchcount=count, engine=engine.value, timeout=timeout))
     header = result.query.header
     # CQL's closing line ('N matches of M games'), counted before --limit cuts the output.
     summary = (f"{len(result.matches)} matches of {result.games_examined} games in {result.seconds:.2f} seconds "
@@ -536,6 +551,11 @@ def _write_matches(db: Path, result, fmt: Format, output: Path | None, options: 
             raise OutputError(f"{output}: cannot write ({error.strerror})") from None
         try:
             rebuilt = write(con, result, fmt, handle or sys.stdout, replace(options, width=200) if handle else options)
+        except BaseException:  # Ctrl-C or an error halfway: no half-written file is left behind
+            if handle:
+                handle.close()
+                output.unlink(missing_ok=True)
+            raise
         finally:
             if handle:
                 handle.close()

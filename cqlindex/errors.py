@@ -2,10 +2,15 @@
 
 The CLI catches :class:`CqlindexError` and prints its message without a traceback; anything
 else is a bug and is allowed to surface as one. ``exit_code`` lets scripts tell a bad input
-(2) from a bad database (3).
+(2) from a bad database (3) and from a query stopped at its time limit (4).
 """
 
 from __future__ import annotations
+
+
+#: What a user is told if a query still exhausts Python's recursion limit (cql/limits.py is
+#: meant to refuse such queries first, with the spot located).
+TOO_DEEP = "the query is nested too deeply for cqlindex to run it; write it with fewer levels of nesting"
 
 
 class CqlindexError(Exception):
@@ -70,3 +75,9 @@ class CqlUnsupportedError(CqlError):
     """Valid CQL that cqlindex does not evaluate yet: named, never silently answered wrong."""
 
     label = "unsupported"
+
+
+class QueryTimeout(CqlindexError):
+    """A query stopped at its time limit (``--timeout``, ``timeout=``)."""
+
+    exit_code = 4

@@ -317,7 +317,7 @@ def test_reference_structure(query: str, expected: str) -> None:
     ("function F(T){--=T}F(Q)", "promotion takes"),
     ("function x(){true} y=x()", "cannot be assigned"),
     ("function f(x){f(x x)} f(1)", "takes 1 arguments"),
-    ("function f(){f()} f()", "nest too deeply"),
+    ("function f(){f()} f()", "too deeply"),
     ("--(btm) )", "no '(' is open"),
 ])
 def test_reference_rejects(query: str, words: str) -> None:

@@ -82,6 +82,8 @@ CHECKS: dict[str, Callable[[Run], None]] = {
     "cqlindex sql sample.duckdb 'SELECT white FROM games WHERE year < ? ORDER BY year' --param 1850 --format csv":
         lambda r: list(csv.reader(io.StringIO(r.out))) == [
             ["white"], ["Legal de Kermeur, Francois"], ["De la Bourdonnais, Louis Charles Mahe"]] or pytest.fail(r.out),
+    'cqlindex sql sample.duckdb \'COPY (FROM errors) TO \'"\'"\'errors.csv\'"\'"\'\' --allow-files':
+        lambda r: (r.folder / "errors.csv").read_text() == "source_file,gamenumber,line,message\n" or pytest.fail(r.err),
     "cqlindex info sample.duckdb --schema":
         lambda r: "positions" in r.out and "fullmove(pos)" in r.out and "fen(pos)" in r.out or pytest.fail(r.out),
     "cqlindex export sample.duckdb parquet/":

@@ -36,8 +36,9 @@ def kind_of(node: ast.Node, variables: dict[str, str] | None = None) -> str:
             return SET  # position & position is a set too: the squares with the same contents
         if node.op == "in":
             return LOGICAL
-        left, right = kind_of(node.left, variables), kind_of(node.right, variables)
-        return STRING if node.op == "+" and STRING in (left, right) else NUMBER
+        if node.op != "+":
+            return NUMBER
+        return STRING if any(kind_of(o, variables) == STRING for o in _sum_operands(node)) else NUMBER
     if isinstance(node, ast.Echo):
         return NUMBER if kind_of(node.body, variables) == NUMBER else LOGICAL
     if isinstance(node, ast.Dash) and node.target:
@@ -82,3 +83,15 @@ def kind_of(node: ast.Node, variables: dict[str, str] | None = None) -> str:
     if isinstance(node, ast.If):
         return ANY
     return ANY
+
+
+def _sum_operands(node: ast.Binary) -> list[ast.Node]:
+    """The operands of a chain of '+' (``a + b + c``), gathered without recursion: a chain may be long."""
+    out, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.Binary) and current.op == "+":
+            stack += (current.right, current.left)
+        else:
+            out.append(current)
+    return out

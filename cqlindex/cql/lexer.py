@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from cqlindex.cql.limits import check_number
 from cqlindex.cql.tokens import Kind, Span, Token
 from cqlindex.errors import CqlSyntaxError
 
@@ -24,6 +25,7 @@ _SQUARE_RE = re.compile(_SQUARE_PART)
 _DESIGNATOR_RE = re.compile(rf"([KQRBNPkqrbnpAa_])?({_SQUARE_PART})?")
 _WORD_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _NUMBER_RE = re.compile(r"[0-9]+")
+_DIGITS = frozenset("0123456789")
 _CASTLE_RE = re.compile(r"[oO]-[oO](?:-[oO])?(?![A-Za-z0-9_$-])")
 _OPERATORS = sorted(
     ["-->", "<--", "--", "->", "<-", "==", "!=", "<=", ">=", "=?", "+=", "-=", "*=", "/=", "%=", "~~",
@@ -126,13 +128,14 @@ class Lexer:
         if castle:
             self.pos = castle.end()
             return Token(Kind.WORD, castle.group(0).lower(), self._span(start, self.pos))
-        if c == "\\" and start + 1 < len(text) and text[start + 1].isdigit():
+        if c == "\\" and start + 1 < len(text) and text[start + 1] in _DIGITS:
             m = _NUMBER_RE.match(text, start + 1)
             self.pos = m.end()
             return Token(Kind.OP, text[start:self.pos], self._span(start, self.pos))  # a regex capture, \1
-        if c.isdigit():
+        if c in _DIGITS:  # ASCII only: str.isdigit() also takes '²' and other digits CQL does not read
             m = _NUMBER_RE.match(text, start)
             self.pos = m.end()
+            check_number(text, m.group(0), self._span(start, self.pos), self.source)
             return Token(Kind.NUMBER, m.group(0), self._span(start, self.pos))
         if c.isalpha() or c in "_$":
             word = _WORD_RE.match(text, start)

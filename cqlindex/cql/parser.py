@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from cqlindex.cql import ast
 from cqlindex.cql.kinds import LOGICAL, NUMBER, POSITION, SET, STRING, kind_of
+from cqlindex.cql.limits import enforce, nested
 from cqlindex.cql.reader import ANY_PIECE
 from cqlindex.cql.tokens import Kind, Token
 from cqlindex.filters import catalogue
@@ -120,6 +121,7 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, GameGramm
         return items
 
     # -- precedence levels -----------------------------------------------------------------
+    @nested
     def parse_filter(self) -> ast.Node:
         return self.parse_or()
 
@@ -137,6 +139,7 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, GameGramm
             items.append(self.parse_not())
         return items[0] if len(items) == 1 else ast.And(items[0].span.to(items[-1].span), tuple(items))
 
+    @nested
     def parse_not(self) -> ast.Node:
         if self.at_word("not"):
             token = self.next()
@@ -239,6 +242,7 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, GameGramm
             left = ast.Binary(left.span.to(right.span), op.text, left, right)
         return left
 
+    @nested
     def parse_unary(self) -> ast.Node:
         token = self.peek()
         if token.is_op("-"):
@@ -296,6 +300,7 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, GameGramm
             if kind not in (SET, "any"):
                 raise self.error(f"'{op.text}' needs sets on both sides", node.span)
 
+    @nested
     def parse_complement(self) -> ast.Node:
         if self.at_op("~"):
             token = self.next()
@@ -326,6 +331,7 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, GameGramm
             left = ast.Binary(left.span.to(right.span), op, left, right)
         return left
 
+    @nested
     def parse_tight(self) -> ast.Node:
         """Directions and light/dark bind tighter than everything but ':'."""
         token = self.peek()
@@ -344,6 +350,7 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, GameGramm
             return ast.Unary(token.span.to(arg.span), token.text, arg)
         return self.parse_colon()
 
+    @nested
     def parse_colon(self) -> ast.Node:
         left = self.parse_primary()
         while self.at_op("~~"):  # CQL 6.1 regular-expression match on strings
@@ -458,7 +465,7 @@ Parser.KEYWORDS.update({name: getattr(Parser, method) for name, method in catalo
 
 def parse(text: str, source: str = "<query>") -> ast.Query:
     """Parse a CQL file or a bare body. Raises CqlSyntaxError or CqlUnsupportedError."""
-    return Parser(text, source).parse_query()
+    return enforce(Parser(text, source).parse_query())  # chains regrouped, then the limits of cql/limits.py
 
 
 __all__ = ["parse", "Parser"]

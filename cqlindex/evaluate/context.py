@@ -58,6 +58,9 @@ class Evaluator:
         self.pending: list[tuple[int, str]] = []
         #: What message filters said, in the order they said it (the whole run).
         self.messages: list[str] = []
+        #: Checked before each position is tested: anything with a ``check()`` that raises when
+        #: the query's time is up (cqlindex.exec.timeout.Deadline), or None for no limit.
+        self.deadline = None
         if any(isinstance(n, ast.Output) and n.name == "comment" for n in ast.walk(query.body)):
             self.eval = self._eval_keeping_comments  # type: ignore[method-assign]
 
@@ -114,6 +117,8 @@ class Evaluator:
         body = self.query.body
         positions = tree.positions if only is None else [tree.positions[i] for i in only]
         for pos in positions:
+            if self.deadline is not None:
+                self.deadline.check()
             self.variables = {}
             self.pending = []
             if self.test(body, pos):

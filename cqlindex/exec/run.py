@@ -11,6 +11,7 @@ tested against; so does a query with a ``message`` filter, which speaks wherever
 from __future__ import annotations
 
 import time
+from contextlib import closing
 from enum import Enum
 from itertools import groupby
 from operator import itemgetter
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from cqlindex.evaluate.core import Evaluator
 from cqlindex.exec.result import QueryResult
+from cqlindex.exec.timeout import Deadline, running
 from cqlindex.plan.planner import Plan, plan
 from cqlindex.query.prepare import Prepared, prepare
 from cqlindex.store.database import connect
@@ -50,31 +52,32 @@ def plan_prepared(con, prepared: Prepared) -> Plan:
 
 def run(db: str | Path, text: str, *, variations: bool | None = None, source: str = "<query>",
         gamenumbers: tuple[int, int] | None = None, matchcount: tuple[int, int | None] | None = None,
-        engine: Engine | str = Engine.sql) -> QueryResult:
+        engine: Engine | str = Engine.sql, timeout: float | None = None) -> QueryResult:
     """Parse ``text`` and find its matches in the index at ``db``.
 
     ``gamenumbers`` and ``matchcount`` override the query's header, as CQL's options of those names do.
+    ``timeout`` (seconds) stops the run with QueryTimeout when it is up (see :mod:`cqlindex.exec.timeout`).
     """
     started = time.perf_counter()
+    deadline = Deadline(timeout)
     prepared = prepare(text, source, variations=variations, gamenumbers=gamenumbers, matchcount=matchcount)
     result = QueryResult(prepared.query, prepared.variations, prepared.analysis.sort_keys)
     con = connect(db)
-    try:
+    with closing(con), running(con, deadline, text):
         if Engine(engine) is Engine.python or prepared.analysis.says_messages:
-            _evaluate_every_game(con, prepared, result)
+            _evaluate_every_game(con, prepared, result, deadline)
         else:
-            _run_plan(con, prepared, result)
-    finally:
-        con.close()
+            _run_plan(con, prepared, result, deadline)
     result.order()
     result.seconds = time.perf_counter() - started
     return result
 
 
-def _evaluate_every_game(con, prepared: Prepared, result: QueryResult) -> None:
+def _evaluate_every_game(con, prepared: Prepared, result: QueryResult, deadline: Deadline) -> None:
     """The reference: the evaluator at every position of every game in the gamenumber range."""
     header = prepared.query.header
     evaluator = Evaluator(prepared.query, prepared.variations, prepared.expansions)
+    evaluator.deadline = deadline
     span = header.gamenumber
     selection = range(span[0], span[1] + 1) if span is not None else None
     for tree in load_games(con, selection, variations=prepared.variations):
@@ -85,7 +88,7 @@ def _evaluate_every_game(con, prepared: Prepared, result: QueryResult) -> None:
     result.messages = evaluator.messages
 
 
-def _run_plan(con, prepared: Prepared, result: QueryResult) -> None:
+def _run_plan(con, prepared: Prepared, result: QueryResult, deadline: Deadline) -> None:
     """SQL for the candidates (or the matches), the evaluator for what SQL cannot decide."""
     p = plan_prepared(con, prepared)
     table = con.sql(p.sql).to_arrow_table()
@@ -100,6 +103,7 @@ def _run_plan(con, prepared: Prepared, result: QueryResult) -> None:
             result.keep(game, ids)
         return
     evaluator = Evaluator(prepared.query, p.variations, prepared.expansions)
+    evaluator.deadline = deadline
     for body, select in p.prefilters:
         rows = con.sql(select.sql(dialect="duckdb")).to_arrow_table()
         possible: dict[int, set[int]] = {}

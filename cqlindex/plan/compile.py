@@ -121,7 +121,8 @@ class Compiler(PositionSQL, SetsSQL, MovesSQL, TreeSQL, SequencesSQL, GameSQL, T
         test = self.cond(node.cond, row)
         then = self.cond(node.then, row)
         other = self.cond(node.other, row) if node.other is not None else TRUE
-        if test.exact and then.exact and other.exact:
+        if test.exact and then.exact and other.exact and _size(test.sql) <= _MAX_REPEATED_SQL:
+            # the test is written twice (then, else): nested in tests, that doubles per level
             t = S.definite(test.sql) if test.sql is not None else S.true()
             yes = S.both(t, then.sql) or t
             no = S.both(S.negate(t), other.sql) or S.negate(t)
@@ -219,3 +220,11 @@ class Compiler(PositionSQL, SetsSQL, MovesSQL, TreeSQL, SequencesSQL, GameSQL, T
 
     def _num_compound(self, node: ast.Compound, row: Row) -> NumTerm | None:
         return self.num(node.items[0], row) if len(node.items) == 1 else None
+
+
+#: Largest test (in sqlglot nodes) an exact 'if' repeats; beyond it the 'if' is only narrowed.
+_MAX_REPEATED_SQL = 500
+
+
+def _size(sql: exp.Expression | None) -> int:
+    return 0 if sql is None else sum(1 for _ in sql.walk())

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from cqlindex.cql import ast
+from cqlindex.cql.limits import simplify
 from cqlindex.cql.parser import parse
 from cqlindex.errors import CqlSyntaxError
 from cqlindex.query.analyse import Analysis, analyse
@@ -57,6 +58,6 @@ def prepare(text: str, source: str = "<query>", *, variations: bool | None = Non
             gamenumbers: tuple[int, int] | None = None,
             matchcount: tuple[int, int | None] | None = None) -> Prepared:
     """Parse, merge, rewrite and analyse ``text`` once."""
-    query = merge_options(parse_body(text, source), variations=variations, gamenumbers=gamenumbers,
-                          matchcount=matchcount)
+    query = simplify(merge_options(parse_body(text, source), variations=variations, gamenumbers=gamenumbers,
+                                   matchcount=matchcount))
     return Prepared(query, Expansions(query.body), analyse(query))

@@ -27,7 +27,7 @@ def connect(path: str | Path, *, read_only: bool = True) -> duckdb.DuckDBPyConne
     try:
         con = duckdb.connect(str(path), read_only=read_only)
     except duckdb.Error as error:
-        raise DatabaseError(f"{path}: not a DuckDB database ({_first_line(error)})") from None
+        raise DatabaseError(f"{path}: not a DuckDB database ({first_line(error)})") from None
     # Past two seconds DuckDB draws a progress bar on stdout, into the result files, pipes and
     # notebooks of whoever called us; nothing that reads an index wants it.
     con.execute("SET enable_progress_bar = false")
@@ -44,19 +44,6 @@ def connect(path: str | Path, *, read_only: bool = True) -> duckdb.DuckDBPyConne
         raise DatabaseError(f"{path}: built by another cqlindex version (schema {versions[0][0]}, this one reads "
                             f"{SCHEMA_VERSION}); rebuild it: cqlindex build GAMES.pgn -o {path}")
     return con
-
-
-def run_sql(con: duckdb.DuckDBPyConnection, sql: str,
-            params: list | dict | None = None) -> tuple[list[str], list[tuple]]:
-    """Column names and rows of ``sql`` with ``params`` bound (``?``/``$1`` from a list, ``$name``
-    from a dict); DuckDB's complaint becomes a DatabaseError."""
-    try:
-        cursor = con.execute(sql, params) if params else con.execute(sql)
-    except duckdb.Error as error:
-        raise DatabaseError(f"SQL error: {_first_line(error)}") from None
-    if cursor.description is None:
-        return [], []
-    return [d[0] for d in cursor.description], cursor.fetchall()
 
 
 def summary(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
@@ -90,5 +77,6 @@ def macros(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     return [{"name": name, "parameters": list(parameters)} for name, parameters in rows]
 
 
-def _first_line(error: Exception) -> str:
+def first_line(error: Exception) -> str:
+    """The first line of DuckDB's message (its later lines repeat the SQL or suggest alternatives)."""
     return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__

@@ -203,9 +203,11 @@ class _Matcher:
         if item.high is not None and item.high < item.low:
             return set()  # {m,n} with m > n repeats no number of times
         for _ in range(item.low):
-            states = self.advance(item.arg, states)
+            before, states = states, self.advance(item.arg, states)
             if not states:
                 return states
+            if states == before:
+                break  # the same again: every further round gives the same (a huge '{m,}' ends here)
         # A state reached again in a later round can only do less (fewer rounds left), so
         # each round goes on from the new states alone; unbounded, this is a fixpoint.
         result = set(states)

@@ -121,9 +121,11 @@ class _Walker:
         if item.high is not None and item.high < item.low:
             return set()
         for _ in range(item.low):
-            states = self.advance(item.arg, states)
+            before, states = states, self.advance(item.arg, states)
             if not states:
                 return states
+            if states == before:
+                break  # the same again: every further round gives the same (a huge '{m,}' ends here)
         # A position reached again in a later round can do no more than it already did, so
         # each round goes on from the new positions alone; unbounded, this is a fixpoint.
         result = set(states)

@@ -57,8 +57,8 @@ class TreeSQL:
         return self._cond_colon(ast.Colon(node.span, node, ast.Keyword(node.span, "true")), row)
 
     def _cond_find(self, node: ast.Find, row: Row) -> Cond:
-        if node.low is not None and node.low < 1:
-            return RESIDUAL
+        if node.low is not None and (not isinstance(node.low, int) or node.low < 1):
+            return RESIDUAL  # a bound held in a variable ('v=2 find v F') is known only when evaluating
         alias = self._other()
         body = self.cond(node.body, Row(alias))
         if body.sql is None:

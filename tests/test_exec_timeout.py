@@ -1,0 +1,67 @@
+"""Time limits on a query (``--timeout``, ``timeout=``) and DuckDB errors met while running one.
+
+The slow query is ``echo (s t) s & t``: it compares every position of a game with every other
+one, so on the annotated games (trees of hundreds of positions) it runs far past the limits
+used here on either engine, and stops there.
+"""
+
+from __future__ import annotations
+
+import time
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+import cqlindex
+from cqlindex.cli import app
+from cqlindex.errors import DatabaseError, QueryTimeout
+from cqlindex.exec.run import run
+from cqlindex.exec.timeout import Deadline, running
+
+SLOW = "echo (s t) s & t"
+
+
+@pytest.fixture(scope="module")
+def index(build_db):
+    return build_db("data/annotated/chess-informant-sample.pgn", workers=1)
+
+
+@pytest.mark.parametrize("engine", ["sql", "python"])
+def test_a_query_past_its_time_is_stopped(index, engine: str) -> None:
+    with pytest.raises(QueryTimeout, match="time limit of 0.5 s"):
+        run(index, SLOW, engine=engine, variations=True, timeout=0.5)
+
+
+def test_a_query_within_its_time_is_answered(index) -> None:
+    assert run(index, "mate", timeout=60).matches == run(index, "mate").matches
+
+
+def test_the_api_and_the_cli_stop_it_with_exit_code_4(index) -> None:
+    with pytest.raises(QueryTimeout):
+        cqlindex.open(index).query(SLOW, variations=True, timeout=0.5)
+    result = CliRunner().invoke(app, ["query", str(index), SLOW, "--variations", "--timeout", "0.5"])
+    assert result.exit_code == QueryTimeout.exit_code == 4, result.output
+    assert "time limit" in result.output and "Traceback" not in result.output
+
+
+def test_duckdb_is_interrupted_by_the_timer() -> None:
+    con = duckdb.connect()
+    with pytest.raises(QueryTimeout), running(con, Deadline(0.3), "a long count"):
+        con.execute("SELECT count(*) FROM range(10000000000) a").fetchall()
+
+
+def test_other_duckdb_errors_become_database_errors(index) -> None:
+    with pytest.raises(DatabaseError, match="Overflow"):
+        run(index, "ply * 9223372036854775807 > 5")
+
+
+def test_a_deadline() -> None:
+    Deadline(None).check()
+    assert Deadline(None).remaining() is None
+    with pytest.raises(ValueError):
+        Deadline(0)
+    deadline = Deadline(0.001)
+    time.sleep(0.01)
+    with pytest.raises(QueryTimeout):
+        deadline.check()
