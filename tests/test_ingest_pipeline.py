@@ -465,3 +465,22 @@ def test_main_line_boards_equal_python_chess_replay(build_db, relative: str, gam
                 board.push(moves[i - 1])
             assert row["positionid"] == row["ply"] == i
             assert board_of(row).fen().split()[:5] == board.fen().split()[:5], (gamenumber, i)
+
+
+# --- (6) ingest faults: each game in is a game out, or an error says why ------------------------
+
+def test_unclosed_comment_loses_no_later_game(tmp_path: Path) -> None:
+    games = []
+    for number in range(1, 12):
+        moves = "1. e4 {never closed e5 2. Nf3 Nc6 *" if number == 4 else "1. e4 e5 2. Nf3 Nc6 *"
+        games.append(f'[Event "g{number}"]\n[White "w"]\n\n{moves}\n')
+    source = tmp_path / "broken.pgn"
+    source.write_text("\n".join(games))
+    summary = build([str(source)], tmp_path / "x.duckdb", workers=1)
+    assert (summary.games, summary.errors) == (11, 1)
+    db = tmp_path / "x.duckdb"
+    assert _query(db, "SELECT event, positions FROM games ORDER BY gamenumber") == [
+        (f"g{n}", 2 if n == 4 else 5) for n in range(1, 12)]
+    [(file, gamenumber, line, message)] = _query(db, "FROM errors")
+    assert (file, gamenumber, line) == (str(source), 4, 19)
+    assert "never closed" in message

@@ -12,6 +12,10 @@ would split one game into two) and merges header-only games. The rules here:
 * movetext after a result token and a blank line starts a new game (files without tags).
 
 Brace comments are tracked so that a comment line starting with ``[`` is not taken for a tag.
+A ``{`` that is never closed would otherwise swallow every later game of the file, so a comment
+ends where a tag section plainly starts: a whole tag-pair line right after a blank line (the
+heuristic PGN readers such as pgn-extract use to resynchronise). The broken game keeps what was
+read before the ``{`` and carries a note that becomes an error row.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import bz2
 import glob
 import gzip
 import io
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,17 +33,23 @@ from typing import BinaryIO
 from cqlindex.errors import InputError
 
 _RESULTS = (b"1-0", b"0-1", b"1/2-1/2", b"*")
+# A whole tag pair on its own line: what ends an unclosed comment after a blank line.
+_TAG_LINE = re.compile(rb'\[[A-Za-z0-9][A-Za-z0-9_+#=:-]*\s+"(?:[^"\\]|\\.)*"\]\Z')
 _MAGIC = {b"\x1f\x8b": "gz", b"BZh": "bz2", b"\x28\xb5\x2f\xfd": "zst"}
 
 
 @dataclass(frozen=True, slots=True)
 class RawGame:
-    """The bytes of one game and where they came from (``line`` is 1-based)."""
+    """The bytes of one game and where they came from (``line`` is 1-based).
+
+    ``notes`` are problems the splitter saw, as (line within ``data``, 1-based; message).
+    """
 
     file: str
     offset: int
     line: int
     data: bytes
+    notes: tuple[tuple[int, str], ...] = ()
 
 
 def expand_inputs(patterns: list[str]) -> list[Path]:
@@ -132,12 +143,19 @@ def split_games(stream: BinaryIO, file: str) -> Iterator[RawGame]:
     tag_names: set[bytes] = set()
     in_comment = after_result = blank_since = False
     content = False  # has the game a tag or movetext line (not only % escapes)?
+    comment_line = 0  # where the open comment started
+    previous_blank = False
+    notes: list[tuple[int, str]] = []
     for line in stream:
         lineno += 1
         if lineno == 1 and line.startswith(b"\xef\xbb\xbf"):
             offset, line = 3, line[3:]
         stripped = line.strip()
         name = b""
+        if in_comment and previous_blank and _TAG_LINE.match(stripped):
+            in_comment = False
+            notes.append((comment_line - start_line + 1, f"comment '{{' on line {comment_line} is never closed; "
+                                                         f"the game is read up to it, the next game starts on line {lineno}"))
         if in_comment:
             kind = "moves"
         elif stripped.startswith(b"["):
@@ -149,14 +167,15 @@ def split_games(stream: BinaryIO, file: str) -> Iterator[RawGame]:
             kind = "escape"
         else:
             kind = "moves"
+        previous_blank = not stripped
 
         if kind == "tag":
             new_game = state == "moves" or (state in ("tags", "gap") and name in tag_names)
         else:
             new_game = kind == "moves" and not in_comment and state == "moves" and after_result and blank_since
         if new_game and content:
-            yield RawGame(file, start_offset, start_line, b"".join(lines))
-            lines, state, tag_names = [], "none", set()
+            yield RawGame(file, start_offset, start_line, b"".join(lines), tuple(notes))
+            lines, state, tag_names, notes = [], "none", set(), []
             after_result = blank_since = content = False
 
         if stripped and not lines:
@@ -177,11 +196,17 @@ def split_games(stream: BinaryIO, file: str) -> Iterator[RawGame]:
                 blank_since = True
         elif kind == "moves":
             state = "moves"
+            was_open = in_comment
             in_comment = _comment_state(stripped, in_comment)
+            if in_comment and (not was_open or b"}" in stripped):
+                comment_line = lineno
             if not in_comment and stripped:
                 after_result, blank_since = _ends_with_result(stripped), False
     if content:
-        yield RawGame(file, start_offset, start_line, b"".join(lines))
+        if in_comment:
+            notes.append((comment_line - start_line + 1,
+                          f"comment '{{' on line {comment_line} is never closed before the end of the file"))
+        yield RawGame(file, start_offset, start_line, b"".join(lines), tuple(notes))
 
 
 def _comment_state(line: bytes, in_comment: bool) -> bool:

@@ -56,5 +56,7 @@ def parse_batch(batch: list[tuple[int, RawGame]]) -> tuple[pa.Table, pa.Table, p
         if game.errors:
             game.errors = [(origin[min(line, len(origin)) - 1] if origin else 1, message)
                            for line, message in game.errors]
+        if raw.notes:
+            game.errors = [*raw.notes, *game.errors]
         rows.add(gamenumber, raw, game)
     return rows.to_arrow()
