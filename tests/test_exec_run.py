@@ -107,3 +107,15 @@ def test_cli_engines_print_the_same_games(build_db, engine: str) -> None:
     assert result.exit_code == 0, result.output
     games = result.output.splitlines()[0].split()
     assert games == [str(g) for g in run(build_db(LICHESS), "mate btm", engine="python").matches]
+
+
+@pytest.mark.parametrize("engine", ["python", "sql"])
+def test_a_tag_with_escapes_is_found_as_meant(tmp_path: Path, engine: str) -> None:
+    """PGN writes '"' and '\\' inside a tag value as '\\"' and '\\\\'; CQL strings do the same."""
+    from cqlindex.ingest.pipeline import build
+
+    source = tmp_path / "escapes.pgn"
+    source.write_text('[Event "a\\"b"]\n[Site "C:\\\\games"]\n\n1. e4 *\n\n[Event "ab"]\n[Site "C:games"]\n\n1. d4 *\n')
+    build([str(source)], tmp_path / "x.duckdb", workers=1)
+    assert list(run(tmp_path / "x.duckdb", 'event "a\\"b"', engine=engine).matches) == [1]
+    assert list(run(tmp_path / "x.duckdb", 'site "C:\\\\games"', engine=engine).matches) == [1]

@@ -440,3 +440,12 @@ def test_latin1_byte_0x85_is_not_a_line_break(data: bytes, white: str, error_lin
     game = games.to_pylist()[0]
     assert (game["white"], game["black"]) == (white, "B")
     assert [e["line"] for e in errors.to_pylist()] == [error_line]
+
+
+def test_tag_escapes_are_decoded_as_the_pgn_standard_says() -> None:
+    text = ('[Event "a\\"b"]\n[Site "C:\\\\games\\\\"]\n[Annotator "one \\\\\\" two"]\n[Round "x\\y"]\n\n1. e4 *\n')
+    game, _, errors = run(text)
+    assert errors == []
+    tags = dict(game["tags"])
+    assert (game["event"], game["site"], game["round"]) == ('a"b', "C:\\games\\", "x\\y")
+    assert tags["Annotator"] == 'one \\" two'  # an escaped backslash, then an escaped quote

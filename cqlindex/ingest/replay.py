@@ -14,6 +14,7 @@ reference engine keeps a game up to its last legal position.
 from __future__ import annotations
 
 import io
+import re
 from dataclasses import dataclass
 
 import chess
@@ -25,6 +26,15 @@ from cqlindex.board.san import san_without_suffix
 _ZOBRIST = ZobristKeys()
 _STANDARD_VARIANTS = {"", "standard", "chess", "normal", "classical", "from position", "chess 960",
                       "chess960", "fischerandom", "fischer random", "fischerrandom", "960", "freestyle"}
+
+
+_TAG_ESCAPE = re.compile(r'\\(["\\])')
+
+
+def unescape_tag(value: str) -> str:
+    """A tag value as meant: the PGN standard escapes '"' and '\\' inside one with a backslash
+    (python-chess hands the value over as written)."""
+    return _TAG_ESCAPE.sub(r"\1", value) if "\\" in value else value
 
 
 # A node is one flat list, in this order, so that a game's rows become columns with a single
@@ -96,7 +106,7 @@ class _Replay(chess.pgn.BaseVisitor[None]):
         return self.headers
 
     def visit_header(self, tagname: str, tagvalue: str) -> None:
-        self.headers[tagname] = tagvalue
+        self.headers[tagname] = unescape_tag(tagvalue)
 
     def parse_san(self, board: chess.Board, san: str) -> chess.Move:
         if self.stopped:

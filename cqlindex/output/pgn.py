@@ -251,13 +251,19 @@ def _preorder(game: chess.pgn.Game, keys: list[int]) -> list[chess.pgn.GameNode]
     return nodes if len(nodes) == len(keys) else None
 
 
+def _escape_tag(value: str) -> str:
+    """A tag value as the PGN standard writes it: '\\' and '"' escaped with a backslash."""
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
 def _from_index(con, number: int) -> list[chess.pgn.GameNode]:
     """The game rebuilt from its rows: tags, start position, and every node's move and annotations."""
     tags, start_fen, chess960 = con.execute(
         "SELECT tags, start_fen, chess960 FROM games WHERE gamenumber = ?", [number]).fetchone()
     game = chess.pgn.Game()
     game.headers.clear()
-    game.headers.update(tags or {})
+    # The index keeps tag values as meant; python-chess writes them as they are, so escape here.
+    game.headers.update({name: _escape_tag(value) for name, value in (tags or {}).items()})
     if start_fen and "FEN" not in game.headers:
         game.headers["SetUp"], game.headers["FEN"] = "1", start_fen
     rows = con.execute(
