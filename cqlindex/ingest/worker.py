@@ -1,10 +1,12 @@
 """What one parse worker does with a batch of games: decode, replay, return Arrow tables.
 
 Runs in a child process, so it takes and returns only picklable values. Text is decoded per
-game (UTF-8, else Latin-1), because real collections mix encodings from game to game.
+game (UTF-8, else Windows-1252), because real collections mix encodings from game to game.
 """
 
 from __future__ import annotations
+
+import codecs
 
 import pyarrow as pa
 
@@ -14,11 +16,26 @@ from cqlindex.ingest.source import RawGame
 
 
 def decode(data: bytes) -> str:
-    """A game's text: UTF-8 where it is valid, Latin-1 (which never fails) otherwise."""
+    """A game's text: UTF-8 where it is valid, else Windows-1252, which is what PGN files written on
+    Windows use (Latin-1 would turn its quotes, dashes, ellipsis and euro sign into control codes).
+
+    The five bytes Windows-1252 leaves undefined become the code points Latin-1 gives them, so
+    decoding never fails and never loses a byte.
+    """
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        return data.decode("latin-1")
+        return data.decode("cp1252", _LATIN1_FALLBACK)
+
+
+def _undefined_as_latin1(error: UnicodeError) -> tuple[str, int]:
+    if not isinstance(error, UnicodeDecodeError):
+        raise error
+    return "".join(map(chr, error.object[error.start:error.end])), error.end
+
+
+_LATIN1_FALLBACK = "cqlindex-cp1252-undefined-as-latin1"
+codecs.register_error(_LATIN1_FALLBACK, _undefined_as_latin1)
 
 
 def prepare(text: str) -> tuple[str, list[int]]:
@@ -30,8 +47,8 @@ def prepare(text: str) -> tuple[str, list[int]]:
     kept: list[str] = []
     origin: list[int] = []
     in_header = True
-    # Split on line feeds only: str.splitlines() would also break at U+0085, which is how a
-    # Windows-1252 ellipsis decodes as Latin-1.
+    # Split on line feeds only: str.splitlines() would also break at U+0085 (NEL), U+2028 and
+    # others that a tag or a comment may hold.
     for number, line in enumerate(text.split("\n"), start=1):
         line = line.rstrip("\r")
         stripped = line.strip()
