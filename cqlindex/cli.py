@@ -81,6 +81,8 @@ def build(
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Database to write (default: NAME.duckdb).")] = None,
     workers: Annotated[int | None, typer.Option(help="Parse processes (default: one per core).", min=1)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, only the summary.")] = False,
+    wait: Annotated[bool, typer.Option(
+        "--wait", help="If another build is writing the same index, wait for it (else exit with code 75).")] = False,
 ) -> None:
     """Replay every game and write every position of every line into a DuckDB index."""
     from rich.progress import (
@@ -97,9 +99,12 @@ def build(
     console = _stderr()
     show = not quiet and console.is_terminal
 
+    def say(message: str) -> None:
+        console.print(message, highlight=False, markup=False)
+
     def work():
         if not show:
-            return run_build(pgn, target, workers=workers)
+            return run_build(pgn, target, workers=workers, wait=wait, on_wait=say)
         with Progress(TextColumn("[bold]indexing"), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
                       TextColumn("{task.fields[games]:,} games, {task.fields[positions]:,} positions"),
                       console=console, transient=True) as bar:
@@ -108,7 +113,7 @@ def build(
             def update(p):
                 bar.update(task, total=p.bytes_total, completed=p.bytes_done, games=p.games, positions=p.positions)
 
-            return run_build(pgn, target, workers=workers, on_progress=update)
+            return run_build(pgn, target, workers=workers, on_progress=update, wait=wait, on_wait=say)
 
     summary = _guard(work)
     for warning in summary.warnings:

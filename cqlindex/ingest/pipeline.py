@@ -24,6 +24,8 @@ from zstandard import ZstdError
 
 from cqlindex import __version__
 from cqlindex.errors import InputError, OutputError
+from cqlindex.ingest.lifeline import lifeline_options
+from cqlindex.ingest.lock import lock_target
 from cqlindex.ingest.source import RawGame, expand_inputs, open_binary, split_games
 from cqlindex.ingest.worker import parse_batch
 from cqlindex.store.schema import SCHEMA_VERSION, create_schema
@@ -127,11 +129,14 @@ def _position(handle, size: int) -> int:
 
 
 def build(inputs: list[str], output: str | os.PathLike, *, workers: int | None = None,
-          batch_games: int = BATCH_GAMES, on_progress: Callable[[Progress], None] | None = None) -> BuildSummary:
+          batch_games: int = BATCH_GAMES, on_progress: Callable[[Progress], None] | None = None,
+          wait: bool = False, on_wait: Callable[[str], None] | None = None) -> BuildSummary:
     """Index every position of every game of ``inputs`` (files or globs) into ``output``.
 
     ``workers`` is the number of parse processes (default: one per core; 1 parses in this
-    process). Raises :class:`InputError` or :class:`OutputError` for what a user can fix.
+    process). Raises :class:`InputError` or :class:`OutputError` for what a user can fix, and
+    :class:`BusyError` if another build is writing ``output``, unless ``wait`` (``on_wait`` then
+    hears that it waits).
     """
     started = time.perf_counter()
     paths = expand_inputs(inputs)
@@ -142,15 +147,19 @@ def build(inputs: list[str], output: str | os.PathLike, *, workers: int | None =
         raise OutputError(f"{target.parent}: no such directory")
     if not os.access(target.parent, os.W_OK):
         raise OutputError(f"{target.parent}: not writable")
-    _remove_leftovers(target)
     temporary = _temporary_path(target)
     progress = Progress(bytes_total=sum(p.stat().st_size for p in paths))
     warnings: list[str] = []
     workers = workers or os.cpu_count() or 1
+    lock = lock_target(target, wait=wait, on_wait=on_wait)  # BusyError while another build writes it
     try:
+        _remove_leftovers(target)
         con = duckdb.connect(str(temporary))
-    except duckdb.Error as error:
-        raise OutputError(f"{target}: cannot create the database ({error})") from None
+    except BaseException as error:
+        lock.release()
+        if isinstance(error, duckdb.Error):
+            raise OutputError(f"{target}: cannot create the database ({error})") from None
+        raise
     try:
         # DuckDB would otherwise cache up to most of the machine's memory as the file grows; a
         # fixed cap keeps the build's footprint independent of the input size.
@@ -181,6 +190,8 @@ def build(inputs: list[str], output: str | os.PathLike, *, workers: int | None =
         temporary.unlink(missing_ok=True)
         Path(f"{temporary}.wal").unlink(missing_ok=True)
         raise
+    finally:
+        lock.release()
     return BuildSummary(target, len(paths), progress.games, progress.positions, int(mainline), progress.errors,
                         seconds, tuple(warnings))
 
@@ -191,7 +202,7 @@ def _parsed(batches: Iterator[list[tuple[int, RawGame]]], workers: int):
         for batch in batches:
             yield parse_batch(batch)
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with ProcessPoolExecutor(max_workers=workers, **lifeline_options()) as pool:
         pending: deque[Future] = deque()
         try:
             for batch in batches:
