@@ -17,6 +17,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from typer.core import TyperCommand
 
@@ -116,6 +117,8 @@ def build(
             return run_build(pgn, target, workers=workers, on_progress=update, wait=wait, on_wait=say)
 
     summary = _guard(work)
+    for rejected in summary.rejected:
+        console.print(f"[bold red]error:[/] {escape(rejected)}", highlight=False)
     for warning in summary.warnings:
         console.print(f"warning: {warning}", highlight=False)
     errors = f"{summary.errors:,} errors (see: cqlindex sql {target} 'FROM errors')" if summary.errors else "0 errors"

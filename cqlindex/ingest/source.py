@@ -1,4 +1,4 @@
-"""Open PGN sources and cut them into one byte string per game.
+"""Find the PGN sources and cut them into one byte string per game (:mod:`.streams` opens them).
 
 cqlindex decides where a game begins itself instead of leaving it to ``chess.pgn.read_game``,
 because the game number is an identity shared with the reference CQL engine, and
@@ -13,17 +13,14 @@ would split one game into two) and merges header-only games. The rules here:
 
 Brace comments are tracked so that a comment line starting with ``[`` is not taken for a tag.
 A ``{`` that is never closed would otherwise swallow every later game of the file, so a comment
-ends where a tag section plainly starts: a whole tag-pair line right after a blank line (the
-heuristic PGN readers such as pgn-extract use to resynchronise). The broken game keeps what was
+ends where a tag section plainly starts: a whole tag-pair line right after a blank line (a common
+way for a reader to find its feet again). The broken game keeps what was
 read before the ``{`` and carries a note that becomes an error row.
 """
 
 from __future__ import annotations
 
-import bz2
 import glob
-import gzip
-import io
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -31,11 +28,13 @@ from pathlib import Path
 from typing import BinaryIO
 
 from cqlindex.errors import InputError
+from cqlindex.ingest.streams import open_binary
+
+__all__ = ["RawGame", "expand_inputs", "open_binary", "split_games"]
 
 _RESULTS = (b"1-0", b"0-1", b"1/2-1/2", b"*")
 # A whole tag pair on its own line: what ends an unclosed comment after a blank line.
 _TAG_LINE = re.compile(rb'\[[A-Za-z0-9][A-Za-z0-9_+#=:-]*\s+"(?:[^"\\]|\\.)*"\]\Z')
-_MAGIC = {b"\x1f\x8b": "gz", b"BZh": "bz2", b"\x28\xb5\x2f\xfd": "zst"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,68 +70,6 @@ def expand_inputs(patterns: list[str]) -> list[Path]:
     if not paths:
         raise InputError("no input files")
     return paths
-
-
-def open_binary(path: Path) -> BinaryIO:
-    """The decompressed bytes of ``path``, recognising gzip, bzip2 and zstd by their magic."""
-    try:
-        raw = path.open("rb")
-    except OSError as error:
-        raise InputError(f"{path}: cannot read ({error.strerror})") from None
-    head = raw.peek(4)[:4] if hasattr(raw, "peek") else b""
-    kind = next((k for magic, k in _MAGIC.items() if head.startswith(magic)), None)
-    if kind == "gz":
-        return gzip.GzipFile(fileobj=raw)  # type: ignore[return-value]
-    if kind == "bz2":
-        return bz2.BZ2File(raw)  # type: ignore[return-value]
-    if kind == "zst":
-        return io.BufferedReader(_ZstdStream(raw), buffer_size=1 << 20)
-    return raw
-
-
-class _ZstdStream(io.RawIOBase):
-    """zstd frames decompressed one after another; EOFError if the last frame is cut short.
-
-    zstandard's own stream reader simply stops at a truncated frame, which would index part of
-    a file without a word; gzip and bz2 raise EOFError there, and so does this.
-    """
-
-    def __init__(self, raw: BinaryIO) -> None:
-        import zstandard
-
-        self._raw = raw
-        self._new = zstandard.ZstdDecompressor().decompressobj
-        self._decompressor = self._new()
-        self._pending = b""
-        self._in_frame = False
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer) -> int:  # type: ignore[override]
-        while not self._pending:
-            chunk = self._raw.read(1 << 20)
-            if not chunk:
-                if self._in_frame:
-                    raise EOFError("compressed file ended before the end-of-stream marker was reached")
-                return 0
-            while chunk:
-                self._in_frame = True
-                self._pending += self._decompressor.decompress(chunk)
-                if self._decompressor.eof:
-                    chunk = self._decompressor.unused_data
-                    self._decompressor = self._new()
-                    self._in_frame = False
-                else:
-                    chunk = b""
-        size = min(len(buffer), len(self._pending))
-        buffer[:size] = self._pending[:size]
-        self._pending = self._pending[size:]
-        return size
-
-    def close(self) -> None:
-        self._raw.close()
-        super().close()
 
 
 def split_games(stream: BinaryIO, file: str) -> Iterator[RawGame]:

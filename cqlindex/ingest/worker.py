@@ -7,12 +7,20 @@ game (UTF-8, else Windows-1252), because real collections mix encodings from gam
 from __future__ import annotations
 
 import codecs
+import re
 
 import pyarrow as pa
 
 from cqlindex.ingest.replay import replay
 from cqlindex.ingest.rows import RowBatch
 from cqlindex.ingest.source import RawGame
+
+#: The errors of a block of text from which neither a tag pair nor a move could be read: one that
+#: shows something of PGN (a line starting with '[', a result, a numbered move) and one that
+#: shows nothing of it (the pipeline rejects a file made only of the latter).
+NOT_A_GAME = "not a PGN game: no tag pair could be read and no move played"
+NOT_PGN = "not PGN: text without a tag pair, a numbered move or a result"
+_PGN_MARK = re.compile(r"^\s*\[|(?:^|\s)(?:1-0|0-1|1/2-1/2|\*)(?:\s|$)|\d\.\s*[a-hKQRBNO]", re.MULTILINE)
 
 
 def decode(data: bytes) -> str:
@@ -75,5 +83,7 @@ def parse_batch(batch: list[tuple[int, RawGame]]) -> tuple[pa.Table, pa.Table, p
                            for line, message in game.errors]
         if raw.notes:
             game.errors = [*raw.notes, *game.errors]
+        if not game.headers and len(game.rows) == 1:
+            game.errors.insert(0, (1, NOT_A_GAME if _PGN_MARK.search(text) else NOT_PGN))
         rows.add(gamenumber, raw, game)
     return rows.to_arrow()
