@@ -124,16 +124,17 @@ class Database:
 
     def query(self, cql: str, *, variations: bool | None = None, engine: str = "sql",
               gamenumbers: tuple[int, int] | None = None,
-              matchcount: tuple[int, int | None] | None = None) -> Matches:
+              matchcount: tuple[int, int | None] | None = None, include_unplayable: bool = False) -> Matches:
         """Run a CQL query (a body or a whole ``cql(...)`` file's text).
 
         ``gamenumbers`` (low, high) and ``matchcount`` (low, high or None) override the
-        query's header, as CQL's options of those names do.
+        query's header, as CQL's options of those names do. Games of unsupported variants (and text
+        that is not a game) are left out unless ``include_unplayable``.
         """
         from cqlindex.exec.run import run
 
         result = run(self.path, cql, variations=variations, engine=engine, gamenumbers=gamenumbers,
-                     matchcount=matchcount)
+                     matchcount=matchcount, include_unplayable=include_unplayable)
         con = connect(self.path)
         try:
             records = match_records(con, result.matches)

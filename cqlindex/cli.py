@@ -298,6 +298,9 @@ def query(
     showmatches: Annotated[bool, typer.Option(
         "--showmatches", help="Print <N> for each matching game, as CQL's -showmatches does.")] = False,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most this many matching games.")] = None,
+    unplayable: Annotated[bool, typer.Option(
+        "--include-unplayable", help="Search the games the build marked unplayable too (unsupported variants, "
+        "text that is not a game; see the errors table).")] = False,
     boards: Annotated[int, typer.Option(
         "--boards", min=1, help="HTML output: at most this many boards per game.")] = 12,
     output: Annotated[Path | None, typer.Option(
@@ -352,10 +355,11 @@ def query(
     index, text, source, games, count = _guard(prepare)
     if explain:
         typer.echo(_guard(lambda: explain_plan(plan_for(index, text, variations=variations, source=source,
-                                                          gamenumbers=games), dialect=dialect)))
+                                                          gamenumbers=games, include_unplayable=unplayable),
+                                               dialect=dialect)))
         return
     result = _guard(lambda: run(index, text, variations=variations, source=source, gamenumbers=games,
-                                matchcount=count, engine=engine.value))
+                                matchcount=count, engine=engine.value, include_unplayable=unplayable))
     header = result.query.header
     # CQL's closing line ('N matches of M games'), counted before --limit cuts the output.
     summary = (f"{len(result.matches)} matches of {result.games_examined} games in {result.seconds:.2f} seconds "

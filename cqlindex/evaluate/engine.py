@@ -16,6 +16,7 @@ from cqlindex.cql.parser import parse
 from cqlindex.errors import CqlSyntaxError
 from cqlindex.evaluate.core import Evaluator
 from cqlindex.store.database import connect
+from cqlindex.store.playable import unplayable_games
 from cqlindex.store.trees import load_games
 
 
@@ -105,8 +106,9 @@ def with_matchcount(query: Query, matchcount: tuple[int, int | None] | None) -> 
 
 def run(db: str | Path, text: str, *, variations: bool | None = None, source: str = "<query>",
         gamenumbers: tuple[int, int] | None = None,
-        matchcount: tuple[int, int | None] | None = None) -> QueryResult:
-    """Parse ``text`` and evaluate it on every game of the index at ``db``."""
+        matchcount: tuple[int, int | None] | None = None, include_unplayable: bool = False) -> QueryResult:
+    """Parse ``text`` and evaluate it on every game of the index at ``db`` (but those marked
+    unplayable, unless ``include_unplayable``: see :mod:`cqlindex.store.playable`)."""
     started = time.perf_counter()
     query = with_matchcount(parse(text, source), matchcount)
     for item in query.body.items:
@@ -119,11 +121,14 @@ def run(db: str | Path, text: str, *, variations: bool | None = None, source: st
     evaluator = Evaluator(query, mode)
     con = connect(db)
     try:
+        skip = frozenset() if include_unplayable else unplayable_games(con)
         selection = None
         if span is not None:
             selection = range(span[0], span[1] + 1)
         for tree in load_games(con, selection, variations=mode):
             result.games_examined += 1
+            if tree.gamenumber in skip:
+                continue
             if header.result is not None and tree.result != header.result:
                 continue
             result.keep(tree.gamenumber, evaluator.matches(tree), evaluator)

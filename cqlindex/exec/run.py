@@ -22,6 +22,7 @@ from cqlindex.evaluate.core import Evaluator
 from cqlindex.evaluate.engine import QueryResult, says_messages, sort_keys, with_matchcount
 from cqlindex.plan.planner import Plan, plan
 from cqlindex.store.database import connect
+from cqlindex.store.playable import unplayable_games
 from cqlindex.store.trees import load_games, load_positions
 
 
@@ -40,22 +41,24 @@ def prepare(text: str, source: str = "<query>") -> Query:
 
 
 def plan_for(db: str | Path, text: str, *, variations: bool | None = None, source: str = "<query>",
-             gamenumbers: tuple[int, int] | None = None) -> Plan:
+             gamenumbers: tuple[int, int] | None = None, include_unplayable: bool = False) -> Plan:
     """The plan the default engine would run (for ``--explain``)."""
     query = prepare(text, source)
     con = connect(db)
     try:
-        return _plan(con, query, variations, gamenumbers)
+        return _plan(con, query, variations, gamenumbers, include_unplayable)
     finally:
         con.close()
 
 
-def _plan(con, query: Query, variations: bool | None, gamenumbers: tuple[int, int] | None) -> Plan:
+def _plan(con, query: Query, variations: bool | None, gamenumbers: tuple[int, int] | None,
+          include_unplayable: bool) -> Plan:
     mode = variations if variations is not None else bool(query.header.variations)
     chess960 = bool(con.execute("SELECT coalesce(bool_or(chess960), false) FROM games").fetchall()[0][0])
     maps = bool(con.execute("SELECT count(*) FROM information_schema.columns WHERE table_name = 'positions' "
                             "AND column_name = 'white_attacks'").fetchall()[0][0])
-    return plan(query, mode, chess960=chess960, attack_maps=maps, gamenumbers=gamenumbers)
+    return plan(query, mode, chess960=chess960, attack_maps=maps, gamenumbers=gamenumbers,
+                playable_only=not include_unplayable and bool(unplayable_games(con)))
 
 
 def sorts_beyond_candidates(query: Query) -> bool:
@@ -76,10 +79,11 @@ def sorts_beyond_candidates(query: Query) -> bool:
 
 def run(db: str | Path, text: str, *, variations: bool | None = None, source: str = "<query>",
         gamenumbers: tuple[int, int] | None = None, matchcount: tuple[int, int | None] | None = None,
-        engine: Engine | str = Engine.sql) -> QueryResult:
+        engine: Engine | str = Engine.sql, include_unplayable: bool = False) -> QueryResult:
     """Parse ``text`` and find its matches in the index at ``db``.
 
     ``gamenumbers`` and ``matchcount`` override the query's header, as CQL's options of those names do.
+    Games marked unplayable (:mod:`cqlindex.store.playable`) are left out unless ``include_unplayable``.
     """
     started = time.perf_counter()
     query = with_matchcount(prepare(text, source), matchcount)
@@ -88,10 +92,10 @@ def run(db: str | Path, text: str, *, variations: bool | None = None, source: st
         from cqlindex.evaluate.engine import run as evaluate
 
         return evaluate(db, text, variations=variations, source=source, gamenumbers=gamenumbers,
-                        matchcount=matchcount)
+                        matchcount=matchcount, include_unplayable=include_unplayable)
     con = connect(db)
     try:
-        p = _plan(con, query, variations, gamenumbers)
+        p = _plan(con, query, variations, gamenumbers, include_unplayable)
         result = QueryResult(query, p.variations)
         table = con.sql(p.sql).to_arrow_table()
         rows = zip(table.column(0).to_pylist(), table.column(1).to_pylist())

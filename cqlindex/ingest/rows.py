@@ -64,7 +64,7 @@ class RowBatch:
         self.games.append((
             gamenumber, *(headers.get(tag) for _, tag in _GAME_TAGS), _year(headers.get("Date")),
             _small_int(headers.get("WhiteElo")), _small_int(headers.get("BlackElo")), list(headers.items()),
-            game.start_fen, game.chess960, count, game.depth.count(0), raw.file, raw.offset, raw.line,
+            game.start_fen, game.chess960, game.playable, game.bad_move, count, game.depth.count(0), raw.file, raw.offset, raw.line,
             len(game.errors),
         ))
         for line, message in game.errors:
@@ -84,9 +84,9 @@ class RowBatch:
         return self._games_table(), self._positions_table(), self._errors_table()
 
     def _games_table(self) -> pa.Table:
-        columns = list(zip(*self.games)) if self.games else [()] * 21
+        columns = list(zip(*self.games)) if self.games else [()] * 23
         names = ("gamenumber", *(name for name, _ in _GAME_TAGS), "year", "white_elo", "black_elo", "tags",
-                 "start_fen", "chess960", "positions", "mainline_positions", "source_file", "byte_offset",
+                 "start_fen", "chess960", "playable", "bad_move", "positions", "mainline_positions", "source_file", "byte_offset",
                  "line", "errors")
         arrays = {name: list(col) for name, col in zip(names, columns)}
         arrays["tags"] = pa.array(arrays["tags"], type=pa.map_(pa.string(), pa.string()))

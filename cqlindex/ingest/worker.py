@@ -85,5 +85,6 @@ def parse_batch(batch: list[tuple[int, RawGame]]) -> tuple[pa.Table, pa.Table, p
             game.errors = [*raw.notes, *game.errors]
         if not game.headers and len(game.rows) == 1:
             game.errors.insert(0, (1, NOT_A_GAME if _PGN_MARK.search(text) else NOT_PGN))
+            game.playable = False
         rows.add(gamenumber, raw, game)
     return rows.to_arrow()

@@ -46,11 +46,12 @@ class Plan:
 
 
 def plan(query: ast.Query, variations: bool, *, chess960: bool = True, attack_maps: bool = True,
-         gamenumbers: tuple[int, int] | None = None) -> Plan:
+         gamenumbers: tuple[int, int] | None = None, playable_only: bool = False) -> Plan:
     """Plan ``query`` in one mode.
 
     ``chess960``: the index has Chess960 games; ``attack_maps``: its positions have the attack
-    map columns (indexes of schema 1 do not).
+    map columns (indexes of schema 1 do not); ``playable_only``: leave out the games marked
+    unplayable (:mod:`cqlindex.store.playable`).
     """
     compiler = Compiler(variations, chess960, attack_maps)
     row = Row("p", top=True)
@@ -76,6 +77,8 @@ def plan(query: ast.Query, variations: bool, *, chess960: bool = True, attack_ma
     span = gamenumbers or header.gamenumber
     if span is not None:
         where = S.both(where, exp.Between(this=S.col("gamenumber", "p"), low=S.num(span[0]), high=S.num(span[1])))
+    if playable_only:
+        where = S.both(where, _in_playable_game())
     select = (exp.select(S.col("gamenumber", "p"), S.col("positionid", "p"))
               .from_(exp.to_table("positions").as_("p")))
     if compiler.uses_games:
@@ -86,6 +89,13 @@ def plan(query: ast.Query, variations: bool, *, chess960: bool = True, attack_ma
     select = select.order_by(S.col("gamenumber", "p"), S.col("positionid", "p"))
     return Plan(query, variations, select, exact and not compiler.python_needed, not needs_tree(query.body),
                 tuple(verdicts), tuple(compiler.prefilters))
+
+
+def _in_playable_game() -> exp.Expression:
+    """The position's game is not marked unplayable (an unsupported variant, text that is not a game)."""
+    unplayable = exp.select(S.col("gamenumber", "u")).from_(exp.to_table("games").as_("u")).where(
+        exp.Not(this=S.col("playable", "u")))
+    return exp.Not(this=exp.In(this=S.col("gamenumber", "p"), query=unplayable.subquery()))
 
 
 def explain(p: Plan, dialect: str = "duckdb") -> str:

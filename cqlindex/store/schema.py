@@ -16,7 +16,7 @@ from cqlindex.board.squares import to_signed
 from cqlindex.board.transforms import all_transforms, masks
 
 SCHEMA_FILES = ("tables.sql", "views.sql")
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 
 
 def schema_sql(name: str) -> str:
