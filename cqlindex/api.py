@@ -22,7 +22,7 @@ import chess
 import chess.svg
 import pyarrow as pa
 
-from cqlindex.evaluate.engine import QueryResult
+from cqlindex.exec.result import QueryResult
 from cqlindex.output.records import FIELDS, match_records
 from cqlindex.store.database import connect
 

@@ -230,6 +230,24 @@ def export(
     _stderr().print(f"{directory}: " + ", ".join(f"{table} {rows:,} rows" for table, rows in counts.items()))
 
 
+@app.command()
+def filters(
+    family: Annotated[str | None, typer.Option("--family", help="Only this family (position, sets, moves, ...).",
+                                               show_default=False)] = None,
+) -> None:
+    """List every CQL filter, parameter and cql() word: supported or refused, how SQL treats it, what it does."""
+    from cqlindex.errors import InputError
+    from cqlindex.filters.catalogue import listing
+
+    def work() -> str:
+        try:
+            return listing(family)
+        except KeyError as error:
+            raise InputError(error.args[0]) from None
+
+    typer.echo(_guard(work))
+
+
 class CqlStyleCommand(TyperCommand):
     """A command that also takes the reference CQL engine's one-dash options (see cqlindex.cql_options)."""
 

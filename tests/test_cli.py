@@ -314,7 +314,7 @@ def test_bad_option_values_are_usage_errors(args: list[str]) -> None:
 def test_every_command_and_option_has_help() -> None:
     group = typer.main.get_command(app)
     assert (group.help or "").strip()
-    assert set(group.commands) == {"build", "info", "sql", "query", "export"}
+    assert set(group.commands) == {"build", "info", "sql", "query", "export", "filters"}
     missing = []
     for name, command in group.commands.items():
         if not (command.help or "").strip():
