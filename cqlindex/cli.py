@@ -125,6 +125,8 @@ def build(
     reader: Annotated[Reader, typer.Option(
         help="compiled: main-line games by the compiled reader, the rest by python-chess; python-chess: "
              "every game by python-chess; auto: compiled when its wheel is installed.")] = Reader.auto,
+    wait: Annotated[bool, typer.Option(
+        "--wait", help="If another build is writing the same index, wait for it (else exit with code 75).")] = False,
 ) -> None:
     """Replay every game and write every position of every line into a DuckDB index."""
     from rich.progress import (
@@ -141,12 +143,15 @@ def build(
     console = _stderr()
     show = not quiet and console.is_terminal
 
+    def say(message: str) -> None:
+        console.print(message, highlight=False, markup=False)
+
     def work():
         from cqlindex.api import absolute_inputs
 
         inputs = absolute_inputs(pgn)  # the index names its sources so that any directory finds them
         if not show:
-            return run_build(inputs, target, workers=workers, reader=reader.value)
+            return run_build(inputs, target, workers=workers, reader=reader.value, wait=wait, on_wait=say)
         with Progress(TextColumn("[bold]indexing"), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
                       TextColumn("{task.fields[games]:,} games, {task.fields[positions]:,} positions"),
                       console=console, transient=True) as bar:
@@ -155,9 +160,12 @@ def build(
             def update(p):
                 bar.update(task, total=p.bytes_total, completed=p.bytes_done, games=p.games, positions=p.positions)
 
-            return run_build(inputs, target, workers=workers, reader=reader.value, on_progress=update)
+            return run_build(inputs, target, workers=workers, reader=reader.value, on_progress=update, wait=wait,
+                             on_wait=say)
 
     summary = _guard(work)
+    for rejected in summary.rejected:
+        console.print(f"[bold red]error:[/] {escape(rejected)}", highlight=False)
     for warning in summary.warnings:
         console.print(f"warning: {warning}", highlight=False)
     errors = f"{summary.errors:,} errors (see: cqlindex sql {target} 'FROM errors')" if summary.errors else "0 errors"
@@ -404,6 +412,9 @@ def query(
         help="Accepted for CQL's sake: cqlindex never sets tags or removes comments.")] = False,
     limit: Annotated[int | None, typer.Option(
         "-limit", "--limit", min=1, help="At most this many matching games.")] = None,
+    unplayable: Annotated[bool, typer.Option(
+        "--include-unplayable", help="Search the games the build marked unplayable too (unsupported variants, "
+        "text that is not a game; see the errors table).")] = False,
     boards: Annotated[int, typer.Option(
         "--boards", min=1, help="HTML output: at most this many boards per game.")] = 12,
     output: Annotated[Path | None, typer.Option(
@@ -473,10 +484,12 @@ def query(
     index, text, source, games, count = _guard(prepare)
     if explain:
         typer.echo(_guard(lambda: explain_plan(plan_for(index, text, variations=variations, source=source,
-                                                          gamenumbers=games), dialect=dialect)))
+                                                          gamenumbers=games, include_unplayable=unplayable),
+                                               dialect=dialect)))
         return
     result = _guard(lambda: run(index, text, variations=variations, source=source, gamenumbers=games,
-                                matchcount=count, engine=engine.value, timeout=timeout))
+                                matchcount=count, engine=engine.value, timeout=timeout,
+                                include_unplayable=unplayable))
     header = result.query.header
     # CQL's closing line ('N matches of M games'), counted before --limit cuts the output.
     summary = (f"{len(result.matches)} matches of {result.games_examined} games in {result.seconds:.2f} seconds "

@@ -2,7 +2,8 @@
 
 The CLI catches :class:`CqlindexError` and prints its message without a traceback; anything
 else is a bug and is allowed to surface as one. ``exit_code`` lets scripts tell a bad input
-(2) from a bad database (3) and from a query stopped at its time limit (4).
+(2) from a bad database (3), from a query stopped at its time limit (4) and from a target
+another build is writing (75, the "try again later" code of sysexits.h).
 """
 
 from __future__ import annotations
@@ -29,6 +30,12 @@ class OutputError(CqlindexError):
     """A target that cannot be written."""
 
     exit_code = 2
+
+
+class BusyError(OutputError):
+    """Another build is writing the same target: nothing is wrong, try again when it is done."""
+
+    exit_code = 75
 
 
 class DatabaseError(CqlindexError):

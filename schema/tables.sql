@@ -20,12 +20,15 @@ CREATE TABLE games (
     tags            MAP(VARCHAR, VARCHAR),  -- every tag of the game, the seven above included
     start_fen       VARCHAR,      -- NULL for the standard start position
     chess960        BOOLEAN,
+    playable        BOOLEAN NOT NULL DEFAULT true, -- false: an unsupported variant or text that is not a
+                                  -- game (see errors); queries leave such games out unless asked
     positions       INTEGER,      -- nodes of the game tree, variations included
     mainline_positions INTEGER,   -- nodes of the main line, root included
     source_file     VARCHAR,
     byte_offset     BIGINT,       -- where the game starts in the (decompressed) file
     line            INTEGER,      -- 1-based line of the game's first line
-    errors          SMALLINT      -- rows of this game in the errors table
+    errors          SMALLINT,     -- rows of this game in the errors table
+    bad_move        VARCHAR       -- the move text where reading stopped (illegal, invalid, ambiguous)
 );
 
 -- One row per node of every game tree: main line and every variation.

@@ -107,3 +107,60 @@ def test_cli_engines_print_the_same_games(build_db, engine: str) -> None:
     assert result.exit_code == 0, result.output
     games = result.output.splitlines()[0].split()
     assert games == [str(g) for g in run(build_db(LICHESS), "mate btm", engine="python").matches]
+
+
+@pytest.mark.parametrize("engine", ["python", "sql"])
+def test_a_tag_with_escapes_is_found_as_meant(tmp_path: Path, engine: str) -> None:
+    """PGN writes '"' and '\\' inside a tag value as '\\"' and '\\\\'; CQL strings do the same."""
+    from cqlindex.ingest.pipeline import build
+
+    source = tmp_path / "escapes.pgn"
+    source.write_text('[Event "a\\"b"]\n[Site "C:\\\\games"]\n\n1. e4 *\n\n[Event "ab"]\n[Site "C:games"]\n\n1. d4 *\n')
+    build([str(source)], tmp_path / "x.duckdb", workers=1)
+    assert list(run(tmp_path / "x.duckdb", 'event "a\\"b"', engine=engine).matches) == [1]
+    assert list(run(tmp_path / "x.duckdb", 'site "C:\\\\games"', engine=engine).matches) == [1]
+
+
+@pytest.fixture(scope="module")
+def variant_db(tmp_path_factory) -> Path:
+    """Game 1 standard, game 2 crazyhouse (read as standard chess), game 3 text that is not a game."""
+    from cqlindex.ingest.pipeline import build
+
+    root = tmp_path_factory.mktemp("variants")
+    source = root / "variants.pgn"
+    source.write_text('[Event "a"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n'
+                      '[Event "b"]\n[Variant "crazyhouse"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n'
+                      'Some words that are not a game.\n')
+    build([str(source)], root / "x.duckdb", workers=1)
+    return root / "x.duckdb"
+
+
+@pytest.mark.parametrize("engine", ["python", "sql"])
+@pytest.mark.parametrize("text", ["mate", "initial", "true"])
+def test_unplayable_games_are_left_out_unless_asked(variant_db: Path, engine: str, text: str) -> None:
+    with_mate = {"mate": [1], "initial": [1], "true": [1]}[text]
+    assert list(run(variant_db, text, engine=engine).matches) == with_mate
+    everything = {"mate": [1, 2], "initial": [1, 2, 3], "true": [1, 2, 3]}[text]
+    assert list(run(variant_db, text, engine=engine, include_unplayable=True).matches) == everything
+    assert "playable" in plan_for(variant_db, text).sql or engine == "python"
+
+
+def test_an_index_without_unplayable_games_plans_as_before(tmp_path: Path) -> None:
+    from cqlindex.ingest.pipeline import build
+
+    source = tmp_path / "one.pgn"
+    source.write_text('[Event "a"]\n\n1. e4 e5 *\n')
+    build([str(source)], tmp_path / "x.duckdb", workers=1)
+    assert "playable" not in plan_for(tmp_path / "x.duckdb", "check").sql
+
+
+@pytest.mark.parametrize("engine", ["python", "sql"])
+def test_the_cli_searches_unplayable_games_when_asked(variant_db: Path, engine: str) -> None:
+    def games(*extra: str) -> list[str]:
+        result = runner.invoke(app, ["query", str(variant_db), "initial", "--format", "summary", "--quiet",
+                                     "--engine", engine, *extra])
+        assert result.exit_code == 0, result.output
+        return result.output.split()
+
+    assert games() == ["1"]
+    assert games("--include-unplayable") == ["1", "2", "3"]

@@ -452,3 +452,55 @@ def test_latin1_byte_0x85_is_not_a_line_break(data: bytes, white: str, error_lin
     game = games.to_pylist()[0]
     assert (game["white"], game["black"]) == (white, "B")
     assert [e["line"] for e in errors.to_pylist()] == [error_line]
+
+
+def test_tag_escapes_are_decoded_as_the_pgn_standard_says() -> None:
+    text = ('[Event "a\\"b"]\n[Site "C:\\\\games\\\\"]\n[Annotator "one \\\\\\" two"]\n[Round "x\\y"]\n\n1. e4 *\n')
+    game, _, errors = run(text)
+    assert errors == []
+    tags = dict(game["tags"])
+    assert (game["event"], game["site"], game["round"]) == ('a"b', "C:\\games\\", "x\\y")
+    assert tags["Annotator"] == 'one \\" two'  # an escaped backslash, then an escaped quote
+
+
+# id: (FEN, words the error must hold); each position is one that no game reaches
+IMPOSSIBLE_FENS = [
+    ("pawn-on-last-rank", "P3k3/8/8/8/8/8/8/4K3 w - - 0 1", "a pawn on the first or last rank"),
+    ("pawn-on-first-rank", "4k3/8/8/8/8/8/8/p3K3 w - - 0 1", "a pawn on the first or last rank"),
+    ("castling-without-rook", "4k3/8/8/8/8/8/8/4K3 w K - 0 1", "castling rights without the king and rook"),
+    ("castling-without-black-rook", "4k3/8/8/8/8/8/8/R3K3 w Qk - 0 1", "castling rights without the king and rook"),
+    ("two-white-kings", "4k3/8/8/8/8/8/8/3KK3 w - - 0 1", "more than one king"),
+    ("no-black-king", "8/8/8/8/8/8/8/4K3 w - - 0 1", "no black king"),
+    ("side-not-to-move-in-check", "4k3/8/8/8/8/8/8/4K2r b - - 0 1", "the side not to move is in check"),
+    ("nine-pawns", "4k3/8/8/8/8/P7/PPPPPPPP/4K3 w - - 0 1", "more than 8 white pawns"),
+]
+
+
+@pytest.mark.parametrize("fen, words", [c[1:] for c in IMPOSSIBLE_FENS], ids=[c[0] for c in IMPOSSIBLE_FENS])
+def test_an_impossible_fen_is_an_error_row(fen: str, words: str) -> None:
+    text = f'[Event "x"]\n[SetUp "1"]\n[FEN "{fen}"]\n\n*\n'
+    game, rows, errors = run(text, line=10)
+    assert [(e["line"], e["message"].split(":")[0]) for e in errors] == [(12, "impossible position in the FEN tag")]
+    assert words in errors[0]["message"]
+    assert game["errors"] == 1 and game["playable"] is True and len(rows) == 1
+
+
+@pytest.mark.parametrize("fen", [
+    "4k3/8/8/8/8/8/8/4K3 w - - 0 1",
+    "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
+    "rnbqkbnr/ppp1pppp/8/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 3",
+])
+def test_a_possible_fen_has_no_error(fen: str) -> None:
+    _, _, errors = run(f'[Event "x"]\n[FEN "{fen}"]\n\n*\n')
+    assert errors == []
+
+
+@pytest.mark.parametrize("variant, playable", [
+    ("crazyhouse", False), ("Atomic", False), ("three-check", False),
+    ("Standard", True), ("chess960", True), ("fischerandom", True), ("Chess 960", True), ("From Position", True),
+])
+def test_unsupported_variants_are_marked_unplayable(variant: str, playable: bool) -> None:
+    game, _, errors = run(f'[Event "x"]\n[Variant "{variant}"]\n\n1. e4 e5 *\n')
+    assert game["playable"] is playable
+    assert [(e["line"], e["message"].startswith("unsupported variant")) for e in errors] == (
+        [] if playable else [(2, True)])

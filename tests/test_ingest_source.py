@@ -269,3 +269,37 @@ def test_expand_inputs_directory_is_an_input_error(tmp_path: Path) -> None:
 def test_expand_inputs_nothing_is_an_input_error() -> None:
     with pytest.raises(InputError):
         expand_inputs([])
+
+
+# --- an unclosed brace comment ------------------------------------------------------------------
+
+def _games(count: int, broken: int) -> bytes:
+    """``count`` games; game ``broken`` (1-based) opens a comment it never closes."""
+    games = []
+    for number in range(1, count + 1):
+        moves = "1. e4 {never closed e5 2. Nf3 Nc6 *" if number == broken else "1. e4 e5 2. Nf3 Nc6 *"
+        games.append(f'[Event "g{number}"]\n[White "w"]\n\n{moves}\n')
+    return "\n".join(games).encode()
+
+
+def test_unclosed_comment_recovers_at_the_next_tag_section() -> None:
+    games = _split(_games(11, broken=4))
+    assert len(games) == 11
+    assert [g.data.split(b'"')[1] for g in games] == [f"g{n}".encode() for n in range(1, 12)]
+    assert [g.notes for g in games if g.notes] == [((4, "comment '{' on line 19 is never closed; the game "
+                                                        "is read up to it, the next game starts on line 21"),)]
+
+
+def test_unclosed_comment_at_the_end_of_the_file_is_noted() -> None:
+    games = _split(_games(2, broken=2))
+    assert [g.notes for g in games] == [(), ((4, "comment '{' on line 9 is never closed before the end of the file"),)]
+
+
+@pytest.mark.parametrize("data", [
+    b'[Event "a"]\n\n1. e4 {a comment\n[Event "no blank line before it"]\nstill} e5 *\n',
+    b'[Event "a"]\n\n1. e4 {a comment\n\n[Event "a"] is quoted here} e5 *\n',
+    b'[Event "a"]\n\n1. e4 {a comment\n\n[not a tag]\nstill} e5 *\n',
+], ids=["no-blank-line", "not-a-whole-tag-line", "not-a-tag-pair"])
+def test_a_comment_keeps_tag_like_lines_that_do_not_start_a_tag_section(data: bytes) -> None:
+    games = _split(data)
+    assert len(games) == 1 and games[0].notes == ()

@@ -258,3 +258,16 @@ def test_compressed_sources_are_read_at_their_offsets(build_db, tmp_path: Path, 
     summary = write_pgn(connect(db), run(db, "check"), out, variations=False)
     assert summary.rebuilt == [] and summary.games == 391
     assert out.getvalue() == expected.getvalue()
+
+
+def test_a_game_rebuilt_from_the_index_escapes_its_tags(tmp_path: Path) -> None:
+    pgn = tmp_path / "escapes.pgn"
+    pgn.write_text('[Event "a\\"b"]\n[Site "C:\\\\games"]\n\n1. e4 *\n')
+    db = tmp_path / "escapes.duckdb"
+    build([str(pgn)], db, workers=1)
+    result = run(db, "true")
+    con = connect(db)
+    pgn.unlink()
+    out = io.StringIO()
+    assert write_pgn(con, result, out, variations=False).rebuilt == [1]
+    assert '[Event "a\\"b"]\n[Site "C:\\\\games"]\n' in out.getvalue()

@@ -14,7 +14,7 @@ from cqlindex.exec.run import run as run_query
 
 def run(db: str | Path, text: str, *, variations: bool | None = None, source: str = "<query>",
         gamenumbers: tuple[int, int] | None = None,
-        matchcount: tuple[int, int | None] | None = None) -> QueryResult:
+        matchcount: tuple[int, int | None] | None = None, include_unplayable: bool = False) -> QueryResult:
     """Parse ``text`` and evaluate it on every game of the index at ``db``."""
     return run_query(db, text, variations=variations, source=source, gamenumbers=gamenumbers,
-                     matchcount=matchcount, engine="python")
+                     matchcount=matchcount, engine="python", include_unplayable=include_unplayable)

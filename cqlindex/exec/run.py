@@ -23,6 +23,7 @@ from cqlindex.exec.timeout import Deadline, running
 from cqlindex.plan.planner import Plan, plan
 from cqlindex.query.prepare import Prepared, prepare
 from cqlindex.store.database import connect
+from cqlindex.store.playable import unplayable_games
 from cqlindex.store.trees import load_games, load_positions
 
 
@@ -32,31 +33,33 @@ class Engine(str, Enum):
 
 
 def plan_for(db: str | Path, text: str, *, variations: bool | None = None, source: str = "<query>",
-             gamenumbers: tuple[int, int] | None = None) -> Plan:
+             gamenumbers: tuple[int, int] | None = None, include_unplayable: bool = False) -> Plan:
     """The plan the default engine would run (for ``--explain``)."""
     prepared = prepare(text, source, variations=variations, gamenumbers=gamenumbers)
     con = connect(db)
     try:
-        return plan_prepared(con, prepared)
+        return plan_prepared(con, prepared, include_unplayable)
     finally:
         con.close()
 
 
-def plan_prepared(con, prepared: Prepared) -> Plan:
+def plan_prepared(con, prepared: Prepared, include_unplayable: bool = False) -> Plan:
     """Plan a prepared query for the index behind ``con`` (what it holds decides some SQL)."""
     maps = bool(con.execute("SELECT count(*) FROM information_schema.columns WHERE table_name = 'positions' "
                             "AND column_name = 'white_attacks'").fetchall()[0][0])
-    return plan(prepared.query, prepared.variations, attack_maps=maps,
-                expansions=prepared.expansions)
+    return plan(prepared.query, prepared.variations, attack_maps=maps, expansions=prepared.expansions,
+                playable_only=not include_unplayable and bool(unplayable_games(con)))
 
 
 def run(db: str | Path, text: str, *, variations: bool | None = None, source: str = "<query>",
         gamenumbers: tuple[int, int] | None = None, matchcount: tuple[int, int | None] | None = None,
-        engine: Engine | str = Engine.sql, timeout: float | None = None) -> QueryResult:
+        engine: Engine | str = Engine.sql, timeout: float | None = None,
+        include_unplayable: bool = False) -> QueryResult:
     """Parse ``text`` and find its matches in the index at ``db``.
 
     ``gamenumbers`` and ``matchcount`` override the query's header, as CQL's options of those names do.
     ``timeout`` (seconds) stops the run with QueryTimeout when it is up (see :mod:`cqlindex.exec.timeout`).
+    Games marked unplayable (:mod:`cqlindex.store.playable`) are left out unless ``include_unplayable``.
     """
     started = time.perf_counter()
     deadline = Deadline(timeout)
@@ -65,16 +68,19 @@ def run(db: str | Path, text: str, *, variations: bool | None = None, source: st
     con = connect(db)
     with closing(con), running(con, deadline, text):
         if Engine(engine) is Engine.python or prepared.analysis.says_messages:
-            _evaluate_every_game(con, prepared, result, deadline)
+            _evaluate_every_game(con, prepared, result, deadline, include_unplayable)
         else:
-            _run_plan(con, prepared, result, deadline)
+            _run_plan(con, prepared, result, deadline, include_unplayable)
     result.order()
     result.seconds = time.perf_counter() - started
     return result
 
 
-def _evaluate_every_game(con, prepared: Prepared, result: QueryResult, deadline: Deadline) -> None:
-    """The reference: the evaluator at every position of every game in the gamenumber range."""
+def _evaluate_every_game(con, prepared: Prepared, result: QueryResult, deadline: Deadline,
+                         include_unplayable: bool) -> None:
+    """The reference: the evaluator at every position of every game in the gamenumber range
+    (but those marked unplayable, unless ``include_unplayable``)."""
+    skip = frozenset() if include_unplayable else unplayable_games(con)
     header = prepared.query.header
     evaluator = Evaluator(prepared.query, prepared.variations, prepared.expansions)
     evaluator.deadline = deadline
@@ -82,15 +88,17 @@ def _evaluate_every_game(con, prepared: Prepared, result: QueryResult, deadline:
     selection = range(span[0], span[1] + 1) if span is not None else None
     for tree in load_games(con, selection, variations=prepared.variations):
         result.games_examined += 1
+        if tree.gamenumber in skip:
+            continue
         if header.result is not None and tree.result != header.result:
             continue
         result.keep(tree.gamenumber, evaluator.matches(tree), evaluator)
     result.messages = evaluator.messages
 
 
-def _run_plan(con, prepared: Prepared, result: QueryResult, deadline: Deadline) -> None:
+def _run_plan(con, prepared: Prepared, result: QueryResult, deadline: Deadline, include_unplayable: bool) -> None:
     """SQL for the candidates (or the matches), the evaluator for what SQL cannot decide."""
-    p = plan_prepared(con, prepared)
+    p = plan_prepared(con, prepared, include_unplayable)
     table = con.sql(p.sql).to_arrow_table()
     rows = zip(table.column(0).to_pylist(), table.column(1).to_pylist())
     candidates = {game: [pid for _, pid in group] for game, group in groupby(rows, key=itemgetter(0))}

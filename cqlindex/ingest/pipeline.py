@@ -16,7 +16,7 @@ import zlib
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
@@ -24,8 +24,11 @@ from zstandard import ZstdError
 
 from cqlindex import __version__
 from cqlindex.errors import InputError, OutputError
-from cqlindex.ingest.source import RawGame, expand_inputs, open_binary, split_games
-from cqlindex.ingest.worker import READERS, compiled_reader_available, parse_batch
+from cqlindex.ingest.lifeline import lifeline_options
+from cqlindex.ingest.lock import lock_target
+from cqlindex.ingest.source import RawGame, expand_inputs, split_games
+from cqlindex.ingest.streams import decoded, not_text, open_raw
+from cqlindex.ingest.worker import NOT_PGN, READERS, compiled_reader_available, parse_batch
 from cqlindex.store.schema import SCHEMA_VERSION, create_schema
 
 BATCH_GAMES = 500
@@ -59,6 +62,7 @@ class BuildSummary:
     errors: int
     seconds: float
     warnings: tuple[str, ...]
+    rejected: tuple[str, ...] = ()  # inputs with nothing to index, and why
 
     @property
     def positions_per_second(self) -> float:
@@ -75,7 +79,15 @@ def _remove_leftovers(output: Path) -> None:
         stale.unlink(missing_ok=True)
 
 
-def _batches(paths: list[Path], progress: Progress, warnings: list[str], batch_games: int,
+@dataclass(slots=True)
+class _Report:
+    """What the build says about its inputs: warnings, and files it could not index at all."""
+
+    warnings: list[str] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)
+
+
+def _batches(paths: list[Path], progress: Progress, report: _Report, batch_games: int,
              batch_bytes_limit: int) -> Iterator[list[tuple[int, RawGame]]]:
     gamenumber = 0
     batch: list[tuple[int, RawGame]] = []
@@ -83,58 +95,66 @@ def _batches(paths: list[Path], progress: Progress, warnings: list[str], batch_g
     done_before = 0
     for path in paths:
         size = path.stat().st_size
-        stream = open_binary(path)
-        raw_handle = _raw_handle(stream)
+        raw = open_raw(path)  # its position is how much of the file has been read, for the progress bar
         found = 0
         try:
-            for raw in split_games(stream, str(path)):
+            stream = decoded(raw)
+            problem = not_text(stream)
+            if problem:
+                report.rejected.append(f"{path}: {problem}")
+                found = -1
+            for game in () if problem else split_games(stream, str(path)):
                 gamenumber += 1
                 found += 1
-                batch.append((gamenumber, raw))
-                batch_bytes += len(raw.data)
+                batch.append((gamenumber, game))
+                batch_bytes += len(game.data)
                 if len(batch) >= batch_games or batch_bytes >= batch_bytes_limit:
-                    progress.bytes_done = done_before + _position(raw_handle, size)
+                    progress.bytes_done = done_before + min(raw.tell(), size)
                     yield batch
                     batch, batch_bytes = [], 0
         except (OSError, zlib.error, ZstdError) as error:
             raise InputError(f"{path}: cannot read, the file is damaged ({error})") from None
         except EOFError:
-            warnings.append(f"{path}: the compressed file ends early; indexed what could be read")
+            if found:
+                report.warnings.append(f"{path}: the compressed file ends early; indexed the {found:,} games "
+                                       "before the cut")
+            else:
+                report.rejected.append(f"{path}: the compressed file ends early, before the end of its first "
+                                       "game (the file is cut short: copy or download it again)")
+            found = -1
         finally:
-            stream.close()
+            raw.close()
         if not found:
-            warnings.append(f"{path}: no games found")
+            report.warnings.append(f"{path}: no games found")
         done_before += size
         progress.bytes_done = done_before
     if batch:
         yield batch
 
 
-def _raw_handle(stream):
-    """The innermost file object, whose position tells how much of the file has been read."""
-    for attribute in ("fileobj", "_fp", "raw"):
-        inner = getattr(stream, attribute, None)
-        if inner is not None and hasattr(inner, "tell"):
-            return _raw_handle(inner) if inner is not stream else inner
-    return stream
-
-
-def _position(handle, size: int) -> int:
-    try:
-        return min(handle.tell(), size)
-    except (OSError, ValueError):
-        return 0
+def _not_pgn(con: duckdb.DuckDBPyConnection, report: _Report) -> int:
+    """Reject the files whose every "game" is text with nothing of PGN in it; the number of other games."""
+    counts = con.execute("SELECT source_file, count(*), count(*) FILTER (WHERE gamenumber NOT IN "
+                         "(SELECT gamenumber FROM errors WHERE message = ?)) FROM games GROUP BY ALL "
+                         "ORDER BY min(gamenumber)", [NOT_PGN]).fetchall()
+    for file, blocks, games in counts:
+        if not games:
+            report.rejected.append(f"{file}: not PGN: {blocks:,} block{'s' if blocks > 1 else ''} of text without "
+                                   "a tag pair, a numbered move or a result")
+    return sum(games for _, _, games in counts)
 
 
 def build(inputs: list[str], output: str | os.PathLike, *, workers: int | None = None,
           batch_games: int = BATCH_GAMES, on_progress: Callable[[Progress], None] | None = None,
-          reader: str = "auto") -> BuildSummary:
+          reader: str = "auto", wait: bool = False, on_wait: Callable[[str], None] | None = None) -> BuildSummary:
     """Index every position of every game of ``inputs`` (files or globs) into ``output``.
 
     ``workers`` is the number of parse processes (default: one per core; 1 parses in this
     process). ``reader`` is ``compiled`` (main-line games by the compiled reader, the rest by
     python-chess), ``python-chess`` (every game replayed) or ``auto`` (compiled when its wheel
-    is installed). Raises :class:`InputError` or :class:`OutputError` for what a user can fix.
+    is installed). Raises :class:`InputError` or :class:`OutputError` for what a user can fix, and
+    :class:`BusyError` if another build is writing ``output``, unless ``wait`` (``on_wait`` then
+    hears that it waits).
     """
     started = time.perf_counter()
     reader = _resolve_reader(reader)
@@ -146,15 +166,19 @@ def build(inputs: list[str], output: str | os.PathLike, *, workers: int | None =
         raise OutputError(f"{target.parent}: no such directory")
     if not os.access(target.parent, os.W_OK):
         raise OutputError(f"{target.parent}: not writable")
-    _remove_leftovers(target)
     temporary = _temporary_path(target)
     progress = Progress(bytes_total=sum(p.stat().st_size for p in paths))
-    warnings: list[str] = []
+    report = _Report()
     workers = workers or os.cpu_count() or 1
+    lock = lock_target(target, wait=wait, on_wait=on_wait)  # BusyError while another build writes it
     try:
+        _remove_leftovers(target)
         con = duckdb.connect(str(temporary))
-    except duckdb.Error as error:
-        raise OutputError(f"{target}: cannot create the database ({error})") from None
+    except BaseException as error:
+        lock.release()
+        if isinstance(error, duckdb.Error):
+            raise OutputError(f"{target}: cannot create the database ({error})") from None
+        raise
     try:
         # DuckDB would otherwise cache up to most of the machine's memory as the file grows; a
         # fixed cap keeps the build's footprint independent of the input size.
@@ -163,7 +187,7 @@ def build(inputs: list[str], output: str | os.PathLike, *, workers: int | None =
         # Small inputs are cut finer so every worker gets work; large ones in batches of
         # batch_games, inserted as they come (that insert size measured the best compression).
         batch_bytes = max(MIN_BATCH_BYTES, progress.bytes_total // (4 * workers))
-        batches = _batches(paths, progress, warnings, batch_games, batch_bytes)
+        batches = _batches(paths, progress, report, batch_games, batch_bytes)
         for games, positions, errors in _parsed(batches, workers, reader):
             _insert(con, games, positions, errors)
             progress.games += games.num_rows
@@ -171,8 +195,9 @@ def build(inputs: list[str], output: str | os.PathLike, *, workers: int | None =
             progress.errors += errors.num_rows
             if on_progress:
                 on_progress(progress)
-        if progress.games == 0:
-            raise InputError("no games found in " + ", ".join(str(p) for p in paths))
+        if _not_pgn(con, report) == 0:
+            raise InputError("; ".join(report.rejected + report.warnings) or
+                             "no games found in " + ", ".join(str(p) for p in paths))
         mainline = con.execute("SELECT coalesce(sum(mainline_positions), 0) FROM games").fetchone()[0]
         seconds = time.perf_counter() - started
         _write_build_info(con, paths, workers, seconds, reader)
@@ -185,8 +210,10 @@ def build(inputs: list[str], output: str | os.PathLike, *, workers: int | None =
         temporary.unlink(missing_ok=True)
         Path(f"{temporary}.wal").unlink(missing_ok=True)
         raise
+    finally:
+        lock.release()
     return BuildSummary(target, len(paths), progress.games, progress.positions, int(mainline), progress.errors,
-                        seconds, tuple(warnings))
+                        seconds, tuple(report.warnings), tuple(report.rejected))
 
 
 def _resolve_reader(reader: str) -> str:
@@ -205,7 +232,7 @@ def _parsed(batches: Iterator[list[tuple[int, RawGame]]], workers: int, reader: 
         for batch in batches:
             yield parse_batch(batch, reader)
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with ProcessPoolExecutor(max_workers=workers, **lifeline_options()) as pool:
         pending: deque[Future] = deque()
         try:
             for batch in batches:

@@ -14,6 +14,7 @@ reference engine keeps a game up to its last legal position.
 from __future__ import annotations
 
 import io
+import re
 from dataclasses import dataclass
 
 import chess
@@ -21,10 +22,20 @@ import chess.pgn
 
 from cqlindex.board.facts import ZobristKeys, attack_maps, count_legal_moves, piece_bitboards
 from cqlindex.board.san import san_without_suffix
+from cqlindex.ingest.setup_check import setup_problem
 
 _ZOBRIST = ZobristKeys()
 _STANDARD_VARIANTS = {"", "standard", "chess", "normal", "classical", "from position", "chess 960",
                       "chess960", "fischerandom", "fischer random", "fischerrandom", "960", "freestyle"}
+
+
+_TAG_ESCAPE = re.compile(r'\\(["\\])')
+
+
+def unescape_tag(value: str) -> str:
+    """A tag value as meant: the PGN standard escapes '"' and '\\' inside one with a backslash
+    (python-chess hands the value over as written)."""
+    return _TAG_ESCAPE.sub(r"\1", value) if "\\" in value else value
 
 
 # A node is one flat list, in this order, so that a game's rows become columns with a single
@@ -51,6 +62,8 @@ class ReplayedGame:
     child_index: list[int]
     children: list[int]
     errors: list[tuple[int, str]]  # (line within the game text, message)
+    playable: bool = True  # False: a variant CQL does not know, read as standard chess
+    bad_move: str | None = None  # the move text where reading stopped (illegal, invalid or ambiguous)
 
 
 class _LineCountingText(io.StringIO):
@@ -94,22 +107,28 @@ class _Replay(chess.pgn.BaseVisitor[None]):
         self.errors: list[tuple[int, str]] = []
         self.start_fen: str | None = None
         self.chess960 = False
+        self.setup_problem: str | None = None
+        self.san: str | None = None
+        self.bad_move: str | None = None
 
     def begin_headers(self) -> chess.pgn.Headers:
         return self.headers
 
     def visit_header(self, tagname: str, tagvalue: str) -> None:
-        self.headers[tagname] = tagvalue
+        self.headers[tagname] = unescape_tag(tagvalue)
 
     def parse_san(self, board: chess.Board, san: str) -> chess.Move:
         if self.stopped:
             raise ValueError("skipped")
+        self.san = san
         return super().parse_san(board, san)
 
     def handle_error(self, error: Exception) -> None:
         if self.stopped:
             return
         self.errors.append((self.handle.lineno, str(error)))
+        if isinstance(error, (chess.IllegalMoveError, chess.InvalidMoveError, chess.AmbiguousMoveError)):
+            self.bad_move = self.san  # python-chess raised these from parse_san
         # python-chess carries on after a bad move (skipping its variation) but may then play the
         # next moves on the wrong board; stop here so that every indexed position is right.
         self.stopped = True
@@ -178,6 +197,8 @@ class _Replay(chess.pgn.BaseVisitor[None]):
             fen = board.fen()
             self.start_fen = None if fen == chess.STARTING_FEN else fen
             self.chess960 = board.chess960
+            if self.start_fen:
+                self.setup_problem = setup_problem(board)
         bitboards = piece_bitboards(board)
         parent = self.current
         turn = board.turn
@@ -250,8 +271,11 @@ def replay(text: str) -> ReplayedGame:
         chess.pgn.read_game(handle, Visitor=lambda: visitor)
     except Exception as error:  # python-chess can raise on pathological input; keep what was read
         visitor.errors.append((handle.lineno, f"{type(error).__name__}: {error}"))
+    if visitor.setup_problem:
+        visitor.errors.insert(0, (_tag_line(text, "FEN"), visitor.setup_problem))
     if visitor.headers.unsupported:
-        visitor.errors.insert(0, (1, f"unsupported variant {visitor.headers.unsupported!r}: read as standard chess"))
+        visitor.errors.insert(0, (_tag_line(text, "Variant"), f"unsupported variant {visitor.headers.unsupported!r}: "
+                                  "read as standard chess; queries leave the game out unless asked"))
     if not visitor.rows:
         board = chess.Board()
         visitor.stopped = False
@@ -266,6 +290,12 @@ def replay(text: str) -> ReplayedGame:
     return _number(visitor)
 
 
+def _tag_line(text: str, name: str) -> int:
+    """The line of the game's ``name`` tag (1 if it has none)."""
+    prefix = f"[{name} "
+    return next((n for n, line in enumerate(text.split("\n"), 1) if line.lstrip().startswith(prefix)), 1)
+
+
 def _number(visitor: _Replay) -> ReplayedGame:
     """Pre-order ids, variation depth, last descendant and child ordinal for every node."""
     rows = visitor.rows
@@ -275,7 +305,8 @@ def _number(visitor: _Replay) -> ReplayedGame:
         for row in rows:
             row[MOVE] = row[MOVE] or NO_MOVE
         return ReplayedGame(dict(visitor.headers), visitor.start_fen, visitor.chess960, rows, [0] * n,
-                            [n - 1] * n, [0] * n, [len(c) for c in children], visitor.errors)
+                            [n - 1] * n, [0] * n, [len(c) for c in children], visitor.errors,
+                            visitor.headers.unsupported is None, visitor.bad_move)
     positionid = [0] * n
     depth = [0] * n
     last = [0] * n
@@ -311,4 +342,6 @@ def _number(visitor: _Replay) -> ReplayedGame:
         child_index=[child_index[i] for i in order],
         children=[len(children[i]) for i in order],
         errors=visitor.errors,
+        playable=visitor.headers.unsupported is None,
+        bad_move=visitor.bad_move,
     )

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 import chess
 import chess.pgn
 
+from cqlindex.ingest.replay import unescape_tag
+
 # Variant names read as standard chess by the python-chess path (replay._STANDARD_VARIANTS
 # minus the Chess960 spellings, which python-chess's Headers.is_chess960 decides).
 _STANDARD = frozenset({"", "standard", "chess", "normal", "classical", "from position"})
@@ -58,7 +60,7 @@ def read_tags(lines: list[str]) -> dict[str, str]:
     for line in lines:
         match = chess.pgn.TAG_REGEX.match(line)
         if match:
-            headers[match.group(1)] = match.group(2)
+            headers[match.group(1)] = unescape_tag(match.group(2))
     return dict(headers)
 
 

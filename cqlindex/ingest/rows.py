@@ -62,7 +62,7 @@ class RowBatch:
         rows = game.rows
         count = len(rows)
         self.add_game(gamenumber, raw, game.headers, game.start_fen, game.chess960, count, game.depth.count(0),
-                      len(game.errors))
+                      len(game.errors), game.playable, game.bad_move)
         for line, message in game.errors:
             self.errors.append((raw.file, gamenumber, raw.line + line - 1, message))
         self.rows.extend(rows)
@@ -76,12 +76,14 @@ class RowBatch:
         self.first_black.extend([0 if rows[0][WTM] else 1] * count)
 
     def add_game(self, gamenumber: int, raw: RawGame, headers: dict[str, str], start_fen: str | None,
-                 chess960: bool, positions: int, mainline_positions: int, errors: int) -> None:
+                 chess960: bool, positions: int, mainline_positions: int, errors: int, playable: bool = True,
+                 bad_move: str | None = None) -> None:
         """Append one games row (the compiled path adds its positions as a table of its own)."""
         self.games.append((
             gamenumber, *(headers.get(tag) for _, tag in _GAME_TAGS), _year(headers.get("Date")),
             _small_int(headers.get("WhiteElo")), _small_int(headers.get("BlackElo")), list(headers.items()),
-            start_fen, chess960, positions, mainline_positions, raw.file, raw.offset, raw.line, errors,
+            start_fen, chess960, playable, bad_move, positions, mainline_positions, raw.file, raw.offset, raw.line,
+            errors,
         ))
 
     def to_arrow(self) -> tuple[pa.Table, pa.Table, pa.Table]:
@@ -89,9 +91,9 @@ class RowBatch:
         return self._games_table(), self._positions_table(), self._errors_table()
 
     def _games_table(self) -> pa.Table:
-        columns = list(zip(*self.games)) if self.games else [()] * 21
+        columns = list(zip(*self.games)) if self.games else [()] * 23
         names = ("gamenumber", *(name for name, _ in _GAME_TAGS), "year", "white_elo", "black_elo", "tags",
-                 "start_fen", "chess960", "positions", "mainline_positions", "source_file", "byte_offset",
+                 "start_fen", "chess960", "playable", "bad_move", "positions", "mainline_positions", "source_file", "byte_offset",
                  "line", "errors")
         arrays = {name: list(col) for name, col in zip(names, columns)}
         arrays["tags"] = pa.array(arrays["tags"], type=pa.map_(pa.string(), pa.string()))

@@ -1,4 +1,4 @@
-"""Open PGN sources and cut them into one byte string per game.
+"""Find the PGN sources and cut them into one byte string per game (:mod:`.streams` opens them).
 
 cqlindex decides where a game begins itself instead of leaving it to ``chess.pgn.read_game``,
 because the game number is an identity shared with the reference CQL engine, and
@@ -12,33 +12,43 @@ would split one game into two) and merges header-only games. The rules here:
 * movetext after a result token and a blank line starts a new game (files without tags).
 
 Brace comments are tracked so that a comment line starting with ``[`` is not taken for a tag.
+A ``{`` that is never closed would otherwise swallow every later game of the file, so a comment
+ends where a tag section plainly starts: a whole tag-pair line right after a blank line (a common
+way for a reader to find its feet again). The broken game keeps what was
+read before the ``{`` and carries a note that becomes an error row.
 """
 
 from __future__ import annotations
 
-import bz2
 import glob
-import gzip
-import io
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
 from cqlindex.errors import InputError
+from cqlindex.ingest.streams import open_binary
+
+__all__ = ["RawGame", "expand_inputs", "open_binary", "split_games"]
 
 _RESULTS = (b"1-0", b"0-1", b"1/2-1/2", b"*")
-_MAGIC = {b"\x1f\x8b": "gz", b"BZh": "bz2", b"\x28\xb5\x2f\xfd": "zst"}
+# A whole tag pair on its own line: what ends an unclosed comment after a blank line.
+_TAG_LINE = re.compile(rb'\[[A-Za-z0-9][A-Za-z0-9_+#=:-]*\s+"(?:[^"\\]|\\.)*"\]\Z')
 
 
 @dataclass(frozen=True, slots=True)
 class RawGame:
-    """The bytes of one game and where they came from (``line`` is 1-based)."""
+    """The bytes of one game and where they came from (``line`` is 1-based).
+
+    ``notes`` are problems the splitter saw, as (line within ``data``, 1-based; message).
+    """
 
     file: str
     offset: int
     line: int
     data: bytes
+    notes: tuple[tuple[int, str], ...] = ()
 
 
 def expand_inputs(patterns: list[str]) -> list[Path]:
@@ -62,68 +72,6 @@ def expand_inputs(patterns: list[str]) -> list[Path]:
     return paths
 
 
-def open_binary(path: Path) -> BinaryIO:
-    """The decompressed bytes of ``path``, recognising gzip, bzip2 and zstd by their magic."""
-    try:
-        raw = path.open("rb")
-    except OSError as error:
-        raise InputError(f"{path}: cannot read ({error.strerror})") from None
-    head = raw.peek(4)[:4] if hasattr(raw, "peek") else b""
-    kind = next((k for magic, k in _MAGIC.items() if head.startswith(magic)), None)
-    if kind == "gz":
-        return gzip.GzipFile(fileobj=raw)  # type: ignore[return-value]
-    if kind == "bz2":
-        return bz2.BZ2File(raw)  # type: ignore[return-value]
-    if kind == "zst":
-        return io.BufferedReader(_ZstdStream(raw), buffer_size=1 << 20)
-    return raw
-
-
-class _ZstdStream(io.RawIOBase):
-    """zstd frames decompressed one after another; EOFError if the last frame is cut short.
-
-    zstandard's own stream reader simply stops at a truncated frame, which would index part of
-    a file without a word; gzip and bz2 raise EOFError there, and so does this.
-    """
-
-    def __init__(self, raw: BinaryIO) -> None:
-        import zstandard
-
-        self._raw = raw
-        self._new = zstandard.ZstdDecompressor().decompressobj
-        self._decompressor = self._new()
-        self._pending = b""
-        self._in_frame = False
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer) -> int:  # type: ignore[override]
-        while not self._pending:
-            chunk = self._raw.read(1 << 20)
-            if not chunk:
-                if self._in_frame:
-                    raise EOFError("compressed file ended before the end-of-stream marker was reached")
-                return 0
-            while chunk:
-                self._in_frame = True
-                self._pending += self._decompressor.decompress(chunk)
-                if self._decompressor.eof:
-                    chunk = self._decompressor.unused_data
-                    self._decompressor = self._new()
-                    self._in_frame = False
-                else:
-                    chunk = b""
-        size = min(len(buffer), len(self._pending))
-        buffer[:size] = self._pending[:size]
-        self._pending = self._pending[size:]
-        return size
-
-    def close(self) -> None:
-        self._raw.close()
-        super().close()
-
-
 def split_games(stream: BinaryIO, file: str) -> Iterator[RawGame]:
     """Yield the games of ``stream`` in order (see the module docstring for the rules)."""
     lines: list[bytes] = []
@@ -132,12 +80,19 @@ def split_games(stream: BinaryIO, file: str) -> Iterator[RawGame]:
     tag_names: set[bytes] = set()
     in_comment = after_result = blank_since = False
     content = False  # has the game a tag or movetext line (not only % escapes)?
+    comment_line = 0  # where the open comment started
+    previous_blank = False
+    notes: list[tuple[int, str]] = []
     for line in stream:
         lineno += 1
         if lineno == 1 and line.startswith(b"\xef\xbb\xbf"):
             offset, line = 3, line[3:]
         stripped = line.strip()
         name = b""
+        if in_comment and previous_blank and _TAG_LINE.match(stripped):
+            in_comment = False
+            notes.append((comment_line - start_line + 1, f"comment '{{' on line {comment_line} is never closed; "
+                                                         f"the game is read up to it, the next game starts on line {lineno}"))
         if in_comment:
             kind = "moves"
         elif stripped.startswith(b"["):
@@ -149,14 +104,15 @@ def split_games(stream: BinaryIO, file: str) -> Iterator[RawGame]:
             kind = "escape"
         else:
             kind = "moves"
+        previous_blank = not stripped
 
         if kind == "tag":
             new_game = state == "moves" or (state in ("tags", "gap") and name in tag_names)
         else:
             new_game = kind == "moves" and not in_comment and state == "moves" and after_result and blank_since
         if new_game and content:
-            yield RawGame(file, start_offset, start_line, b"".join(lines))
-            lines, state, tag_names = [], "none", set()
+            yield RawGame(file, start_offset, start_line, b"".join(lines), tuple(notes))
+            lines, state, tag_names, notes = [], "none", set(), []
             after_result = blank_since = content = False
 
         if stripped and not lines:
@@ -177,11 +133,17 @@ def split_games(stream: BinaryIO, file: str) -> Iterator[RawGame]:
                 blank_since = True
         elif kind == "moves":
             state = "moves"
+            was_open = in_comment
             in_comment = _comment_state(stripped, in_comment)
+            if in_comment and (not was_open or b"}" in stripped):
+                comment_line = lineno
             if not in_comment and stripped:
                 after_result, blank_since = _ends_with_result(stripped), False
     if content:
-        yield RawGame(file, start_offset, start_line, b"".join(lines))
+        if in_comment:
+            notes.append((comment_line - start_line + 1,
+                          f"comment '{{' on line {comment_line} is never closed before the end of the file"))
+        yield RawGame(file, start_offset, start_line, b"".join(lines), tuple(notes))
 
 
 def _comment_state(line: bytes, in_comment: bool) -> bool:

@@ -39,7 +39,6 @@ positions can match, but the game is still written whole.
 from __future__ import annotations
 
 import io
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -238,18 +237,19 @@ class _Builder(chess.pgn.GameBuilder):
         super().begin_game()
         self.game.headers.clear()
 
+    def parse_san(self, board: chess.Board, san: str) -> chess.Move:
+        self.san = san  # the move text, should python-chess refuse it
+        return super().parse_san(board, san)
+
     def handle_error(self, error: Exception) -> None:
-        move = _bad_move(str(error))
-        if move is not None:
+        if isinstance(error, _MOVE_ERRORS):
             node = self.variation_stack[-1]
-            node.comment = _join(node.comment, f"Error reading move: {move}")
+            node.comment = _join(node.comment, f"Error reading move: {self.san}")
         self.game.errors.append(error)
 
 
-def _bad_move(message: str) -> str | None:
-    """The move text in python-chess's 'illegal san: 'Ke3' in FEN' (also invalid, ambiguous)."""
-    found = re.search(r"san: '([^']*)'", message)
-    return found.group(1) if found else None
+#: What python-chess raises for a move it cannot play (parse_san is then the call that failed).
+_MOVE_ERRORS = (chess.IllegalMoveError, chess.InvalidMoveError, chess.AmbiguousMoveError)
 
 
 def _preorder(game: chess.pgn.Game, keys: list[int]) -> list[chess.pgn.GameNode] | None:
@@ -276,13 +276,22 @@ def _preorder(game: chess.pgn.Game, keys: list[int]) -> list[chess.pgn.GameNode]
     return nodes if len(nodes) == len(keys) else None
 
 
+def _escape_tag(value: str) -> str:
+    """A tag value as the PGN standard writes it: '\\' and '"' escaped with a backslash."""
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
 def _from_index(con, number: int) -> list[chess.pgn.GameNode]:
     """The game rebuilt from its rows: tags, start position, and every node's move and annotations."""
-    tags, start_fen, chess960 = con.execute(
-        "SELECT tags, start_fen, chess960 FROM games WHERE gamenumber = ?", [number]).fetchone()
+    # Indexes before schema 3 have no bad_move column; their rebuilt games go without the comment.
+    named = {d[0] for d in con.execute("SELECT * FROM games LIMIT 0").description}
+    tags, start_fen, chess960, bad_move = con.execute(
+        f"SELECT tags, start_fen, chess960, {'bad_move' if 'bad_move' in named else 'NULL'} FROM games "
+        "WHERE gamenumber = ?", [number]).fetchone()
     game = chess.pgn.Game()
     game.headers.clear()
-    game.headers.update(tags or {})
+    # The index keeps tag values as meant; python-chess writes them as they are, so escape here.
+    game.headers.update({name: _escape_tag(value) for name, value in (tags or {}).items()})
     if start_fen and "FEN" not in game.headers:
         game.headers["SetUp"], game.headers["FEN"] = "1", start_fen
     rows = con.execute(
@@ -298,11 +307,9 @@ def _from_index(con, number: int) -> list[chess.pgn.GameNode]:
         nodes.append(nodes[parent].add_variation(move, comment=comment or "", starting_comment=before or "",
                                                  nags=nags or ()))
         boards.append(board)
-    # The index keeps the error, not the node it stopped at: the reference engine aborts on an
+    # The index keeps the move, not the node it stopped at: the reference engine aborts on an
     # illegal move inside a variation, so the end of the main line is where it would be.
-    for (message,) in con.execute("SELECT message FROM errors WHERE gamenumber = ? ORDER BY line", [number]).fetchall():
-        move = _bad_move(message)
-        if move is not None:
-            end = game.end()
-            end.comment = _join(end.comment, f"Error reading move: {move}")
+    if bad_move is not None:
+        end = game.end()
+        end.comment = _join(end.comment, f"Error reading move: {bad_move}")
     return nodes

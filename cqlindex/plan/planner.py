@@ -51,13 +51,15 @@ class Plan:
 
 
 def plan(query: ast.Query, variations: bool, *, chess960: bool = True, attack_maps: bool = True,
-         gamenumbers: tuple[int, int] | None = None, expansions: Expansions | None = None) -> Plan:
+         gamenumbers: tuple[int, int] | None = None, expansions: Expansions | None = None,
+         playable_only: bool = False) -> Plan:
     """Plan ``query`` in one mode.
 
     ``attack_maps``: the positions have the attack map columns (indexes of schema 1 did not);
     ``expansions``: the query's transform members when it was prepared (:mod:`cqlindex.query`),
     else rewritten here. ``chess960`` (whether the index holds Chess960 games) no longer changes
     the plan: since schema 3 the castling rook's squares are stored columns, exact for both.
+    ``playable_only``: leave out the games marked unplayable (:mod:`cqlindex.store.playable`).
     """
     del chess960
     compiler = Compiler(variations, attack_maps,
@@ -85,6 +87,8 @@ def plan(query: ast.Query, variations: bool, *, chess960: bool = True, attack_ma
     span = gamenumbers or header.gamenumber
     if span is not None:
         where = S.both(where, exp.Between(this=S.col("gamenumber", "p"), low=S.num(span[0]), high=S.num(span[1])))
+    if playable_only:
+        where = S.both(where, _in_playable_game())
     select = (exp.select(S.col("gamenumber", "p"), S.col("positionid", "p"))
               .from_(exp.to_table("positions").as_("p")))
     if compiler.uses_games:
@@ -95,6 +99,13 @@ def plan(query: ast.Query, variations: bool, *, chess960: bool = True, attack_ma
     select = select.order_by(S.col("gamenumber", "p"), S.col("positionid", "p"))
     return Plan(query, variations, select, exact and not compiler.python_needed, not reads_other_positions(query.body),
                 tuple(verdicts), tuple(compiler.prefilters))
+
+
+def _in_playable_game() -> exp.Expression:
+    """The position's game is not marked unplayable (an unsupported variant, text that is not a game)."""
+    unplayable = exp.select(S.col("gamenumber", "u")).from_(exp.to_table("games").as_("u")).where(
+        exp.Not(this=S.col("playable", "u")))
+    return exp.Not(this=exp.In(this=S.col("gamenumber", "p"), query=unplayable.subquery()))
 
 
 def explain(p: Plan, dialect: str = "duckdb") -> str:

@@ -17,8 +17,8 @@ from cqlindex.board.transforms import all_transforms, masks
 
 SCHEMA_FILES = ("tables.sql", "views.sql")
 # Bumped whenever a build writes different tables; store.database refuses indexes of another
-# version (3: capture_square, rook_from, rook_to on positions).
-SCHEMA_VERSION = "3"
+# version (3: capture_square, rook_from, rook_to on positions; 4: playable, bad_move on games).
+SCHEMA_VERSION = "4"
 
 
 def schema_sql(name: str) -> str:
