@@ -56,6 +56,9 @@ CREATE TABLE positions (
     castle          UTINYINT,          -- 1 = O-O, 2 = O-O-O, NULL otherwise
     en_passant      BOOLEAN NOT NULL,
     null_move       BOOLEAN NOT NULL,
+    capture_square  UTINYINT,          -- square of the captured piece (differs from move_to en passant)
+    rook_from       UTINYINT,          -- castling: the rook's square before and after (Chess960 exact)
+    rook_to         UTINYINT,
     san             VARCHAR,
     is_check        BOOLEAN NOT NULL,
     is_mate         BOOLEAN NOT NULL,

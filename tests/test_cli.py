@@ -122,7 +122,7 @@ def test_info_text(sample_db: Path) -> None:
     assert f"{SAMPLE_GAMES:,}" in result.output
     assert f"{SAMPLE_POSITIONS:,}" in result.output
     lines = result.output.splitlines()
-    for table, columns in (("games", 21), ("positions", 45), ("errors", 4), ("build_info", 2)):
+    for table, columns in (("games", 21), ("positions", 48), ("errors", 4), ("build_info", 2)):
         assert any(line.split() == [table, str(columns), "columns"] for line in lines), table
 
 
@@ -255,6 +255,17 @@ def test_info_on_a_database_that_is_not_an_index(tmp_path: Path) -> None:
     con.close()
     line = assert_one_line_error(invoke("info", other))
     assert "not a cqlindex database" in line
+
+
+def test_index_of_another_schema_version_is_refused(sample_db: Path, tmp_path: Path) -> None:
+    old = tmp_path / "old.duckdb"
+    old.write_bytes(sample_db.read_bytes())
+    con = duckdb.connect(str(old))
+    con.execute("UPDATE build_info SET value = '2' WHERE key = 'schema_version'")
+    con.close()
+    for command in (("info", old), ("sql", old, "SELECT 1"), ("query", old, "check")):
+        line = assert_one_line_error(invoke(*command))
+        assert "schema 2" in line and "rebuild" in line, command
 
 
 def test_info_missing_database(tmp_path: Path) -> None:

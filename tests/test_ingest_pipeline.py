@@ -465,3 +465,60 @@ def test_main_line_boards_equal_python_chess_replay(build_db, relative: str, gam
                 board.push(moves[i - 1])
             assert row["positionid"] == row["ply"] == i
             assert board_of(row).fen().split()[:5] == board.fen().split()[:5], (gamenumber, i)
+
+
+def _expected_move_squares(board: chess.Board, move: chess.Move) -> tuple:
+    """capture_square, rook_from, rook_to of ``move``, written for the test from the rules of chess."""
+    capture = None
+    if board.is_en_passant(move):
+        capture = move.to_square + (-8 if board.turn else 8)
+    elif board.is_capture(move):
+        capture = move.to_square
+    if not board.is_castling(move):
+        return capture, None, None
+    rank = chess.square_rank(move.from_square)
+    kingside = board.is_kingside_castling(move)
+    if board.chess960:  # python-chess writes Chess960 castling as king takes rook
+        rook_from = move.to_square
+    else:
+        rook_from = chess.square(7 if kingside else 0, rank)
+    return capture, rook_from, chess.square(5 if kingside else 3, rank)
+
+
+@pytest.mark.parametrize("relative", ["data/edge/pychess/chess960rwch.pgn", "data/edge/pgn4web/chess960wch06.pgn",
+                                      "data/annotated/world-matches.pgn"])
+def test_capture_and_rook_squares_of_every_node(build_db, relative: str) -> None:
+    """Every node, variations included, against python-chess's own game tree (pre-order)."""
+    path = shared_path(relative)
+    db = build_db(relative)
+    with open_binary(path) as stream:
+        raw_games = list(split_games(stream, str(path)))
+    stored = {}
+    for row in _rows(db, "SELECT gamenumber, positionid, capture_square, rook_from, rook_to FROM positions"):
+        stored[row["gamenumber"], row["positionid"]] = (row["capture_square"], row["rook_from"], row["rook_to"])
+    castles = chess960_castles = captures = 0
+    for gamenumber, raw in enumerate(raw_games, start=1):
+        game = chess.pgn.read_game(io.StringIO(prepare(decode(raw.data))[0]))
+        if game is None or game.errors:
+            continue
+        nodes = []
+
+        def walk(node: chess.pgn.GameNode) -> None:
+            nodes.append(node)
+            for child in node.variations:
+                walk(child)
+
+        walk(game)
+        for positionid, node in enumerate(nodes):
+            if node.parent is None:
+                assert stored[gamenumber, 0] == (None, None, None)
+                continue
+            board = node.parent.board()
+            want = _expected_move_squares(board, node.move)
+            assert stored[gamenumber, positionid] == want, (gamenumber, positionid, board.fen(), node.move)
+            castles += want[1] is not None
+            chess960_castles += want[1] is not None and board.chess960
+            captures += want[0] is not None
+    assert captures > 100 and castles > 5
+    if "960" in relative:
+        assert chess960_castles > 5

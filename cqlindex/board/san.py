@@ -3,8 +3,10 @@
 python-chess's ``Board.san`` finds the disambiguation by generating every legal move of the
 piece type, which on a build is most of the cost of the SAN column. Pawn moves and castling
 need no disambiguation, and most piece moves have no rival that could reach the same square;
-only when a rival exists does python-chess decide (it knows about pins). The result is
+only when a rival exists are python-chess's legal moves of that piece type to that square
+generated (legality knows about pins), and SAN's rule picks file, rank or both. The result is
 python-chess's SAN without the check/mate suffix, which the build adds from its own flags.
+Only public python-chess API is used, so any 1.x release works.
 """
 
 from __future__ import annotations
@@ -31,9 +33,28 @@ def san_without_suffix(board: chess.Board, move: chess.Move, piece: int | None, 
     if piece == chess.PAWN:
         san = f"{_FILES[move.from_square & 7]}x{SQUARE_NAMES[to]}" if captured else SQUARE_NAMES[to]
         return san + "=" + PIECE_SYMBOLS[move.promotion].upper() if move.promotion else san
-    if piece is None or piece == chess.KING or _has_rival(board, move.from_square, to, piece):
-        return board._algebraic_without_suffix(move)
-    return PIECE_SYMBOLS[piece].upper() + ("x" if captured else "") + SQUARE_NAMES[to]
+    if piece is None:  # not a move of a piece on the board: python-chess says what it is
+        return board.san(move).rstrip("+#")
+    prefix = PIECE_SYMBOLS[piece].upper()
+    if piece != chess.KING and _has_rival(board, move.from_square, to, piece):
+        prefix += _disambiguation(board, move, piece)
+    return prefix + ("x" if captured else "") + SQUARE_NAMES[to]
+
+
+def _disambiguation(board: chess.Board, move: chess.Move, piece: int) -> str:
+    """The file, rank or square SAN adds when another legal move of the same piece type lands
+    on the same square: the file if it tells them apart, else the rank, else both."""
+    source = move.from_square
+    rivals = board.pieces_mask(piece, board.turn) & ~(1 << source)
+    others = [m.from_square for m in board.generate_legal_moves(rivals, 1 << move.to_square)]
+    if not others:
+        return ""
+    file, rank = source & 7, source >> 3
+    if all(other & 7 != file for other in others):
+        return _FILES[file]
+    if all(other >> 3 != rank for other in others):
+        return str(rank + 1)
+    return SQUARE_NAMES[source]
 
 
 def _has_rival(board: chess.Board, source: int, to: int, piece: int) -> bool:

@@ -31,9 +31,11 @@ _STANDARD_VARIANTS = {"", "standard", "chess", "normal", "classical", "from posi
 # zip(*rows) and no per-attribute Python loop.
 PARENT, PLY, WTM, BITBOARDS, CASTLING, EP, HALFMOVE, MOVE, SAN, CHECK, LEGAL, COMMENT, COMMENT_BEFORE, \
     NAGS, ZOBRIST, PIECE_KEY, ATTACKS = range(17)
-#: MOVE is None at the root, else (from, to, piece, captured, promotion, castle, en_passant, null).
-NO_MOVE = (None, None, None, None, None, None, False, False)
-_NULL_MOVE = (None, None, None, None, None, None, False, True)
+#: MOVE is None at the root, else (from, to, piece, captured, promotion, castle, en_passant, null,
+#: capture_square, rook_from, rook_to).
+NO_MOVE = (None, None, None, None, None, None, False, False, None, None, None)
+_NULL_MOVE = (None, None, None, None, None, None, False, True, None, None, None)
+_CAPTURED, _CASTLE, _SQUARES = 3, 5, 8  # move fields read and filled by visit_board
 
 
 @dataclass(slots=True)
@@ -84,6 +86,7 @@ class _Replay(chess.pgn.BaseVisitor[None]):
         self.current = -1
         self.stack: list[int] = []
         self.pending_move: tuple | None = None
+        self.pending_to = 0  # the move's own to-square (the rook's when python-chess castles king-takes-rook)
         self.pending_san: str | None = None
         self.pending_comment: str | None = None
         self.variation_started = False
@@ -159,7 +162,10 @@ class _Replay(chess.pgn.BaseVisitor[None]):
             en_passant, captured = True, chess.PAWN
         else:
             captured = board.piece_type_at(to)
-        self.pending_move = (source, to, piece, captured, move.promotion, castle, en_passant, False)
+        # The last three fields are filled in by visit_board from the board python-chess made.
+        self.pending_move = (source, to, piece, captured, move.promotion, castle, en_passant, False,
+                             None, None, None)
+        self.pending_to = move.to_square
         self.pending_san = san_without_suffix(board, move, piece, captured, castle)
 
     def visit_board(self, board: chess.Board) -> None:
@@ -179,8 +185,11 @@ class _Replay(chess.pgn.BaseVisitor[None]):
         ep = board.ep_square
         check = board.is_check()
         legal = count_legal_moves(board)
+        move = self.pending_move
         if parent >= 0:
             parent_row = rows[parent]
+            if move[_CAPTURED] is not None or move[_CASTLE]:
+                move = _with_squares(move, parent_row[BITBOARDS], bitboards, turn, self.pending_to)
             piece_key = _ZOBRIST.pieces(bitboards, parent_row[BITBOARDS], parent_row[PIECE_KEY])
             san = self.pending_san
             if check and san != "--":
@@ -195,7 +204,7 @@ class _Replay(chess.pgn.BaseVisitor[None]):
         index = len(rows)
         rows.append([
             parent, rows[parent][PLY] + 1 if parent >= 0 else 0, turn, bitboards, rights, ep,
-            board.halfmove_clock, self.pending_move, san, check, legal, None, comment_before, None,
+            board.halfmove_clock, move, san, check, legal, None, comment_before, None,
             _ZOBRIST.full(piece_key, board), piece_key, attack_maps(board),
         ])
         self.children.append([])
@@ -206,6 +215,31 @@ class _Replay(chess.pgn.BaseVisitor[None]):
 
     def result(self) -> None:
         return None
+
+
+def _with_squares(move: tuple, before: tuple[int, ...], after: tuple[int, ...], turn: bool, move_to: int) -> tuple:
+    """Fill capture_square, rook_from and rook_to from what python-chess's push changed.
+
+    No rule of ours: the captured piece is the opponent's piece that vanished (so en passant
+    needs no formula), and the castling rook is the mover's rook that left / arrived. In
+    Chess960 the rook can stay where it is (rook f1, king e1 to g1); python-chess then encodes
+    the move as king-takes-rook, so the move's own to-square is the rook's.
+    """
+    capture_square = rook_from = rook_to = None
+    if move[_CAPTURED] is not None:
+        them = 0 if turn else 6  # turn is now the side that was captured from
+        gone = 0
+        for i in range(them, them + 6):
+            gone |= before[i] & ~after[i]
+        capture_square = gone.bit_length() - 1 if gone else None
+    if move[_CASTLE]:
+        rook = 8 if turn else 2  # the mover's rooks
+        left, arrived = before[rook] & ~after[rook], after[rook] & ~before[rook]
+        if left and arrived:
+            rook_from, rook_to = left.bit_length() - 1, arrived.bit_length() - 1
+        else:
+            rook_from = rook_to = move_to
+    return move[:_SQUARES] + (capture_square, rook_from, rook_to)
 
 
 def replay(text: str) -> ReplayedGame:

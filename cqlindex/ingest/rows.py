@@ -20,7 +20,8 @@ from cqlindex.ingest.replay import (
 from cqlindex.ingest.source import RawGame
 
 _BITBOARD_COLUMNS = ("wk", "wq", "wr", "wb", "wn", "wp", "bk", "bq", "br", "bb", "bn", "bp")
-_MOVE_COLUMNS = ("move_from", "move_to", "move_piece", "captured", "promotion", "castle", "en_passant", "null_move")
+_MOVE_COLUMNS = ("move_from", "move_to", "move_piece", "captured", "promotion", "castle", "en_passant", "null_move",
+                 "capture_square", "rook_from", "rook_to")
 _GAME_TAGS = (("event", "Event"), ("site", "Site"), ("date", "Date"), ("round", "Round"), ("white", "White"),
               ("black", "Black"), ("result", "Result"), ("eco", "ECO"))
 _YEAR = re.compile(r"^\s*(\d{3,4})")

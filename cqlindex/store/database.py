@@ -12,6 +12,7 @@ from typing import Any
 import duckdb
 
 from cqlindex.errors import DatabaseError
+from cqlindex.store.schema import SCHEMA_VERSION
 
 _TABLES = ("games", "positions", "errors", "square_transforms", "square_masks", "build_info")
 
@@ -33,6 +34,12 @@ def connect(path: str | Path, *, read_only: bool = True) -> duckdb.DuckDBPyConne
     if missing:
         con.close()
         raise DatabaseError(f"{path}: not a cqlindex database (no table {', '.join(missing)})")
+    versions = con.execute("SELECT value FROM build_info WHERE key = 'schema_version'").fetchall()
+    if versions and versions[0][0] != SCHEMA_VERSION:
+        # Queries read columns an older build did not write: say so instead of failing in SQL.
+        con.close()
+        raise DatabaseError(f"{path}: built by another cqlindex version (schema {versions[0][0]}, this one reads "
+                            f"{SCHEMA_VERSION}); rebuild it: cqlindex build GAMES.pgn -o {path}")
     return con
 
 

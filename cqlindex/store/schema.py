@@ -16,7 +16,9 @@ from cqlindex.board.squares import to_signed
 from cqlindex.board.transforms import all_transforms, masks
 
 SCHEMA_FILES = ("tables.sql", "views.sql")
-SCHEMA_VERSION = "2"
+# Bumped whenever a build writes different tables; store.database refuses indexes of another
+# version (3: capture_square, rook_from, rook_to on positions).
+SCHEMA_VERSION = "3"
 
 
 def schema_sql(name: str) -> str:
