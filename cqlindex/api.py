@@ -5,7 +5,7 @@
     >>> matches = db.query("flipcolor {btm mate move previous from N}")  # doctest: +SKIP
     >>> matches[0].gamenumber, matches[0].san, matches[0].fen          # doctest: +SKIP
     >>> matches.to_arrow()      # one row per matching position        # doctest: +SKIP
-    >>> matches[0]              # in Jupyter: the board, last move highlighted
+    >>> matches                 # in Jupyter: a table of the matching games; matches[0]: its board
     >>> matches.write_pgn("found.pgn")   # the games, matches marked as CQL does  # doctest: +SKIP
     >>> matches.write_html("found.html") # a page of boards                      # doctest: +SKIP
 
@@ -14,6 +14,8 @@ The CLI is a thin shell over the same calls, so a script and a terminal see the 
 
 from __future__ import annotations
 
+import html
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,8 +24,8 @@ import chess
 import chess.svg
 import pyarrow as pa
 
-from cqlindex.evaluate.engine import QueryResult
-from cqlindex.output.records import FIELDS, match_records
+from cqlindex.exec.result import QueryResult
+from cqlindex.output.records import game_rows, match_table
 from cqlindex.store.database import connect
 
 
@@ -34,13 +36,16 @@ class Match:
     gamenumber: int
     positionid: int
     ply: int
-    movenumber: int
+    movenumber: int  # as the game's PGN numbers its moves (a game set up at move 29 starts at 29)
     wtm: bool
+    mainline: bool  # False for a position in a variation
+    depth: int  # variation depth: 0 in the main line
     san: str | None
     fen: str
     white: str | None
     black: str | None
     result: str | None
+    year: int | None
     event: str | None
     site: str | None
     date: str | None
@@ -59,12 +64,17 @@ class Match:
         return chess.svg.board(self.board(), lastmove=lastmove, size=360)
 
 
+#: Games a notebook shows of a result before it says how many more there are.
+_NOTEBOOK_ROWS = 20
+
+
 class Matches(Sequence[Match]):
     """The matching positions of a query: games in output order (gamenumber, or the query's
     ``sort`` values, largest first), positions in positionid order."""
 
-    def __init__(self, records: list[dict], result: QueryResult, db: Path) -> None:
-        self._matches = [Match(**r) for r in records]
+    def __init__(self, table: pa.Table, result: QueryResult, db: Path) -> None:
+        self._table = table
+        self._matches = [Match(**r) for r in table.to_pylist()]
         self._result = result
         self._db = db
         self.games = result.matches  #: gamenumber -> matching positionids, in output order
@@ -81,16 +91,36 @@ class Matches(Sequence[Match]):
         return iter(self._matches)
 
     def to_arrow(self) -> pa.Table:
-        columns = {name: [getattr(m, name) for m in self._matches] for name in FIELDS}
-        return pa.table(columns)
+        """One row per matching position, the columns of :data:`cqlindex.output.records.FIELDS`."""
+        return self._table
 
     def to_pandas(self):
-        """A pandas DataFrame (pandas is optional: install it to use this)."""
+        """A pandas DataFrame (pandas is optional: ``pip install 'cqlindex[pandas]'``)."""
         try:
             import pandas  # noqa: F401
         except ImportError:
-            raise ImportError("to_pandas needs pandas: pip install pandas") from None
-        return self.to_arrow().to_pandas()
+            raise ImportError("to_pandas needs pandas: pip install 'cqlindex[pandas]' (or pip install pandas)"
+                              ) from None
+        return self._table.to_pandas()
+
+    def __repr__(self) -> str:
+        query = " ".join(self._result.query.text.split())
+        return (f"<cqlindex.Matches {len(self)} positions in {len(self.games)} games of {self._db.name} "
+                f"for {query!r}>")
+
+    def _repr_html_(self) -> str:
+        """Jupyter shows the matching games as a table: number, players, result, year, first match."""
+        rows = game_rows(self._table.to_pylist())
+        cells = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(str(value if value is not None else ''))}</td>" for value in (
+                row["gamenumber"], row["white"], row["black"], row["result"], row["year"], row["first_match"],
+                row["positions"])) + "</tr>"
+            for row in rows[:_NOTEBOOK_ROWS])
+        more = len(self.games) - min(len(rows), _NOTEBOOK_ROWS)
+        tail = f"<p>and {more} more games</p>" if more > 0 else ""
+        return (f"<p>{html.escape(repr(self))}</p><table><thead><tr><th>game</th><th>white</th><th>black</th>"
+                f"<th>result</th><th>year</th><th>first match</th><th>positions</th></tr></thead>"
+                f"<tbody>{cells}</tbody></table>{tail}")
 
     def write_pgn(self, path: str | Path, *, matchstring: str | None = None, silent: bool = False) -> int:
         """Write the matching games to ``path`` as PGN, as CQL writes them (see :mod:`cqlindex.output.pgn`);
@@ -110,9 +140,9 @@ class Matches(Sequence[Match]):
         """Write one self-contained page with a board per matching position; returns how many boards."""
         from cqlindex.output.html import write_html
 
-        records = [{name: getattr(m, name) for name in FIELDS} for m in self._matches]
         with Path(path).open("w", encoding="utf-8") as out:
-            return write_html(records, out, query=self._result.query.text, boards_per_game=boards_per_game)
+            return write_html(self._table.to_pylist(), out, query=self._result.query.text,
+                              boards_per_game=boards_per_game, database=str(self._db))
 
 
 class Database:
@@ -136,10 +166,10 @@ class Database:
                      matchcount=matchcount)
         con = connect(self.path)
         try:
-            records = match_records(con, result.matches)
+            table = match_table(con, result.matches)
         finally:
             con.close()
-        return Matches(records, result, self.path)
+        return Matches(table, result, self.path)
 
     def sql(self, text: str, params: list | None = None) -> pa.Table:
         """Ad-hoc read-only SQL on the documented tables, views and macros, as an Arrow table."""
@@ -158,10 +188,19 @@ def open(path: str | Path) -> Database:
     return Database(path)
 
 
-def build(pgn: str | Path | list[str | Path], output: str | Path, *, workers: int | None = None) -> Database:
-    """Index every position of every game of ``pgn`` (files or globs; .pgn .gz .bz2 .zst) into ``output``."""
+def build(pgn: str | Path | list[str | Path], output: str | Path, *, workers: int | None = None,
+          reader: str = "auto") -> Database:
+    """Index every position of every game of ``pgn`` (files or globs; .pgn .gz .bz2 .zst) into ``output``.
+
+    ``reader``: ``compiled`` (main lines by the compiled reader), ``python-chess`` or ``auto``."""
     from cqlindex.ingest.pipeline import build as run_build
 
     inputs = [str(p) for p in pgn] if isinstance(pgn, list) else [str(pgn)]
-    run_build(inputs, output, workers=workers)
+    run_build(absolute_inputs(inputs), output, workers=workers, reader=reader)
     return Database(output)
+
+
+def absolute_inputs(patterns: list[str]) -> list[str]:
+    """The build's inputs (files or globs) as absolute paths, so the index names its sources in a
+    way that holds from any working directory: PGN output re-reads the games from them."""
+    return [os.path.abspath(os.path.expanduser(p)) for p in patterns]

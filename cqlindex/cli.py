@@ -20,15 +20,21 @@ from rich.console import Console
 from rich.table import Table
 from typer.core import TyperCommand
 
-from cqlindex.errors import CqlError, CqlindexError
+from cqlindex.cli_inputs import sql_params, sql_text, typed_build_value
+from cqlindex.errors import CqlError, CqlindexError, DatabaseError, InputError
 from cqlindex.output.formats import Format, Options, default_format
 
 app = typer.Typer(
     name="cqlindex",
-    help="Index every position of a PGN collection in DuckDB and search it with CQL.",
+    help="Index every position of a PGN collection in DuckDB and search it with CQL.\n\n"
+         "Exit codes: 0 done (also when nothing matched), 2 a mistake in the command, the query or an input "
+         "file, 3 no index (a missing or foreign database, a PGN file not built yet) or SQL that DuckDB refuses, "
+         "130 interrupted.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # click's plain help: option names and their values' types, no <bool> after every flag
+    rich_markup_mode=None,
 )
 _T = TypeVar("_T")
 
@@ -36,6 +42,12 @@ _T = TypeVar("_T")
 class InfoFormat(str, Enum):
     text = "text"
     json = "json"
+
+
+class Reader(str, Enum):
+    auto = "auto"
+    compiled = "compiled"
+    python_chess = "python-chess"
 
 
 class Engine(str, Enum):
@@ -68,6 +80,22 @@ def _guard(fn: Callable[[], _T]) -> _T:
         raise typer.Exit(130) from None
 
 
+def _version(value: bool) -> None:
+    if value:
+        from cqlindex import __version__
+
+        typer.echo(f"cqlindex {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True, help="Print cqlindex's version and stop.")] = False,
+) -> None:
+    """Options of cqlindex itself, before the command."""
+
+
 def _default_output(first: str) -> Path:
     name = Path(first).name
     for suffix in (".gz", ".bz2", ".zst", ".pgn", ".PGN"):
@@ -81,6 +109,9 @@ def build(
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Database to write (default: NAME.duckdb).")] = None,
     workers: Annotated[int | None, typer.Option(help="Parse processes (default: one per core).", min=1)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, only the summary.")] = False,
+    reader: Annotated[Reader, typer.Option(
+        help="compiled: main-line games by the compiled reader, the rest by python-chess; python-chess: "
+             "every game by python-chess; auto: compiled when its wheel is installed.")] = Reader.auto,
 ) -> None:
     """Replay every game and write every position of every line into a DuckDB index."""
     from rich.progress import (
@@ -98,8 +129,11 @@ def build(
     show = not quiet and console.is_terminal
 
     def work():
+        from cqlindex.api import absolute_inputs
+
+        inputs = absolute_inputs(pgn)  # the index names its sources so that any directory finds them
         if not show:
-            return run_build(pgn, target, workers=workers)
+            return run_build(inputs, target, workers=workers, reader=reader.value)
         with Progress(TextColumn("[bold]indexing"), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
                       TextColumn("{task.fields[games]:,} games, {task.fields[positions]:,} positions"),
                       console=console, transient=True) as bar:
@@ -108,7 +142,7 @@ def build(
             def update(p):
                 bar.update(task, total=p.bytes_total, completed=p.bytes_done, games=p.games, positions=p.positions)
 
-            return run_build(pgn, target, workers=workers, on_progress=update)
+            return run_build(inputs, target, workers=workers, reader=reader.value, on_progress=update)
 
     summary = _guard(work)
     for warning in summary.warnings:
@@ -154,7 +188,8 @@ def info(
             console.print(f"  {macro['name']}({', '.join(macro['parameters'])})")
         return
     if format is InfoFormat.json:
-        typer.echo(json.dumps(data, indent=2))
+        build = {key: typed_build_value(key, value) for key, value in data["build"].items()}
+        typer.echo(json.dumps({**data, "build": build}, indent=2))
         return
     console = Console(highlight=False)
     console.print(f"[bold]{db}[/]")
@@ -173,16 +208,25 @@ def info(
 @app.command()
 def sql(
     db: Annotated[Path, typer.Argument(help="A database written by cqlindex build.")],
-    query: Annotated[str, typer.Argument(help="SQL to run (read-only), e.g. \"SELECT count(*) FROM positions\".")],
+    query: Annotated[str | None, typer.Argument(
+        help="SQL to run (read-only), e.g. \"SELECT count(*) FROM positions\"; '-' or nothing: read it from "
+             "standard input.", show_default=False)] = None,
+    file: Annotated[Path | None, typer.Option(
+        "--file", help="Read the SQL from this file.", show_default=False)] = None,
+    param: Annotated[list[str] | None, typer.Option(
+        "--param", "-p", help="A value for the SQL's next ? (or NAME=VALUE for $NAME); may be repeated. Numbers are "
+                              "bound as numbers, anything else as text.", show_default=False)] = None,
     format: Annotated[SqlFormat, typer.Option("--format", "-f", help="table, csv or json.")] = SqlFormat.table,
 ) -> None:
     """Run ad-hoc SQL on an index (read-only) and print the result."""
     from cqlindex.store.database import connect, run_sql
 
     def work():
+        text = sql_text(query, file)
+        values = sql_params(param or [])
         con = connect(db)
         try:
-            return run_sql(con, query)
+            return run_sql(con, text, values)
         finally:
             con.close()
 
@@ -222,21 +266,52 @@ def export(
     _stderr().print(f"{directory}: " + ", ".join(f"{table} {rows:,} rows" for table, rows in counts.items()))
 
 
+@app.command()
+def filters(
+    family: Annotated[str | None, typer.Option("--family", help="Only this family (position, sets, moves, ...).",
+                                               show_default=False)] = None,
+) -> None:
+    """List every CQL filter, parameter and cql() word: supported or refused, how SQL treats it, what it does."""
+    from cqlindex.errors import InputError
+    from cqlindex.filters.catalogue import listing
+
+    def work() -> str:
+        try:
+            return listing(family)
+        except KeyError as error:
+            raise InputError(error.args[0]) from None
+
+    typer.echo(_guard(work))
+
+
 class CqlStyleCommand(TyperCommand):
-    """A command that also takes the reference CQL engine's one-dash options (see cqlindex.cql_options)."""
+    """``cqlindex query``: takes the reference CQL engine's options too (see :mod:`cqlindex.cql_options`).
+
+    Every option is declared with its one-dash CQL spelling; this class only refuses, by name,
+    the CQL options cqlindex does not take, and joins ``-gamenumber A B`` into ``A-B``.
+    """
 
     def parse_args(self, ctx, args: list[str]) -> list[str]:
-        from cqlindex.cql_options import normalize
+        from cqlindex.cql_options import join_ranges, refusal
 
+        valued = [opt for p in self.params if getattr(p, "param_type_name", "") == "option"
+                  and not getattr(p, "is_flag", False) for opt in p.opts]
         try:
-            args = normalize(args)
+            message = refusal(args, valued)
+            if message:
+                raise InputError(message)
+            args = join_ranges(args)
         except CqlindexError as error:
             _stderr().print(f"cqlindex: {error}", highlight=False)
             raise typer.Exit(error.exit_code) from None
         return super().parse_args(ctx, args)
 
 
-@app.command(cls=CqlStyleCommand)
+#: Click's settings for the query command: CQL's -h/-help, and option names in any case, as CQLi reads them.
+_CQL_CONTEXT = {"help_option_names": ["-h", "-help", "--help"], "token_normalize_func": str.lower}
+
+
+@app.command(cls=CqlStyleCommand, context_settings=_CQL_CONTEXT)
 def query(
     db: Annotated[Path | None, typer.Argument(
         help="The index (cqlindex build), or a PGN file whose index was built beside it or here.",
@@ -244,25 +319,46 @@ def query(
     cql: Annotated[str | None, typer.Argument(
         help="CQL filters, e.g. 'flip {Ka1 kh8}', or a .cql file.", show_default=False)] = None,
     input: Annotated[Path | None, typer.Option(
-        "-i", "--input", help="The index or PGN file, as CQL's -i (then the only argument is the query).",
+        "-i", "-input", "--input", help="The index or PGN file, as CQL's -i (then the only argument is the query).",
         show_default=False)] = None,
     file: Annotated[Path | None, typer.Option("-f", "--file", help="Read the query from a .cql file.")] = None,
     append: Annotated[list[str] | None, typer.Option(
-        "--cql", help="Filters appended to the query's body (CQL's -cql); may be repeated.",
+        "-cql", "--cql", help="Filters appended to the query's body; may be repeated.", show_default=False)] = None,
+    fen: Annotated[str | None, typer.Option(
+        "-fen", "--fen", help="Only positions with this board (a FEN's first field; the rest is ignored).",
         show_default=False)] = None,
-    flipcolor: Annotated[bool, typer.Option("--flipcolor", help="Wrap the body in flipcolor { } (CQL's -flipcolor).")
+    flipcolor: Annotated[bool, typer.Option("-flipcolor", "--flipcolor", help="Wrap the body in flipcolor { }.")
                          ] = False,
-    flip: Annotated[bool, typer.Option("--flip", help="Wrap the body in flip { } (CQL's -flip).")] = False,
-    shift: Annotated[bool, typer.Option("--shift", help="Wrap the body in shift { } (CQL's -shift).")] = False,
+    reversecolor: Annotated[bool, typer.Option(
+        "-reversecolor", "--reversecolor", help="Wrap the body in reversecolor { } (colours swapped, not both).")
+    ] = False,
+    flip: Annotated[bool, typer.Option("-flip", "--flip", help="Wrap the body in flip { }.")] = False,
+    shift: Annotated[bool, typer.Option("-shift", "--shift", help="Wrap the body in shift { }.")] = False,
     variations: Annotated[bool | None, typer.Option(
-        "--variations/--mainline", help="Search variations too (CQL's default: the main line only).",
-        show_default=False)] = None,
+        "-variations/-mainline", "--variations/--mainline",
+        help="Search variations too (CQL's default: the main line only).", show_default=False)] = None,
     gamenumber: Annotated[str | None, typer.Option(
-        "-g", "--gamenumber", help="Only games A, or A to B: A or A-B (CQL's -gamenumber A [B]).",
+        "-g", "-gamenumber", "--gamenumber", help="Only games A to B: -gamenumber A [B] (or A-B).",
         show_default=False)] = None,
     matchcount: Annotated[str | None, typer.Option(
-        "--matchcount", help="A game matches when its number of matching positions is at least A, or between A "
-                             "and B: A or A-B (CQL's -matchcount A [B]).", show_default=False)] = None,
+        "-matchcount", "--matchcount", help="A game matches when its number of matching positions is at least A, or "
+                                            "between A and B: -matchcount A [B].", show_default=False)] = None,
+    player: Annotated[str | None, typer.Option(
+        "-player", "--player", help="Only games where White or Black contains this name.", show_default=False)
+    ] = None,
+    white: Annotated[str | None, typer.Option(
+        "-white", "--white", help="Only games where White contains this name.", show_default=False)] = None,
+    black: Annotated[str | None, typer.Option(
+        "-black", "--black", help="Only games where Black contains this name.", show_default=False)] = None,
+    event: Annotated[str | None, typer.Option(
+        "-event", "--event", help="Only games whose Event contains this text.", show_default=False)] = None,
+    site: Annotated[str | None, typer.Option(
+        "-site", "--site", help="Only games whose Site contains this text.", show_default=False)] = None,
+    year: Annotated[str | None, typer.Option(
+        "-year", "--year", help="Only games of year A, or A to B: -year A [B].", show_default=False)] = None,
+    result_tag: Annotated[str | None, typer.Option(
+        "-result", "--result", help="Only games with this result: 1-0, 0-1 or 1/2-1/2.", show_default=False)
+    ] = None,
     engine: Annotated[Engine, typer.Option(
         help="sql: SQL decides what it can, Python the rest; python: the reference evaluator on every game.")
     ] = Engine.sql,
@@ -275,33 +371,45 @@ def query(
         "--format", help="table (one row per game; the default on a terminal), summary (the game numbers), pgn "
                          "(the matching games, matches marked with a comment as CQL does), html (a page of "
                          "board diagrams), json, ndjson or csv (one record per matching position: ids, ply, move, "
-                         "SAN, FEN, game tags), count. With -o, the file's suffix chooses (.pgn, .html, .json, "
-                         ".ndjson, .csv).", show_default=False)
+                         "SAN, FEN, game tags), count. With -o, the file's suffix chooses (.html, .json, .ndjson, "
+                         ".csv; PGN for any other, as CQL writes).", show_default=False)
     ] = None,
     matchstring: Annotated[str | None, typer.Option(
-        "--matchstring", help="The comment that marks a matching position in PGN output (default: the query's "
-                              "matchstring, else CQL).", show_default=False)] = None,
+        "-matchstring", "--matchstring", help="The comment that marks a matching position in PGN output (default: "
+                                              "the query's matchstring, else CQL).", show_default=False)] = None,
     silent: Annotated[bool, typer.Option(
-        "--silent", help="PGN output adds nothing to the games: no header, match string or comments (CQL's silent).")
+        "-silent", "--silent", help="PGN output adds nothing to the games: no header, match string or comments.")
     ] = False,
+    noheader: Annotated[bool, typer.Option(
+        "-noheader", "--noheader", help="PGN output leaves out the 'Game number N' header comment.")] = False,
     quiet: Annotated[bool, typer.Option(
-        "--quiet", help="CQL's quiet: no generated comments but the header and the match string (cqlindex "
-                        "generates no others); the summary line is left out too.")] = False,
+        "-q", "-quiet", "--quiet", help="CQL's quiet: no generated comments but the header and the match string "
+                                        "(cqlindex generates no others); the closing line is left out too.")] = False,
     showmatches: Annotated[bool, typer.Option(
-        "--showmatches", help="Print <N> for each matching game, as CQL's -showmatches does.")] = False,
-    limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most this many matching games.")] = None,
+        "-showmatches", "--showmatches", help="Print <N> for each matching game, as CQL does.")] = False,
+    nosettag: Annotated[bool, typer.Option(
+        "-nosettag", "--nosettag", "-noremovecomment", "--noremovecomment",
+        help="Accepted for CQL's sake: cqlindex never sets tags or removes comments.")] = False,
+    limit: Annotated[int | None, typer.Option(
+        "-limit", "--limit", min=1, help="At most this many matching games.")] = None,
     boards: Annotated[int, typer.Option(
         "--boards", min=1, help="HTML output: at most this many boards per game.")] = 12,
     output: Annotated[Path | None, typer.Option(
-        "-o", "--output", help="Write the result to this file (CQL's -o; the query's output parameter otherwise).",
+        "-o", "-output", "--output", help="Write the result to this file (the query's output parameter otherwise).",
         show_default=False)] = None,
+    version: Annotated[bool, typer.Option(
+        "-version", "--version", callback=_version, is_eager=True, help="Print cqlindex's version and stop.")
+    ] = False,
 ) -> None:
     """Find the positions that match a CQL query.
 
-    Takes the reference CQL engine's options too: -i, -o, -variations, -mainline, -gamenumber A [B],
-    -matchcount A [B], -matchstring, -silent, -quiet, -cql, -flipcolor, -flip, -shift, -showmatches.
+    Takes the reference CQL engine's options, one dash or two, in any case: -i, -o, -cql, -fen,
+    -flip, -flipcolor, -reversecolor, -shift, -gamenumber A [B], -matchcount A [B], -matchstring,
+    -mainline, -variations, -player, -white, -black, -event, -site, -year A [B], -result, -quiet,
+    -silent, -noheader, -showmatches, -version. The others (-threads, -html, -parse, ...) are
+    refused with what to do instead.
     """
-    from cqlindex.cql_options import compose, parse_range
+    from cqlindex.cql_options import compose, fen_filter, game_filters, parse_range
     from cqlindex.exec.run import plan_for, run
     from cqlindex.plan.planner import explain as explain_plan
 
@@ -317,14 +425,15 @@ def query(
     if cql is not None and file is not None:
         _stderr().print("cqlindex: give a query or -f FILE.cql, not both")
         raise typer.Exit(2)
-    if cql is None and file is None and not append:
-        _stderr().print("cqlindex: give a query, -f FILE.cql or --cql FILTERS")
+    restricted = any(v is not None for v in (player, white, black, event, site, year, result_tag))
+    if cql is None and file is None and not append and fen is None and not restricted:
+        _stderr().print("cqlindex: give a query, -f FILE.cql, -cql FILTERS or -fen FEN")
         raise typer.Exit(2)
-    wrap = [name for name, on in (("flipcolor", flipcolor), ("flip", flip), ("shift", shift)) if on]
+    wrap = [name for name, on in (("flipcolor", flipcolor), ("reversecolor", reversecolor), ("flip", flip),
+                                  ("shift", shift)) if on]
 
     def prepare() -> tuple[Path, str, str, tuple | None, tuple | None]:
         from cqlindex.cql.parser import parse
-        from cqlindex.errors import InputError
 
         if file is not None:
             text, source = _read_query(file), str(file)
@@ -336,9 +445,14 @@ def query(
             if not named or not named.name:
                 raise InputError("which index? cqlindex query DB QUERY, -i DB, or cql(input FILE) in the query")
         index = _find_index(named)
-        text = compose(text, source, append=append or (), wrap=wrap)
-        games = parse_range(gamenumber, "--gamenumber", open_ended=False) if gamenumber else None
-        count = parse_range(matchcount, "--matchcount", open_ended=True) if matchcount else None
+        extra = [*(append or ()), *([fen_filter(fen)] if fen is not None else [])]
+        restrictions = game_filters(player=player, white=white, black=black, event=event, site=site, year=year,
+                                    result=result_tag)
+        text = compose(text, source, append=extra, wrap=wrap, games=restrictions)
+        if not text.strip():
+            text = "true"  # only game restrictions: every position of the games that pass them, as CQL does
+        games = parse_range(gamenumber, "-gamenumber", open_ended=False) if gamenumber else None
+        count = parse_range(matchcount, "-matchcount", open_ended=True) if matchcount else None
         return index, text, source, games, count
 
     index, text, source, games, count = _guard(prepare)
@@ -352,12 +466,15 @@ def query(
     # CQL's closing line ('N matches of M games'), counted before --limit cuts the output.
     summary = (f"{len(result.matches)} matches of {result.games_examined} games in {result.seconds:.2f} seconds "
                f"({result.positions} matching positions)")
-    if limit:
-        result.matches = dict(list(result.matches.items())[:limit])
+    cut = limit if limit and len(result.matches) > limit else None
+    if cut:
+        result.matches = dict(list(result.matches.items())[:cut])
     if output is None and header.output:
         output = Path(header.output)
+    # -showmatches into a pipe or terminal: its <N> lines are the game list, printed once.
+    shown_only = showmatches and output is None and format is None
     if format is None:
-        format = default_format(output, sys.stdout.isatty())
+        format = default_format(output, _terminal())
     # What CQL prints (messages, the closing line) goes to stdout when the result goes to a
     # file, as CQL prints it and tools read it there, else to stderr beside the data.
     say = Console(highlight=False, soft_wrap=True) if output is not None else _stderr()
@@ -367,15 +484,19 @@ def query(
         for number in result.matches:
             typer.echo(f"<{number}>")
     options = Options(matchstring=matchstring or header.matchstring or "CQL", silent=silent or header.silent,
-                      boards=boards, summary=summary)
-    _guard(lambda: _write_matches(index, result, format, output, options))
+                      header=not noheader, boards=boards, summary=summary, database=str(index), limit=cut)
+    if not shown_only:
+        _guard(lambda: _write_matches(index, result, format, output, options))
     if not quiet:
         say.print(summary, markup=False)
 
 
-def _read_query(file: Path) -> str:
-    from cqlindex.errors import InputError
+def _terminal() -> bool:
+    """Whether a person reads standard output (a table for them; game numbers for a pipe)."""
+    return sys.stdout.isatty()
 
+
+def _read_query(file: Path) -> str:
     try:
         return file.read_text(encoding="utf-8")
     except OSError as error:
@@ -388,16 +509,17 @@ _PGN_SUFFIXES = (".pgn", ".pgn.gz", ".pgn.bz2", ".pgn.zst")
 
 
 def _find_index(db: Path) -> Path:
-    """``db`` itself, or for a PGN file the index ``cqlindex build`` writes for it (here or beside it)."""
-    from cqlindex.errors import InputError
+    """``db`` itself, or for a PGN file the index ``cqlindex build`` writes for it (here or beside it).
 
+    No index is exit code 3 whichever way it was named (a missing .duckdb, or a PGN file never built).
+    """
     if not db.name.lower().endswith(_PGN_SUFFIXES):
         return db
     name = _default_output(str(db))
     for candidate in (name, db.parent / name):
         if candidate.is_file():
             return candidate
-    raise InputError(f"{db} is a PGN file and has no index yet; build one with: cqlindex build {db} "
+    raise DatabaseError(f"{db} is a PGN file and has no index yet; build one with: cqlindex build {db} "
                      f"(it writes {name})")
 
 

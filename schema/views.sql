@@ -46,6 +46,16 @@ CREATE MACRO board_fen(pos) AS array_to_string(list_transform(range(7, -1, -1), 
         '11111111', '8'), '1111111', '7'), '111111', '6'), '11111', '5'), '1111', '4'), '111', '3'),
         '11', '2')), '/');
 
+-- How far game gn's set-up FEN moves the fullmove number on from 1 (0 without a FEN).
+CREATE MACRO fullmove_offset(gn) AS coalesce((
+    SELECT greatest(coalesce(try_cast(split_part(g.start_fen, ' ', 6) AS INTEGER), 1), 1) - 1
+    FROM games g WHERE g.gamenumber = gn), 0);
+
+-- The fullmove number a score sheet shows for a positions row: CQL's movenumber (1 at the start
+-- of every game, right for the filter) moved on by a set-up FEN's own fullmove number, so a game
+-- that starts at move 29 shows 29, as its PGN does.
+CREATE MACRO fullmove(pos) AS pos.movenumber + fullmove_offset(pos.gamenumber);
+
 -- A full FEN: placement, side to move, castling (standard rook squares), the square behind a
 -- pawn that just made a double step (as python-chess's board.fen(en_passant='fen')), clocks.
 CREATE MACRO fen(pos) AS board_fen(pos) || ' ' || CASE WHEN pos.wtm THEN 'w' ELSE 'b' END || ' ' ||
@@ -55,7 +65,7 @@ CREATE MACRO fen(pos) AS board_fen(pos) || ' ' || CASE WHEN pos.wtm THEN 'w' ELS
         CASE WHEN has_square(pos.castling_rights, 63) THEN 'k' ELSE '' END ||
         CASE WHEN has_square(pos.castling_rights, 56) THEN 'q' ELSE '' END, ''), '-') || ' ' ||
     coalesce(chr(97 + pos.ep_square % 8) || chr(49 + pos.ep_square // 8), '-') || ' ' ||
-    pos.halfmove_clock || ' ' || pos.movenumber;
+    pos.halfmove_clock || ' ' || fullmove(pos);
 
--- Every position with its FEN, for ad-hoc SQL (the fullmove number is CQL's movenumber).
+-- Every position with its FEN, for ad-hoc SQL (the fullmove number is the game's, as in its PGN).
 CREATE VIEW positions_fen AS SELECT p.gamenumber, p.positionid, p.ply, p.san, fen(p) AS fen FROM positions p;

@@ -1,38 +1,29 @@
-"""Benchmark the cqlindex build against a plain python-chess read-and-replay loop.
+"""Benchmark the cqlindex build: the compiled path against the python-chess path, in one run.
 
-What it measures, for each dataset, in one run:
+For each dataset and reader (``--reader compiled`` and ``--reader python-chess``) the build
+runs in a fresh child process, and this script reports:
 
-* the build (``cqlindex.ingest.pipeline.build``) run in a fresh child process:
-  positions/s by wall clock, the same divided by the number of worker processes (wall
-  positions/s per core), and positions per CPU second, where CPU time is user + sys of the
-  build process and of its worker processes (``resource.getrusage`` RUSAGE_SELF and
-  RUSAGE_CHILDREN deltas, taken inside the child around the ``build()`` call);
-* the baseline, also in a fresh child process: one thread running ``chess.pgn.read_game``
-  over the same file and replaying every node of each game tree, main line and variations
-  (a depth-first walk with ``board.push``/``board.pop``), counting positions;
-* the ratio build wall positions/s ÷ baseline positions/s;
-* the size of the built ``.duckdb`` file per position;
-* peak memory (ru_maxrss) of the build's main process and of its largest worker, and of the
-  baseline process. Each measurement runs in its own child so that its peak is isolated
-  from the others and from this script.
+* wall seconds and positions/s (wall), CPU seconds (user + sys of the build and its workers,
+  ``resource.getrusage`` deltas taken inside the child) and positions per CPU second;
+* the peak RSS of the whole process tree (the build and its workers together), sampled from
+  /proc every 50 ms by this script, and the peak of the main process alone;
+* the database's bytes per position;
+* the ratio compiled / python-chess of positions/s (wall), the figure the compiled path is for.
 
-The datasets are the first ``--games`` games (default 20,000) of
-``shared/data/large/gnuchess-book-145716.pgn.zst``, written as a plain temporary .pgn so that
-the build and the baseline read the very same bytes without the decompression, and the whole
-of ``shared/data/studies/cql6-sample.pgn`` (a small file of studies with many variations;
-its timings are short and so noisier).
+Datasets: the first ``--games`` games (default 20,000) of the gnuchess book, written as a
+plain .pgn, built both ways; then the whole gnuchess file (``.zst``, 11.4 M positions) with the
+compiled path (``--full-python`` adds the python-chess path on it too: minutes), and with
+``--twice`` the whole file given twice (its peak RSS must equal the single file's: memory is
+bounded by the batch, not the input).
 
-Why ratios: absolute timings depend on the machine, its load and its core count, so they are
-reported but must never be used as pass/fail thresholds. What is comparable across machines
-and commits is a ratio taken within one run, on one machine, on the same input: the build
-against the plain python-chess loop that any user could write, and bytes per position.
+Why ratios: absolute timings depend on the machine, its load and its core count; a ratio taken
+within one run on the same input is what compares. The load average is printed with the
+results for that reason.
 
-One hard check: the build and the baseline must count the same number of positions (every
-node of every game tree, the start position included). If they differ for any dataset the
-script prints both and exits with status 1.
+Hard check: both readers must index the same number of positions; otherwise exit status 1.
 
-Usage: python scripts/bench_build.py [--games N] [--workers N] [--batch-games N]
-                                     [--shared DIR] [--json]
+Usage: python scripts/bench_build.py [--games N] [--workers N] [--full-python] [--twice]
+                                     [--skip-full] [--shared DIR] [--json]
 """
 
 from __future__ import annotations
@@ -45,103 +36,117 @@ import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 DEFAULT_SHARED = Path(__file__).resolve().parents[2] / "shared"
 LARGE = Path("data/large/gnuchess-book-145716.pgn.zst")
-STUDIES = Path("data/studies/cql6-sample.pgn")
 _RESULT_MARK = "BENCH-RESULT "
+_PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
 # --------------------------------------------------------------------------- child side
 
-def _cpu(usage: resource.struct_rusage) -> float:
-    return usage.ru_utime + usage.ru_stime
-
-
-def _measure(work) -> tuple[object, dict]:
-    """Run ``work()``; its result and wall/CPU/peak-RSS figures of this process and its children."""
-    self0 = resource.getrusage(resource.RUSAGE_SELF)
-    kids0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    result = work()
-    wall = time.perf_counter() - started
-    self1 = resource.getrusage(resource.RUSAGE_SELF)
-    kids1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return result, {
-        "wall_seconds": wall,
-        "cpu_self_seconds": _cpu(self1) - _cpu(self0),
-        "cpu_children_seconds": _cpu(kids1) - _cpu(kids0),
-        "maxrss_self_kib": self1.ru_maxrss,  # KiB on Linux
-        "maxrss_children_kib": kids1.ru_maxrss,  # the largest single (reaped) child
-    }
-
-
-def count_positions(game) -> int:
-    """Every node of the game tree (start position included), replayed with push/pop."""
-    board = game.board()
-    count = 1
-    stack = [iter(game.variations)]
-    while stack:
-        child = next(stack[-1], None)
-        if child is None:
-            stack.pop()
-            if stack:
-                board.pop()
-            continue
-        board.push(child.move)
-        count += 1
-        stack.append(iter(child.variations))
-    return count
-
-
-def _baseline(path: str) -> dict:
-    import chess.pgn
-
-    games = positions = 0
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        while (game := chess.pgn.read_game(handle)) is not None:
-            games += 1
-            positions += count_positions(game)
-    return {"games": games, "positions": positions}
-
-
-def _build(path: str, output: str, workers: int, batch_games: int) -> dict:
+def _child(spec: dict) -> None:
     from cqlindex.ingest.pipeline import build
 
-    summary = build([path], output, workers=workers, batch_games=batch_games)
-    return {"games": summary.games, "positions": summary.positions,
-            "mainline_positions": summary.mainline_positions, "errors": summary.errors,
-            "summary_seconds": summary.seconds, "warnings": list(summary.warnings)}
-
-
-def _child(spec: dict) -> None:
-    if spec["kind"] == "build":
-        import cqlindex.ingest.pipeline  # noqa: F401  (imports are not part of the timing)
-
-        result, figures = _measure(lambda: _build(spec["input"], spec["output"], spec["workers"],
-                                                  spec["batch_games"]))
-    else:
-        import chess.pgn  # noqa: F401
-
-        result, figures = _measure(lambda: _baseline(spec["input"]))
-    print(_RESULT_MARK + json.dumps({**result, **figures}), flush=True)
+    before_self = resource.getrusage(resource.RUSAGE_SELF)
+    before_kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    summary = build(spec["inputs"], spec["output"], workers=spec["workers"], reader=spec["reader"])
+    wall = time.perf_counter() - started
+    after_self = resource.getrusage(resource.RUSAGE_SELF)
+    after_kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = sum(getattr(a, f) - getattr(b, f) for a, b in ((after_self, before_self), (after_kids, before_kids))
+              for f in ("ru_utime", "ru_stime"))
+    print(_RESULT_MARK + json.dumps({
+        "games": summary.games, "positions": summary.positions, "errors": summary.errors,
+        "wall_seconds": wall, "cpu_seconds": cpu, "maxrss_main_kib": after_self.ru_maxrss,
+    }), flush=True)
 
 
 # --------------------------------------------------------------------------- parent side
 
-def _run_child(spec: dict) -> dict:
-    done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", json.dumps(spec)],
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        sys.stderr.write(done.stdout + done.stderr)
-        raise SystemExit(f"bench_build: the {spec['kind']} child failed (exit {done.returncode})")
-    for line in done.stdout.splitlines():
-        if line.startswith(_RESULT_MARK):
-            return json.loads(line[len(_RESULT_MARK):])
-    sys.stderr.write(done.stdout + done.stderr)
-    raise SystemExit(f"bench_build: the {spec['kind']} child printed no result")
+def _tree_rss(root: int) -> int:
+    """Resident bytes of ``root`` and all its descendants, from /proc."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+                parents[int(entry)] = int(fields[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    tree, frontier = {root}, [root]
+    while frontier:
+        pid = frontier.pop()
+        for child, parent in parents.items():
+            if parent == pid and child not in tree:
+                tree.add(child)
+                frontier.append(child)
+    total = 0
+    for pid in tree:
+        try:
+            with open(f"/proc/{pid}/statm") as handle:
+                total += int(handle.read().split()[1]) * _PAGE
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
+
+
+def _column_costs(db: Path) -> dict[str, int]:
+    """Bytes each ``positions`` column takes on disk, from DuckDB's storage info.
+
+    A segment's size is the distance to the next segment of its block (the last one: to the
+    block's end, so the figure is an upper bound), plus any whole overflow blocks it uses.
+    """
+    import duckdb
+
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        block_size = con.execute("SELECT block_size FROM pragma_database_size()").fetchall()[0][0]
+        rows = con.execute("SELECT column_name, block_id, block_offset, len(additional_block_ids) "
+                           "FROM pragma_storage_info('positions') WHERE block_id >= 0 "
+                           "ORDER BY block_id, block_offset").fetchall()
+    finally:
+        con.close()
+    costs: dict[str, int] = {}
+    for i, (column, block, offset, extra) in enumerate(rows):
+        end = rows[i + 1][2] if i + 1 < len(rows) and rows[i + 1][1] == block else block_size
+        costs[column] = costs.get(column, 0) + end - offset + extra * block_size
+    return costs
+
+
+def _run_build(inputs: list[str], output: Path, workers: int, reader: str) -> dict:
+    spec = {"inputs": inputs, "output": str(output), "workers": workers, "reader": reader}
+    process = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--child", json.dumps(spec)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    peak = [0]
+    stop = threading.Event()
+
+    def sample() -> None:
+        while not stop.is_set():
+            peak[0] = max(peak[0], _tree_rss(process.pid))
+            stop.wait(0.05)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    out, err = process.communicate()
+    stop.set()
+    sampler.join()
+    if process.returncode != 0:
+        sys.stderr.write(out + err)
+        raise SystemExit(f"bench_build: the {reader} build failed (exit {process.returncode})")
+    line = next(x for x in out.splitlines() if x.startswith(_RESULT_MARK))
+    result = json.loads(line[len(_RESULT_MARK):])
+    size = output.stat().st_size
+    costs = _column_costs(output)
+    output.unlink()
+    return {**result, "reader": reader, "peak_tree_rss_bytes": peak[0], "db_bytes": size, "column_bytes": costs,
+            "bytes_per_position": size / result["positions"], "positions_per_second": result["positions"]
+            / result["wall_seconds"], "positions_per_cpu_second": result["positions"] / result["cpu_seconds"]}
 
 
 def _first_games(source: Path, target: Path, limit: int) -> int:
@@ -158,161 +163,79 @@ def _first_games(source: Path, target: Path, limit: int) -> int:
     return written
 
 
-def bench_dataset(name: str, path: Path, workdir: Path, workers: int, batch_games: int) -> dict:
-    output = workdir / f"{path.stem}.duckdb"
-    build = _run_child({"kind": "build", "input": str(path), "output": str(output), "workers": workers,
-                        "batch_games": batch_games})
-    db_bytes = output.stat().st_size
-    base = _run_child({"kind": "baseline", "input": str(path)})
-
-    build_pps = build["positions"] / build["wall_seconds"]
-    build_cpu = build["cpu_self_seconds"] + build["cpu_children_seconds"]
-    base_pps = base["positions"] / base["wall_seconds"]
-    base_cpu = base["cpu_self_seconds"] + base["cpu_children_seconds"]
-    return {
-        "dataset": name,
-        "input": str(path),
-        "input_bytes": path.stat().st_size,
-        "workers": workers,
-        "batch_games": batch_games,
-        "build": {
-            **build,
-            "cpu_seconds": build_cpu,
-            "positions_per_second_wall": build_pps,
-            "positions_per_second_per_worker_wall": build_pps / workers,
-            "positions_per_cpu_second": build["positions"] / build_cpu if build_cpu else None,
-            "db_bytes": db_bytes,
-            "db_bytes_per_position": db_bytes / build["positions"] if build["positions"] else None,
-        },
-        "baseline": {
-            **base,
-            "cpu_seconds": base_cpu,
-            "positions_per_second_wall": base_pps,
-            "positions_per_cpu_second": base["positions"] / base_cpu if base_cpu else None,
-        },
-        "ratio_build_wall_over_baseline": build_pps / base_pps,
-        "ratio_build_cpu_over_baseline_cpu": ((build["positions"] / build_cpu) / (base["positions"] / base_cpu)
-                                              if build_cpu and base_cpu else None),
-        "positions_agree": build["positions"] == base["positions"],
-    }
-
-
-def _num(value, digits: int = 0) -> str:
-    if value is None:
-        return "-"
-    return f"{value:,.{digits}f}"
-
-
-def _mib(kib: int) -> str:
-    return f"{kib / 1024:,.1f} MiB"
-
-
-def print_table(r: dict) -> None:
-    b, s, w = r["build"], r["baseline"], r["workers"]
-    rows = [
-        ("games", _num(b["games"]), _num(s["games"])),
-        ("positions", _num(b["positions"]), _num(s["positions"])),
-        ("wall seconds", _num(b["wall_seconds"], 2), _num(s["wall_seconds"], 2)),
-        ("CPU seconds (user+sys, incl. children)", _num(b["cpu_seconds"], 2), _num(s["cpu_seconds"], 2)),
-        ("  of which main process", _num(b["cpu_self_seconds"], 2), _num(s["cpu_self_seconds"], 2)),
-        ("  of which worker processes", _num(b["cpu_children_seconds"], 2), "-"),
-        ("positions/s (wall)", _num(b["positions_per_second_wall"]), _num(s["positions_per_second_wall"])),
-        (f"positions/s per core (wall / {w} workers)", _num(b["positions_per_second_per_worker_wall"]),
-         _num(s["positions_per_second_wall"])),
-        ("positions per CPU second", _num(b["positions_per_cpu_second"]), _num(s["positions_per_cpu_second"])),
-        ("peak RSS, main process", _mib(b["maxrss_self_kib"]), _mib(s["maxrss_self_kib"])),
-        ("peak RSS, largest worker process", _mib(b["maxrss_children_kib"]) if b["cpu_children_seconds"] else "-",
-         "-"),
-        ("DB file bytes", _num(b["db_bytes"]), "-"),
-        ("DB bytes per position", _num(b["db_bytes_per_position"], 1), "-"),
-    ]
-    head = ("", f"cqlindex build ({w} workers)", "python-chess baseline (1 thread)")
-    widths = [max(len(row[i]) for row in (head, *rows)) for i in range(3)]
-    title = f"{r['dataset']}  ({r['input']}, {r['input_bytes']:,} bytes)"
-    print(title)
-    print("=" * len(title))
-    line = lambda row: f"{row[0]:<{widths[0]}}  {row[1]:>{widths[1]}}  {row[2]:>{widths[2]}}"  # noqa: E731
-    print(line(head))
-    print("-" * (sum(widths) + 4))
-    for row in rows:
-        print(line(row))
-    print("-" * (sum(widths) + 4))
-    print(f"ratio build/baseline, positions/s (wall):     {r['ratio_build_wall_over_baseline']:.2f}x")
-    if r["ratio_build_cpu_over_baseline_cpu"] is not None:
-        print(f"ratio build/baseline, positions per CPU s:     {r['ratio_build_cpu_over_baseline_cpu']:.2f}x")
-    print(f"build: {b['mainline_positions']:,} main-line positions, {b['errors']:,} error rows, "
-          f"BuildSummary.seconds {b['summary_seconds']:.2f}")
-    for warning in b["warnings"]:
-        print(f"build warning: {warning}")
-    batches = -(-b["games"] // r["batch_games"])
-    if batches < w:
-        print(f"note: {b['games']:,} games make {batches} batch(es) of up to {r['batch_games']} games, so only "
-              f"{batches} of the {w} workers had work; the per-core figure understates them")
-    verdict = "agree" if r["positions_agree"] else "DIFFER"
-    print(f"positions: build {b['positions']:,}, baseline {s['positions']:,} -> {verdict}")
+def _print(name: str, runs: list[dict]) -> None:
+    print(name)
+    print("=" * len(name))
+    print(f"{'reader':<14}{'games':>9}{'positions':>12}{'wall s':>9}{'CPU s':>9}{'positions/s':>13}"
+          f"{'pos/CPU s':>11}{'peak RSS tree':>15}{'bytes/pos':>11}")
+    for r in runs:
+        print(f"{r['reader']:<14}{r['games']:>9,}{r['positions']:>12,}{r['wall_seconds']:>9.2f}{r['cpu_seconds']:>9.2f}"
+              f"{r['positions_per_second']:>13,.0f}{r['positions_per_cpu_second']:>11,.0f}"
+              f"{r['peak_tree_rss_bytes'] / 2**20:>11,.0f} MiB{r['bytes_per_position']:>11.1f}")
+    if len(runs) == 2:
+        a, b = runs
+        print(f"ratio {a['reader']} / {b['reader']}: positions/s (wall) {a['positions_per_second'] / b['positions_per_second']:.2f}x,"
+              f" positions per CPU second {a['positions_per_cpu_second'] / b['positions_per_cpu_second']:.2f}x;"
+              f" positions {'agree' if a['positions'] == b['positions'] else 'DIFFER'}")
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    first = runs[0]
+    costs = sorted(first["column_bytes"].items(), key=lambda kv: -kv[1])
+    print(f"positions columns on disk ({first['reader']}), bytes per position (upper bounds): "
+          + ", ".join(f"{name} {size / first['positions']:.2f}" for name, size in costs))
     print()
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=20000,
-                        help="games taken from the start of the large file (default 20000)")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1,
-                        help="build worker processes (default: os.cpu_count())")
-    parser.add_argument("--batch-games", type=int, default=None, help="games per batch (default: the pipeline's)")
-    parser.add_argument("--shared", type=Path, default=DEFAULT_SHARED,
-                        help=f"the shared directory holding data/ (default {DEFAULT_SHARED})")
+    parser.add_argument("--games", type=int, default=20000, help="games of the slice (default 20000)")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="build worker processes")
+    parser.add_argument("--full-python", action="store_true", help="also build the whole file with python-chess")
+    parser.add_argument("--twice", action="store_true", help="also build the whole file given twice (memory bound)")
+    parser.add_argument("--skip-full", action="store_true", help="only the slice")
+    parser.add_argument("--shared", type=Path, default=DEFAULT_SHARED, help="the shared directory holding data/")
     parser.add_argument("--json", action="store_true", help="also print all figures as one JSON object")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-
     if args.child:
         _child(json.loads(args.child))
         return 0
-    if args.games < 1 or args.workers < 1:
-        parser.error("--games and --workers must be at least 1")
-
-    from cqlindex.ingest.pipeline import BATCH_GAMES
-
-    batch_games = args.batch_games or BATCH_GAMES
-    large, studies = args.shared / LARGE, args.shared / STUDIES
-    missing = [str(p) for p in (large, studies) if not p.is_file()]
-    if missing:
-        print("bench_build: missing input: " + ", ".join(missing), file=sys.stderr)
+    large = args.shared / LARGE
+    if not large.is_file():
+        print(f"bench_build: missing input: {large}", file=sys.stderr)
         return 2
 
     import chess
     import duckdb
 
-    environment = {
-        "python": platform.python_version(), "platform": platform.platform(),
-        "cpu_count": os.cpu_count(), "workers": args.workers, "batch_games": batch_games,
-        "chess": chess.__version__, "duckdb": duckdb.__version__,
-    }
-    print("cqlindex build benchmark  "
-          + "  ".join(f"{k}={v}" for k, v in environment.items() if k != "platform"))
-    print(f"platform: {environment['platform']}")
-    print("(absolute timings depend on the machine and its load; compare ratios within one run)")
+    print(f"cqlindex build benchmark  python={platform.python_version()} cpu_count={os.cpu_count()} "
+          f"workers={args.workers} chess={chess.__version__} duckdb={duckdb.__version__}")
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
+          "(the machine may be shared: compare ratios within one run)")
     print()
-
-    results = []
+    results: dict[str, list[dict]] = {}
     with tempfile.TemporaryDirectory(prefix="bench_build-") as tmp:
-        workdir = Path(tmp)
-        first = workdir / f"gnuchess-first-{args.games}.pgn"
+        work = Path(tmp)
+        first = work / f"gnuchess-first-{args.games}.pgn"
         written = _first_games(large, first, args.games)
         name = f"gnuchess book, first {written:,} games"
-        results.append(bench_dataset(name, first, workdir, args.workers, batch_games))
-        print_table(results[-1])
-        results.append(bench_dataset("cql6 studies sample (whole file)", studies, workdir, args.workers,
-                                     batch_games))
-        print_table(results[-1])
-
+        results[name] = [_run_build([str(first)], work / f"{reader}.duckdb", args.workers, reader)
+                         for reader in ("compiled", "python-chess")]
+        _print(name, results[name])
+        if not args.skip_full:
+            name = "gnuchess book, whole file (.zst)"
+            readers = ("compiled", "python-chess") if args.full_python else ("compiled",)
+            results[name] = [_run_build([str(large)], work / f"full-{r}.duckdb", args.workers, r) for r in readers]
+            _print(name, results[name])
+        if args.twice:
+            name = "gnuchess book, whole file given twice"
+            results[name] = [_run_build([str(large), str(large)], work / "twice.duckdb", args.workers, "compiled")]
+            _print(name, results[name])
     if args.json:
-        print(json.dumps({"environment": environment, "datasets": results}, indent=2))
-    bad = [r["dataset"] for r in results if not r["positions_agree"]]
+        print(json.dumps(results, indent=2))
+    bad = [n for n, runs in results.items() if len({r["positions"] for r in runs}) > 1]
     if bad:
-        print("bench_build: position counts of build and baseline differ for: " + "; ".join(bad), file=sys.stderr)
+        print("bench_build: the readers' position counts differ for: " + "; ".join(bad), file=sys.stderr)
         return 1
     return 0
 

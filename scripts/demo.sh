@@ -2,7 +2,7 @@
 # The main job on a fresh machine: install, index the bundled sample, ask it something.
 source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
 mkdir -p build
-"$VENV/bin/cqlindex" build samples/gnuchess-300.pgn -o build/sample.duckdb
+"$VENV/bin/cqlindex" build samples/*.pgn -o build/sample.duckdb
 "$VENV/bin/cqlindex" info build/sample.duckdb
 echo
 echo "The positions most games reached between moves 4 and 8 (grouped by Zobrist key):"
@@ -12,12 +12,15 @@ echo "The positions most games reached between moves 4 and 8 (grouped by Zobrist
     FROM positions WHERE ply BETWEEN 6 AND 16
     GROUP BY zobrist ORDER BY games DESC, move LIMIT 5"
 echo
-echo "CQL: a queen against two rooks, for either colour (flipcolor), game numbers:"
-"$VENV/bin/cqlindex" query build/sample.duckdb 'flipcolor {Q == 1 q == 0 r == 2 R == 0}'
+echo "CQL: every mate, in the main line and in variations:"
+"$VENV/bin/cqlindex" query build/sample.duckdb 'mate' --variations --format table
+echo
+echo "CQL: a queen given up, then mate (samples/sacrifice.cql), either colour:"
+"$VENV/bin/cqlindex" query build/sample.duckdb -f samples/sacrifice.cql --format table
 echo
 echo "How that query runs (--explain prints the SQL; the last lines say where each filter is decided):"
-"$VENV/bin/cqlindex" query build/sample.duckdb 'flipcolor {Q == 1 q == 0 r == 2 R == 0}' --explain | tail -2
+"$VENV/bin/cqlindex" query build/sample.duckdb -f samples/sacrifice.cql --explain | tail -3
 echo
-echo "The same query as a page of boards (open it in a browser) and as PGN with the matches marked:"
-"$VENV/bin/cqlindex" query build/sample.duckdb 'flipcolor {Q == 1 q == 0 r == 2 R == 0}' -o build/queen-vs-rooks.html
-"$VENV/bin/cqlindex" query build/sample.duckdb 'flipcolor {Q == 1 q == 0 r == 2 R == 0}' -o build/queen-vs-rooks.pgn
+echo "The mates as a page of boards (open it in a browser) and as PGN with the matches marked:"
+"$VENV/bin/cqlindex" query build/sample.duckdb 'mate' --variations -o build/mates.html
+"$VENV/bin/cqlindex" query build/sample.duckdb 'mate' --variations -o build/mates.pgn

@@ -76,6 +76,20 @@ def test_build_with_two_workers_and_long_option(tmp_path: Path) -> None:
     assert out.exists()
 
 
+@pytest.mark.parametrize("reader", ["python-chess", "compiled", "auto"])
+def test_build_reader_option(tmp_path: Path, reader: str) -> None:
+    out = tmp_path / f"{reader}.duckdb"
+    result = invoke("build", SAMPLE, "-o", out, "--reader", reader, "--quiet")
+    assert_ok(result)
+    assert f"{SAMPLE_POSITIONS:,} positions" in result.output
+    con = duckdb.connect(str(out), read_only=True)
+    try:
+        used = con.execute("SELECT value FROM build_info WHERE key = 'reader'").fetchall()
+    finally:
+        con.close()
+    assert used == [("python-chess" if reader == "python-chess" else "compiled",)]
+
+
 def test_build_default_output_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     result = invoke("build", SAMPLE, "--workers", "1")
@@ -136,7 +150,10 @@ def test_info_json(sample_db: Path, flag: str) -> None:
     assert data["positions"] == SAMPLE_POSITIONS
     assert data["mainline_positions"] == SAMPLE_POSITIONS  # the sample has no variations
     assert data["errors"] == 0
-    assert data["build"]["workers"] == "1"
+    # build values typed as JSON wants them, not all strings
+    assert data["build"]["workers"] == 1 and data["build"]["schema_version"] >= 1
+    assert isinstance(data["build"]["build_seconds"], float) and data["build"]["cqlindex_version"] == "0.1.0"
+    assert data["build"]["inputs"] == [str(SAMPLE)]
     assert "positions" in data["tables"]
 
 
@@ -314,7 +331,7 @@ def test_bad_option_values_are_usage_errors(args: list[str]) -> None:
 def test_every_command_and_option_has_help() -> None:
     group = typer.main.get_command(app)
     assert (group.help or "").strip()
-    assert set(group.commands) == {"build", "info", "sql", "query", "export"}
+    assert set(group.commands) == {"build", "info", "sql", "query", "export", "filters"}
     missing = []
     for name, command in group.commands.items():
         if not (command.help or "").strip():

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-import cqlindex.evaluate.line  # noqa: F401  (registers the handler)
+import cqlindex.filters.sequences.line  # noqa: F401  (registers the handler)
 from cqlindex.errors import CqlSyntaxError
 from cqlindex.evaluate.engine import run
 from tests.conftest import SHARED, build_inline, shared_path

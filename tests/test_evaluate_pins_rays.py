@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-import cqlindex.evaluate.pins_rays  # noqa: F401  (registers the handlers)
+import cqlindex.filters.sets.pins_rays  # noqa: F401  (registers the handlers)
 from cqlindex.evaluate.engine import run
 from cqlindex.ingest.pipeline import build
 from tests.conftest import SHARED, shared_path

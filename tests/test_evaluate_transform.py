@@ -20,7 +20,7 @@ from cqlindex.cql import ast
 from cqlindex.cql.parser import TRANSFORMS, parse
 from cqlindex.cql.tokens import Span
 from cqlindex.errors import CqlSyntaxError, CqlUnsupportedError
-from cqlindex.evaluate.transform import (COLOR_SWAP, IDENTITY, BasicTransform, apply, expand, members,
+from cqlindex.query.rewrite import (COLOR_SWAP, IDENTITY, BasicTransform, apply, expand, members,
                                          shift_designator)
 from tests.conftest import shared_path
 

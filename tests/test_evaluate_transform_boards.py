@@ -1,7 +1,7 @@
 """A transformed query on the transformed board gives the same matches as the query on the board.
 
 The boards are transformed with python-chess (``BaseBoard.transform``, ``Board.mirror``), the
-queries with :func:`cqlindex.evaluate.transform.apply`, so the two sides share no code for
+queries with :func:`cqlindex.query.rewrite.apply`, so the two sides share no code for
 the square maps. Rotations and rank reflections do not preserve pawn moves or castling, so
 they are checked on pawnless positions without castling rights; the colour swap and the file
 reflection are checked on positions from real games.
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from cqlindex.cql.parser import parse
 from cqlindex.evaluate.core import Evaluator
-from cqlindex.evaluate.transform import BasicTransform, apply, members
+from cqlindex.query.rewrite import BasicTransform, apply, members
 from cqlindex.ingest.pipeline import build
 from cqlindex.store.database import connect
 from cqlindex.store.trees import load_games

@@ -14,7 +14,7 @@ import pytest
 from cqlindex.cql import ast
 from cqlindex.cql.parser import parse
 from cqlindex.errors import CqlUnsupportedError
-from cqlindex.evaluate.consecutive import longest_common_run
+from cqlindex.filters.moves.consecutive import longest_common_run
 from cqlindex.evaluate.engine import run
 from tests.conftest import build_inline
 

@@ -501,21 +501,19 @@ def test_capture_and_rook_squares_of_every_node(build_db, relative: str) -> None
         game = chess.pgn.read_game(io.StringIO(prepare(decode(raw.data))[0]))
         if game is None or game.errors:
             continue
-        nodes = []
+        expected = [(None, None, None)]
 
-        def walk(node: chess.pgn.GameNode) -> None:
-            nodes.append(node)
+        def walk(node: chess.pgn.GameNode, board: chess.Board) -> None:  # pre-order, one board
             for child in node.variations:
-                walk(child)
+                expected.append(_expected_move_squares(board, child.move))
+                board.push(child.move)
+                walk(child, board)
+                board.pop()
 
-        walk(game)
-        for positionid, node in enumerate(nodes):
-            if node.parent is None:
-                assert stored[gamenumber, 0] == (None, None, None)
-                continue
-            board = node.parent.board()
-            want = _expected_move_squares(board, node.move)
-            assert stored[gamenumber, positionid] == want, (gamenumber, positionid, board.fen(), node.move)
+        board = game.board()
+        walk(game, board)
+        for positionid, want in enumerate(expected):
+            assert stored[gamenumber, positionid] == want, (gamenumber, positionid)
             castles += want[1] is not None
             chess960_castles += want[1] is not None and board.chess960
             captures += want[0] is not None

@@ -64,7 +64,9 @@ def test_every_format_keeps_the_result_order(result_and_con) -> None:
 @pytest.mark.parametrize("output, terminal, expected", [
     (None, True, "table"), (None, False, "summary"), ("x.pgn", True, "pgn"), ("x.HTML", False, "html"),
     ("x.htm", False, "html"), ("x.json", True, "json"), ("x.ndjson", True, "ndjson"), ("x.jsonl", True, "ndjson"),
-    ("x.csv", True, "csv"), ("x.txt", True, "summary"),
+    ("x.csv", True, "csv"),
+    # CQL's -o always writes PGN: a file whose suffix names no other format gets PGN
+    ("x.txt", True, "pgn"), ("out", False, "pgn"), ("x.cqo", True, "pgn"),
 ])
 def test_default_query_format(output: str | None, terminal: bool, expected: str) -> None:
     assert default_format(Path(output) if output else None, terminal).value == expected

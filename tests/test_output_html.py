@@ -140,15 +140,16 @@ def render(records: list[dict], **options) -> tuple[str, int]:
 SCHOLAR = "e4 e5 Qh5 Nc6 Bc4 Nf6 Qxf7#"
 LONG = "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O h3 Nb8 d4 Nbd7"  # 21 positions
 
-# (games as (moves, positions kept), boards_per_game, boards shown per game, "more" notes)
+# (games as (moves, every other position kept up to this many), boards_per_game, boards shown per
+# game, "more" notes); every other position, so that no two matches are consecutive (see RUNS)
 LIMITS = [
-    ([(SCHOLAR, 8)], None, [8], []),
-    ([(SCHOLAR, 8)], 12, [8], []),
-    ([(SCHOLAR, 8)], 8, [8], []),
-    ([(SCHOLAR, 8)], 7, [7], ["1 more position not shown"]),
-    ([(LONG, 21), (SCHOLAR, 3)], 12, [12, 3], ["9 more positions not shown"]),
-    ([(LONG, 21), (SCHOLAR, 8)], 2, [2, 2], ["19 more positions not shown", "6 more positions not shown"]),
-    ([(LONG, 21), (SCHOLAR, 1)], None, [21, 1], []),
+    ([(SCHOLAR, 4)], None, [4], []),
+    ([(SCHOLAR, 4)], 12, [4], []),
+    ([(SCHOLAR, 4)], 4, [4], []),
+    ([(SCHOLAR, 4)], 3, [3], ["1 more position not shown"]),
+    ([(LONG, 11), (SCHOLAR, 2)], 8, [8, 2], ["3 more positions not shown"]),
+    ([(LONG, 11), (SCHOLAR, 4)], 2, [2, 2], ["9 more positions not shown", "2 more positions not shown"]),
+    ([(LONG, 11), (SCHOLAR, 1)], None, [11, 1], []),
 ]
 
 
@@ -156,7 +157,7 @@ LIMITS = [
 def test_one_board_per_match_up_to_the_limit(games, per_game, shown, notes) -> None:
     records = []
     for number, (moves, kept) in enumerate(games, start=1):
-        records += records_of(moves, gamenumber=number)[:kept]
+        records += records_of(moves, gamenumber=number)[::2][:kept]
     text, boards = render(records, boards_per_game=per_game)
     page = page_of(text)
     assert boards == sum(shown) == len(page.figures)
@@ -165,6 +166,49 @@ def test_one_board_per_match_up_to_the_limit(games, per_game, shown, notes) -> N
     assert [(f["data-gamenumber"], f["data-positionid"]) for f in page.figures] == expected
     assert all(f["svgs"] == 1 for f in page.figures)
     assert re.findall(r"\d+ more positions? not shown", text) == notes
+
+
+# (positions of the Scholar's mate kept, boards_per_game, the boards' captions, "more" notes): a run
+# of consecutive matches is one board that says how many follow and to which move
+RUNS = [
+    (range(8), None, ["start position and 7 more to 4. Qxf7#"], []),
+    ([1, 2, 3, 6, 7], None, ["1. e4 and 2 more to 2. Qh5", "3... Nf6 and 1 more to 4. Qxf7#"], []),
+    ([1, 2, 3, 6, 7], 1, ["1. e4 and 2 more to 2. Qh5"], ["2 more positions not shown"]),
+    ([1, 3, 4], None, ["1. e4", "2. Qh5 and 1 more to 2... Nc6"], []),
+]
+
+
+def _move_of(caption: str) -> str:
+    return re.sub(r" position \d+ \S+ [wb] .*$", "", caption)
+
+
+@pytest.mark.parametrize("kept, per_game, captions, notes", RUNS)
+def test_a_run_of_consecutive_matches_is_one_board(kept, per_game, captions, notes) -> None:
+    records = [records_of(SCHOLAR)[i] for i in kept]
+    text, boards = render(records, boards_per_game=per_game)
+    page = page_of(text)
+    assert boards == len(captions) == len(page.figures)
+    assert [_move_of(f["caption"]) for f in page.figures] == captions
+    assert re.findall(r"\d+ more positions? not shown", text) == notes
+
+
+def test_variation_matches_are_marked() -> None:
+    main, nested = records_of(SCHOLAR)[3], records_of(SCHOLAR)[7]
+    records = [main, {**nested, "positionid": 9, "ply": 7, "mainline": False, "depth": 1},
+               {**nested, "positionid": 12, "ply": 7, "mainline": False, "depth": 2}]
+    page = page_of(render(records)[0])
+    assert [_move_of(f["caption"]) for f in page.figures] == [
+        "2. Qh5", "4. Qxf7# variation", "4. Qxf7# variation, depth 2"]
+    assert [f["class"] for f in page.figures] == ["board", "board variation", "board variation"]
+
+
+def test_the_page_names_its_index_its_games_and_the_limit() -> None:
+    text, _ = render(records_of(SCHOLAR)[-1:], database="/data/<idx>.duckdb", sources=["/data/a.pgn", "b.pgn"],
+                     limit=3)
+    words = " ".join("".join(page_of(text).text).split())
+    assert "Index /data/<idx>.duckdb; games from /data/a.pgn, b.pgn" in words
+    assert "Only the first 3 matching games (--limit 3)." in words
+    assert "--limit" not in render(records_of(SCHOLAR)[-1:])[0]
 
 
 # (moves, position shown, caption's move, last move squares, check marked)
@@ -194,7 +238,7 @@ def test_text_from_games_and_query_is_escaped() -> None:
     page = page_of(text)
     assert boards == 1
     assert "<script" not in text.lower()
-    escaped = "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;Co&quot;"
+    escaped = "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &#34;Co&#34;"  # as markupsafe escapes
     # title, query, summary, white, black, result, event, site, date, ECO
     assert text.count(escaped) == 10
     assert "".join(page.text).count(HOSTILE) == 10
@@ -319,14 +363,20 @@ def test_the_console_scan_sees_errors(browser, tmp_path) -> None:
     assert any("undefinedName is not defined" in line for line in console), console
 
 
-def test_chromium_renders_every_board(browser, report, tmp_path) -> None:
-    path, _, boards = report
+def load_as_artifact(browser: str, path: Path, name: str, tmp_path: Path) -> tuple[str, Path]:
+    """Load the page in Chromium, keeping it and its screenshot as artifacts; the DOM, and the screenshot."""
     folder = artifacts()
-    shutil.copy(path, folder / "report.html")
-    screenshot = folder / "report.png"
+    shutil.copy(path, folder / f"{name}.html")
+    screenshot = folder / f"{name}.png"
     screenshot.unlink(missing_ok=True)
     dom, console = load(browser, path, tmp_path / "profile", screenshot)
     assert console == []
+    return dom, screenshot
+
+
+def test_chromium_renders_every_board(browser, report, tmp_path) -> None:
+    path, _, boards = report
+    dom, screenshot = load_as_artifact(browser, path, "report", tmp_path)
     page = page_of(dom)
     assert len(page.figures) == boards > 0
     assert all(f["svgs"] == 1 for f in page.figures)
@@ -335,3 +385,37 @@ def test_chromium_renders_every_board(browser, report, tmp_path) -> None:
     assert struct.unpack(">II", data[16:24]) == WINDOW
     # A page of a few lines of text makes about 15 kB at this size; these boards about 250 kB.
     assert len(data) > 50_000, f"{len(data)} bytes: a blank page?"
+
+
+@pytest.fixture(scope="module")
+def classics_report(tmp_path_factory) -> Path:
+    """The page of every mate of samples/classics.pgn, variations included: a game set up from a
+    FEN at move 28 and a mate that lies only in a variation are on it."""
+    from cqlindex.ingest.pipeline import build
+
+    folder = tmp_path_factory.mktemp("classics-html")
+    db = folder / "classics.duckdb"
+    build([str(Path(__file__).resolve().parents[1] / "samples" / "classics.pgn")], db, workers=1)
+    result = run(db, "mate", variations=True)
+    con = connect(db)
+    try:
+        records = match_records(con, result.matches)
+    finally:
+        con.close()
+    path = folder / "mates.html"
+    with path.open("w", encoding="utf-8") as out:
+        write_html(records, out, query="mate", summary="6 matches", database=str(db), sources=["classics.pgn"])
+    return path
+
+
+def test_chromium_renders_a_fen_game_and_a_variation_match(browser, classics_report, tmp_path) -> None:
+    dom, screenshot = load_as_artifact(browser, classics_report, "classics-mates", tmp_path)
+    page = page_of(dom)
+    captions = {f["data-gamenumber"]: (f["class"], f["caption"]) for f in page.figures}
+    assert len(page.figures) == 6 and all(f["svgs"] == 1 and f["check"] for f in page.figures)
+    assert captions["5"][0] == "board" and captions["5"][1].startswith("29. Qg5# position 3 ")
+    assert captions["5"][1].endswith(" 29")  # the FEN's fullmove number is the PGN's
+    assert captions["7"][0] == "board variation" and captions["7"][1].startswith("4. Qxf7# variation position ")
+    words = " ".join("".join(page.text).split())
+    assert "Index " in words and "games from classics.pgn" in words
+    assert screenshot.read_bytes()[:8] == PNG

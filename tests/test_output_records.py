@@ -48,17 +48,22 @@ def test_records_match_the_replayed_games(build_db, games) -> None:
 
 
 def test_game_rows_name_the_first_matching_move() -> None:
-    records = [{"gamenumber": 3, "ply": 4, "movenumber": 3, "wtm": True, "san": "Nf6", "white": "a", "black": "b",
-                "result": "*", "date": "1972.07.??"},
-               {"gamenumber": 3, "ply": 5, "movenumber": 3, "wtm": False, "san": "Bc4", "white": "a", "black": "b",
-                "result": "*", "date": "1972.07.??"},
+    common = {"white": "a", "black": "b", "result": "*", "date": "1972.07.??", "year": 1972}
+    records = [{"gamenumber": 3, "ply": 4, "movenumber": 3, "wtm": True, "san": "Nf6", "mainline": True, "depth": 0,
+                **common},
+               {"gamenumber": 3, "ply": 5, "movenumber": 3, "wtm": False, "san": "Bc4", "mainline": False, "depth": 1,
+                **common},
                {"gamenumber": 1, "ply": 0, "movenumber": 1, "wtm": True, "san": None, "white": "c", "black": "d",
-                "result": "1-0", "date": "????.??.??"}]
+                "result": "1-0", "date": "????.??.??", "year": None, "mainline": True, "depth": 0},
+               {"gamenumber": 5, "ply": 7, "movenumber": 4, "wtm": False, "san": "Qxf7#", "mainline": False,
+                "depth": 2, **common}]
     assert game_rows(records) == [
-        {"gamenumber": 3, "white": "a", "black": "b", "result": "*", "date": "1972.07.??", "year": "1972",
-         "first_match": "2... Nf6", "positions": 2},
+        {"gamenumber": 3, "white": "a", "black": "b", "result": "*", "date": "1972.07.??", "year": 1972,
+         "first_match": "2... Nf6", "positions": 2, "in_variations": 1},
         {"gamenumber": 1, "white": "c", "black": "d", "result": "1-0", "date": "????.??.??", "year": None,
-         "first_match": "start", "positions": 1}]
+         "first_match": "start", "positions": 1, "in_variations": 0},
+        {"gamenumber": 5, "white": "a", "black": "b", "result": "*", "date": "1972.07.??", "year": 1972,
+         "first_match": "4. Qxf7# (variation, depth 2)", "positions": 1, "in_variations": 1}]
 
 
 def _query(db: Path, *args: str):

@@ -119,7 +119,7 @@ def test_golden_sql(dialect: str) -> None:
 
 @pytest.mark.parametrize("query, verdicts, exact", VERDICTS)
 def test_verdicts(query: str, verdicts: list[str], exact: bool) -> None:
-    p = plan(parse(query), False, chess960=False)
+    p = plan(parse(query), False)
     assert [v for _, v in p.verdicts] == verdicts
     assert p.exact is exact
 
@@ -183,9 +183,9 @@ def test_strings_reach_sql_as_quoted_literals(name: str, tmp_path: Path) -> None
 def test_explain_names_each_filter_and_where_it_is_decided() -> None:
     text = explain(plan(parse("check\nline --> check --> mate\nx = 1"), False))
     assert "SELECT" in text and "p.is_check" in text
-    assert "1:1  check  -- decided in SQL" in text
-    assert "2:1  line --> check --> mate  -- narrowed in SQL, decided in Python" in text
-    assert "3:1  x = 1  -- decided in Python" in text
+    assert "1:1  check  -- decided in SQL\n" in text
+    assert "2:1  line --> check --> mate  -- narrowed in SQL, decided in Python (line: narrowed)" in text
+    assert "3:1  x = 1  -- decided in Python (=: Python)" in text
     assert "the Python evaluator confirms each candidate" in text
 
 

@@ -15,7 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cqlindex.exec.run import _plan, prepare, run
+from cqlindex.exec.run import plan_prepared, run
+from cqlindex.query.prepare import prepare
 from cqlindex.ingest.pipeline import build
 from cqlindex.store.database import connect
 from tests.conftest import shared_path
@@ -104,7 +105,7 @@ def slice_db(tmp_path_factory) -> str:
 def _candidates(db: str, text: str, variations: bool) -> tuple[set[tuple[int, int]], bool]:
     con = connect(db)
     try:
-        plan = _plan(con, prepare(text), variations, None)
+        plan = plan_prepared(con, prepare(text, variations=variations))
         rows = con.execute(plan.sql).fetchall()
     finally:
         con.close()

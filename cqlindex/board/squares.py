@@ -1,29 +1,33 @@
-"""Square names and the unsigned/signed 64-bit conversion used at the storage boundary.
+"""Squares as python-chess numbers them, and the unsigned/signed 64-bit conversion used at the
+storage boundary.
 
-DuckDB, Parquet and Spark all have a signed BIGINT but not all have an unsigned one, so a
-bitboard is stored as the signed integer with the same 64 bits (DESIGN.md, storage contract).
+Square names, parsing and bit scans are python-chess's (a1 = 0 ... h8 = 63, the same bits as its
+bitboards); the names below only keep the imports of the rest of the code short. The signed
+conversion is ours: DuckDB, Parquet and Spark all have a signed BIGINT but not all have an
+unsigned one, so a bitboard is stored as the signed integer with the same 64 bits (DESIGN.md,
+storage contract).
 """
 
 from __future__ import annotations
 
-FILES = "abcdefgh"
-RANKS = "12345678"
-SQUARE_NAMES = [f + r for r in RANKS for f in FILES]
+import chess
+
+FILES = "".join(chess.FILE_NAMES)
+RANKS = "".join(chess.RANK_NAMES)
+SQUARE_NAMES = chess.SQUARE_NAMES
+#: The square on ``file`` (0 = a) and ``rank`` (0 = first rank).
+square = chess.square
 
 _SIGN_BIT = 1 << 63
 _WORD = 1 << 64
 
 
-def square(file: int, rank: int) -> int:
-    """The square on ``file`` (0 = a) and ``rank`` (0 = first rank)."""
-    return rank * 8 + file
-
-
 def parse_square(name: str) -> int:
-    """``"e4"`` → 28. Raises ValueError on anything else."""
-    if len(name) != 2 or name[0] not in FILES or name[1] not in RANKS:
-        raise ValueError(f"not a square: {name!r}")
-    return square(FILES.index(name[0]), RANKS.index(name[1]))
+    """``"e4"`` -> 28 (python-chess's parser); ValueError that names the bad square on anything else."""
+    try:
+        return chess.parse_square(name)
+    except ValueError:
+        raise ValueError(f"not a square: {name!r}") from None
 
 
 def to_signed(bitboard: int) -> int:
@@ -38,9 +42,4 @@ def to_unsigned(value: int) -> int:
 
 def squares_of(bitboard: int) -> list[int]:
     """The squares set in ``bitboard``, lowest first."""
-    out = []
-    while bitboard:
-        low = bitboard & -bitboard
-        out.append(low.bit_length() - 1)
-        bitboard ^= low
-    return out
+    return list(chess.scan_forward(bitboard))

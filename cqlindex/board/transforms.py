@@ -9,49 +9,67 @@ CQL's ``fliphorizontal`` does), ``reflectv`` mirrors the files (a1↔h1, ``flipv
 rotations are counterclockwise. The colour swap moves squares like ``reflecth``; the colour
 change itself is the evaluator's business. A shift may push a square off the board, so its
 image is ``None``.
+
+The motions themselves are python-chess's bitboard operations (``flip_vertical``,
+``flip_horizontal``, ``flip_diagonal``, ``flip_anti_diagonal``, the ``shift_*`` family, which
+drop what leaves the board); each map is read off them once into a table of 64 images.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from cqlindex.board.squares import SQUARE_NAMES, square
+import chess
 
 SquareMap = Callable[[int], int | None]
+Bitboard = Callable[[int], int]
 
 
-def _dihedral(fn: Callable[[int, int], tuple[int, int]]) -> SquareMap:
-    def apply(sq: int) -> int:
-        f, r = fn(sq % 8, sq // 8)
-        return square(f, r)
+def _table(motion: Bitboard) -> tuple[int | None, ...]:
+    """Where each square goes under a bitboard motion (None: off the board)."""
+    images = (motion(chess.BB_SQUARES[sq]) for sq in chess.SQUARES)
+    return tuple(chess.lsb(bb) if bb else None for bb in images)
+
+
+def _square_map(motion: Bitboard) -> SquareMap:
+    return _table(motion).__getitem__
+
+
+def _compose(*motions: Bitboard) -> Bitboard:
+    def apply(bb: int) -> int:
+        for motion in motions:
+            bb = motion(bb)
+        return bb
 
     return apply
 
 
 #: The eight rigid motions of the board, keyed by the seeds' names.
 DIHEDRAL: dict[str, SquareMap] = {
-    "id": _dihedral(lambda f, r: (f, r)),
-    "rotate90": _dihedral(lambda f, r: (7 - r, f)),
-    "rotate180": _dihedral(lambda f, r: (7 - f, 7 - r)),
-    "rotate270": _dihedral(lambda f, r: (r, 7 - f)),
-    "reflecth": _dihedral(lambda f, r: (f, 7 - r)),
-    "reflectv": _dihedral(lambda f, r: (7 - f, r)),
-    "reflecta1h8": _dihedral(lambda f, r: (r, f)),
-    "reflecth1a8": _dihedral(lambda f, r: (7 - r, 7 - f)),
+    "id": _square_map(lambda bb: bb),
+    "rotate90": _square_map(_compose(chess.flip_diagonal, chess.flip_horizontal)),
+    "rotate180": _square_map(_compose(chess.flip_vertical, chess.flip_horizontal)),
+    "rotate270": _square_map(_compose(chess.flip_diagonal, chess.flip_vertical)),
+    "reflecth": _square_map(chess.flip_vertical),
+    "reflectv": _square_map(chess.flip_horizontal),
+    "reflecta1h8": _square_map(chess.flip_diagonal),
+    "reflecth1a8": _square_map(chess.flip_anti_diagonal),
 }
 
 #: The square part of the colour swap: reflection about the horizontal bisector.
 COLORSWAP: SquareMap = DIHEDRAL["reflecth"]
 
 
+def _steps(dfile: int, drank: int) -> Bitboard:
+    """A translation as python-chess's one-square shifts, each dropping what leaves the board."""
+    files = [chess.shift_right if dfile > 0 else chess.shift_left] * abs(dfile)
+    ranks = [chess.shift_up if drank > 0 else chess.shift_down] * abs(drank)
+    return _compose(*files, *ranks)
+
+
 def shift(dfile: int, drank: int) -> SquareMap:
     """Translation by ``dfile`` files and ``drank`` ranks; ``None`` where a square falls off."""
-
-    def apply(sq: int) -> int | None:
-        f, r = sq % 8 + dfile, sq // 8 + drank
-        return square(f, r) if 0 <= f < 8 and 0 <= r < 8 else None
-
-    return apply
+    return _square_map(_steps(dfile, drank))
 
 
 def shift_name(dfile: int, drank: int) -> str:
@@ -73,37 +91,31 @@ def all_transforms() -> Iterator[tuple[str, str, SquareMap]]:
 def map_bitboard(bitboard: int, fn: SquareMap) -> int:
     """Image of a square set under a square map (squares mapped off the board are dropped)."""
     out = 0
-    while bitboard:
-        low = bitboard & -bitboard
-        image = fn(low.bit_length() - 1)
+    for sq in chess.scan_forward(bitboard):
+        image = fn(sq)
         if image is not None:
-            out |= 1 << image
-        bitboard ^= low
+            out |= chess.BB_SQUARES[image]
     return out
 
 
-def _mask(pred: Callable[[int, int], bool]) -> int:
-    return sum(1 << square(f, r) for r in range(8) for f in range(8) if pred(f, r))
+def _diagonal(keep: Callable[[int], bool]) -> int:
+    return sum(chess.BB_SQUARES[sq] for sq in chess.SQUARES if keep(sq))
 
 
 def masks() -> dict[str, int]:
     """Named constant square sets: files, ranks, colours, and every diagonal of length ≥ 2."""
     out: dict[str, int] = {}
-    for f in range(8):
-        out[f"file_{'abcdefgh'[f]}"] = _mask(lambda ff, r, f=f: ff == f)
-    for r in range(8):
-        out[f"rank_{r + 1}"] = _mask(lambda f, rr, r=r: rr == r)
-    out["dark"] = _mask(lambda f, r: (f + r) % 2 == 0)
-    out["light"] = _mask(lambda f, r: (f + r) % 2 == 1)
-    out["all"] = (1 << 64) - 1
-    out["center"] = _mask(lambda f, r: f in (3, 4) and r in (3, 4))
+    for name, bb in zip(chess.FILE_NAMES, chess.BB_FILES):
+        out[f"file_{name}"] = bb
+    for name, bb in zip(chess.RANK_NAMES, chess.BB_RANKS):
+        out[f"rank_{name}"] = bb
+    out["dark"] = chess.BB_DARK_SQUARES
+    out["light"] = chess.BB_LIGHT_SQUARES
+    out["all"] = chess.BB_ALL
+    out["center"] = chess.BB_CENTER
     for d in range(-6, 7):
-        diag = _mask(lambda f, r, d=d: f - r == d)
-        anti = _mask(lambda f, r, d=d: f + r == 7 + d)
-        out[f"diagonal_{SQUARE_NAMES[min(_squares(diag))]}{SQUARE_NAMES[max(_squares(diag))]}"] = diag
-        out[f"antidiagonal_{SQUARE_NAMES[min(_squares(anti))]}{SQUARE_NAMES[max(_squares(anti))]}"] = anti
+        diag = _diagonal(lambda sq, d=d: chess.square_file(sq) - chess.square_rank(sq) == d)
+        anti = _diagonal(lambda sq, d=d: chess.square_file(sq) + chess.square_rank(sq) == 7 + d)
+        for kind, bb in (("diagonal", diag), ("antidiagonal", anti)):
+            out[f"{kind}_{chess.SQUARE_NAMES[chess.lsb(bb)]}{chess.SQUARE_NAMES[chess.msb(bb)]}"] = bb
     return out
-
-
-def _squares(bitboard: int) -> list[int]:
-    return [sq for sq in range(64) if bitboard >> sq & 1]

@@ -8,26 +8,13 @@ module, so the rules sit in one place.
 from __future__ import annotations
 
 from cqlindex.cql import ast
+from cqlindex.filters import catalogue
+from cqlindex.filters.spec import ANY, LOGICAL, NUMBER, POSITION, SET, STRING  # noqa: F401  (re-exported)
 
-SET, NUMBER, POSITION, STRING, LOGICAL, ANY = "set", "number", "position", "string", "logical", "any"
-
-_KEYWORD_KINDS = {
-    **dict.fromkeys(("check", "mate", "stalemate", "wtm", "btm", "initial", "terminal", "mainline", "variation",
-                     "true", "false", "primary", "secondary", "virtualmainline", "nullmove"), LOGICAL),
-    **dict.fromkeys(("ply", "movenumber", "depth", "positionid", "gamenumber", "sidetomove", "white", "black",
-                     "lastgamenumber", "year", "elo"), NUMBER),
-    **dict.fromkeys(("passedpawns", "isolatedpawns", "doubledpawns", "connectedpawns", "to", "from"), SET),
-    **dict.fromkeys(("parent", "child", "currentposition", "initialposition"), POSITION),
-}
-_STRING_TAGS = ("player", "event", "site", "date", "eco", "fen", "eventdate", "hascomment", "originalcomment")
-_UNARY_KINDS = {"-": NUMBER, "#": NUMBER, "abs": NUMBER, "sqrt": NUMBER, "rank": NUMBER, "file": NUMBER,
-                "power": NUMBER, "type": NUMBER, "colortype": NUMBER, "~": SET, "light": SET, "dark": SET}
-_CALL_KINDS = {"isbound": LOGICAL, "isunbound": LOGICAL, "unbind": LOGICAL, "str": STRING, "int": NUMBER,
-               "lowercase": STRING, "uppercase": STRING, "readfile": STRING, "tag": STRING, "typename": STRING,
-               "piecename": STRING, "pieceid": NUMBER, "assert": LOGICAL, "settag": LOGICAL, "writefile": LOGICAL,
-               "while": LOGICAL, "loop": LOGICAL, "currentmove": LOGICAL,
-               "between": SET, "makesquare": SET, "max": NUMBER, "min": NUMBER, "ancestor": LOGICAL,
-               "descendant": LOGICAL, "lca": POSITION, "distance": NUMBER}
+_STRING_TAGS = frozenset(d.name for d in catalogue.declarations()
+                         if d.node is ast.GameFilter and d.kind != NUMBER and d.name != "result")
+#: Operators written with symbols; the named one-argument filters' kinds are in the catalogue.
+_UNARY_KINDS = {"-": NUMBER, "#": NUMBER, "~": SET}
 
 
 def kind_of(node: ast.Node, variables: dict[str, str] | None = None) -> str:
@@ -39,9 +26,9 @@ def kind_of(node: ast.Node, variables: dict[str, str] | None = None) -> str:
     if isinstance(node, ast.String):
         return STRING
     if isinstance(node, ast.Keyword):
-        return _KEYWORD_KINDS.get(node.name, ANY)
+        return catalogue.keyword_kind(ast.Keyword, node.name) or ANY
     if isinstance(node, ast.Unary):
-        return _UNARY_KINDS.get(node.op, ANY)
+        return _UNARY_KINDS.get(node.op) or catalogue.keyword_kind(ast.Unary, node.op) or ANY
     if isinstance(node, ast.Binary):
         if node.op == "~~":
             return STRING
@@ -64,7 +51,7 @@ def kind_of(node: ast.Node, variables: dict[str, str] | None = None) -> str:
     if isinstance(node, (ast.Not, ast.And, ast.Or, ast.Compare, ast.GameFilter, ast.Output, ast.Echo, ast.Dash)):
         return LOGICAL
     if isinstance(node, ast.Call):
-        return _CALL_KINDS.get(node.name, ANY)
+        return catalogue.keyword_kind(ast.Call, node.name) or ANY
     if isinstance(node, ast.ChildN):
         return POSITION
     if isinstance(node, ast.Colon):

@@ -1,10 +1,11 @@
-"""Run a CQL query on an index: SQL for what SQL decides, the evaluator for the rest.
+"""Run a CQL query on an index: one :func:`run` for both engines.
 
-The default engine plans the query (:mod:`cqlindex.plan`), runs the SQL, and either returns
-its rows as the matches (an exact plan) or asks the evaluator about the candidate positions
-only: it loads the candidate rows alone when the query looks at nothing but the current
-position, and the candidate games' trees otherwise. ``engine="python"`` runs the evaluator on every
-game, the reference the planner is tested against.
+The query is prepared once (:mod:`cqlindex.query`). The default engine plans it
+(:mod:`cqlindex.plan`), runs the SQL, and either returns its rows as the matches (an exact
+plan) or asks the evaluator about the candidate positions only: it loads the candidate rows
+alone when the query looks at nothing but the current position, and the candidate games' trees
+otherwise. ``engine="python"`` runs the evaluator on every game, the reference the planner is
+tested against; so does a query with a ``message`` filter, which speaks wherever it is evaluated.
 """
 
 from __future__ import annotations
@@ -15,12 +16,10 @@ from itertools import groupby
 from operator import itemgetter
 from pathlib import Path
 
-from cqlindex.cql.ast import Number, Query
-from cqlindex.cql.parser import parse
-from cqlindex.errors import CqlSyntaxError
 from cqlindex.evaluate.core import Evaluator
-from cqlindex.evaluate.engine import QueryResult, says_messages, sort_keys, with_matchcount
+from cqlindex.exec.result import QueryResult
 from cqlindex.plan.planner import Plan, plan
+from cqlindex.query.prepare import Prepared, prepare
 from cqlindex.store.database import connect
 from cqlindex.store.trees import load_games, load_positions
 
@@ -30,48 +29,23 @@ class Engine(str, Enum):
     python = "python"
 
 
-def prepare(text: str, source: str = "<query>") -> Query:
-    """Parse ``text`` and refuse what no engine runs (a bare number is not a filter)."""
-    query = parse(text, source)
-    for item in query.body.items:
-        if isinstance(item, Number):
-            raise CqlSyntaxError("a number is not a filter", query.text, item.span, source)
-    return query
-
-
 def plan_for(db: str | Path, text: str, *, variations: bool | None = None, source: str = "<query>",
              gamenumbers: tuple[int, int] | None = None) -> Plan:
     """The plan the default engine would run (for ``--explain``)."""
-    query = prepare(text, source)
+    prepared = prepare(text, source, variations=variations, gamenumbers=gamenumbers)
     con = connect(db)
     try:
-        return _plan(con, query, variations, gamenumbers)
+        return plan_prepared(con, prepared)
     finally:
         con.close()
 
 
-def _plan(con, query: Query, variations: bool | None, gamenumbers: tuple[int, int] | None) -> Plan:
-    mode = variations if variations is not None else bool(query.header.variations)
-    chess960 = bool(con.execute("SELECT coalesce(bool_or(chess960), false) FROM games").fetchall()[0][0])
+def plan_prepared(con, prepared: Prepared) -> Plan:
+    """Plan a prepared query for the index behind ``con`` (what it holds decides some SQL)."""
     maps = bool(con.execute("SELECT count(*) FROM information_schema.columns WHERE table_name = 'positions' "
                             "AND column_name = 'white_attacks'").fetchall()[0][0])
-    return plan(query, mode, chess960=chess960, attack_maps=maps, gamenumbers=gamenumbers)
-
-
-def sorts_beyond_candidates(query: Query) -> bool:
-    """Whether a sort value may come from a position that is not a candidate.
-
-    A sort value is the best over every position where the sort filter is evaluated, including
-    positions where the body then fails; the evaluator sees only the candidates. That is the
-    same when the one sort is the body's last filter: it is evaluated only where every filter
-    before it matched, and where it is evaluated the body matches exactly when it does, so a
-    position outside the candidates never reaches it with a value. Otherwise the candidate
-    games are evaluated at every position, as the reference engine does.
-    """
-    sorts = [key.node for key in sort_keys(query) if key.node is not None]
-    if not sorts:
-        return False
-    return len(sorts) > 1 or sorts[0] is not query.body.items[-1]
+    return plan(prepared.query, prepared.variations, attack_maps=maps,
+                expansions=prepared.expansions)
 
 
 def run(db: str | Path, text: str, *, variations: bool | None = None, source: str = "<query>",
@@ -82,43 +56,59 @@ def run(db: str | Path, text: str, *, variations: bool | None = None, source: st
     ``gamenumbers`` and ``matchcount`` override the query's header, as CQL's options of those names do.
     """
     started = time.perf_counter()
-    query = with_matchcount(prepare(text, source), matchcount)
-    if Engine(engine) is Engine.python or says_messages(query):
-        # A message says what it says wherever it is evaluated, so the evaluator visits every position.
-        from cqlindex.evaluate.engine import run as evaluate
-
-        return evaluate(db, text, variations=variations, source=source, gamenumbers=gamenumbers,
-                        matchcount=matchcount)
+    prepared = prepare(text, source, variations=variations, gamenumbers=gamenumbers, matchcount=matchcount)
+    result = QueryResult(prepared.query, prepared.variations, prepared.analysis.sort_keys)
     con = connect(db)
     try:
-        p = _plan(con, query, variations, gamenumbers)
-        result = QueryResult(query, p.variations)
-        table = con.sql(p.sql).to_arrow_table()
-        rows = zip(table.column(0).to_pylist(), table.column(1).to_pylist())
-        candidates = {game: [pid for _, pid in group] for game, group in groupby(rows, key=itemgetter(0))}
-        result.candidates = table.num_rows
-        span = gamenumbers or query.header.gamenumber
-        count_sql = "SELECT count(*) FROM games" + (" WHERE gamenumber BETWEEN ? AND ?" if span else "")
-        result.games_examined = con.execute(count_sql, list(span) if span else []).fetchall()[0][0]
-        if p.exact:
-            for game, ids in candidates.items():
-                result.keep(game, ids)
+        if Engine(engine) is Engine.python or prepared.analysis.says_messages:
+            _evaluate_every_game(con, prepared, result)
         else:
-            evaluator = Evaluator(query, p.variations)
-            for body, select in p.prefilters:
-                rows = con.sql(select.sql(dialect="duckdb")).to_arrow_table()
-                possible: dict[int, set[int]] = {}
-                for game, position in zip(rows.column(0).to_pylist(), rows.column(1).to_pylist()):
-                    possible.setdefault(game, set()).add(position)
-                evaluator.prefilter[body] = possible
-            sorting = sorts_beyond_candidates(query)
-            trees = (load_positions(con, candidates) if p.row_local and not sorting
-                     else load_games(con, candidates, variations=p.variations))
-            for tree in trees:
-                only = None if sorting else candidates[tree.gamenumber]
-                result.keep(tree.gamenumber, evaluator.matches(tree, only), evaluator)
+            _run_plan(con, prepared, result)
     finally:
         con.close()
     result.order()
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _evaluate_every_game(con, prepared: Prepared, result: QueryResult) -> None:
+    """The reference: the evaluator at every position of every game in the gamenumber range."""
+    header = prepared.query.header
+    evaluator = Evaluator(prepared.query, prepared.variations, prepared.expansions)
+    span = header.gamenumber
+    selection = range(span[0], span[1] + 1) if span is not None else None
+    for tree in load_games(con, selection, variations=prepared.variations):
+        result.games_examined += 1
+        if header.result is not None and tree.result != header.result:
+            continue
+        result.keep(tree.gamenumber, evaluator.matches(tree), evaluator)
+    result.messages = evaluator.messages
+
+
+def _run_plan(con, prepared: Prepared, result: QueryResult) -> None:
+    """SQL for the candidates (or the matches), the evaluator for what SQL cannot decide."""
+    p = plan_prepared(con, prepared)
+    table = con.sql(p.sql).to_arrow_table()
+    rows = zip(table.column(0).to_pylist(), table.column(1).to_pylist())
+    candidates = {game: [pid for _, pid in group] for game, group in groupby(rows, key=itemgetter(0))}
+    result.candidates = table.num_rows
+    span = prepared.gamenumbers
+    count_sql = "SELECT count(*) FROM games" + (" WHERE gamenumber BETWEEN ? AND ?" if span else "")
+    result.games_examined = con.execute(count_sql, list(span) if span else []).fetchall()[0][0]
+    if p.exact:
+        for game, ids in candidates.items():
+            result.keep(game, ids)
+        return
+    evaluator = Evaluator(prepared.query, p.variations, prepared.expansions)
+    for body, select in p.prefilters:
+        rows = con.sql(select.sql(dialect="duckdb")).to_arrow_table()
+        possible: dict[int, set[int]] = {}
+        for game, position in zip(rows.column(0).to_pylist(), rows.column(1).to_pylist()):
+            possible.setdefault(game, set()).add(position)
+        evaluator.prefilter[body] = possible
+    sorting = prepared.analysis.sorts_beyond_candidates
+    trees = (load_positions(con, candidates) if p.row_local and not sorting
+             else load_games(con, candidates, variations=p.variations))
+    for tree in trees:
+        only = None if sorting else candidates[tree.gamenumber]
+        result.keep(tree.gamenumber, evaluator.matches(tree, only), evaluator)

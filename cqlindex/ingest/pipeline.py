@@ -25,7 +25,7 @@ from zstandard import ZstdError
 from cqlindex import __version__
 from cqlindex.errors import InputError, OutputError
 from cqlindex.ingest.source import RawGame, expand_inputs, open_binary, split_games
-from cqlindex.ingest.worker import parse_batch
+from cqlindex.ingest.worker import READERS, compiled_reader_available, parse_batch
 from cqlindex.store.schema import SCHEMA_VERSION, create_schema
 
 BATCH_GAMES = 500
@@ -127,13 +127,17 @@ def _position(handle, size: int) -> int:
 
 
 def build(inputs: list[str], output: str | os.PathLike, *, workers: int | None = None,
-          batch_games: int = BATCH_GAMES, on_progress: Callable[[Progress], None] | None = None) -> BuildSummary:
+          batch_games: int = BATCH_GAMES, on_progress: Callable[[Progress], None] | None = None,
+          reader: str = "auto") -> BuildSummary:
     """Index every position of every game of ``inputs`` (files or globs) into ``output``.
 
     ``workers`` is the number of parse processes (default: one per core; 1 parses in this
-    process). Raises :class:`InputError` or :class:`OutputError` for what a user can fix.
+    process). ``reader`` is ``compiled`` (main-line games by the compiled reader, the rest by
+    python-chess), ``python-chess`` (every game replayed) or ``auto`` (compiled when its wheel
+    is installed). Raises :class:`InputError` or :class:`OutputError` for what a user can fix.
     """
     started = time.perf_counter()
+    reader = _resolve_reader(reader)
     paths = expand_inputs(inputs)
     target = Path(output)
     if target.exists() and target.is_dir():
@@ -160,7 +164,7 @@ def build(inputs: list[str], output: str | os.PathLike, *, workers: int | None =
         # batch_games, inserted as they come (that insert size measured the best compression).
         batch_bytes = max(MIN_BATCH_BYTES, progress.bytes_total // (4 * workers))
         batches = _batches(paths, progress, warnings, batch_games, batch_bytes)
-        for games, positions, errors in _parsed(batches, workers):
+        for games, positions, errors in _parsed(batches, workers, reader):
             _insert(con, games, positions, errors)
             progress.games += games.num_rows
             progress.positions += positions.num_rows
@@ -171,7 +175,7 @@ def build(inputs: list[str], output: str | os.PathLike, *, workers: int | None =
             raise InputError("no games found in " + ", ".join(str(p) for p in paths))
         mainline = con.execute("SELECT coalesce(sum(mainline_positions), 0) FROM games").fetchone()[0]
         seconds = time.perf_counter() - started
-        _write_build_info(con, paths, workers, seconds)
+        _write_build_info(con, paths, workers, seconds, reader)
         con.execute("CHECKPOINT")
         con.close()
         os.replace(temporary, target)
@@ -185,17 +189,27 @@ def build(inputs: list[str], output: str | os.PathLike, *, workers: int | None =
                         seconds, tuple(warnings))
 
 
-def _parsed(batches: Iterator[list[tuple[int, RawGame]]], workers: int):
+def _resolve_reader(reader: str) -> str:
+    if reader not in READERS:
+        raise InputError(f"unknown reader {reader!r} (one of {', '.join(READERS)})")
+    available = compiled_reader_available()
+    if reader == "compiled" and not available:
+        raise InputError("the compiled reader is not installed (pip install rust-pgn-reader-python-binding); "
+                         "use --reader python-chess")
+    return "compiled" if reader == "compiled" or (reader == "auto" and available) else "python-chess"
+
+
+def _parsed(batches: Iterator[list[tuple[int, RawGame]]], workers: int, reader: str):
     """Parsed batches in input order, at most ``2 * workers`` in flight."""
     if workers <= 1:
         for batch in batches:
-            yield parse_batch(batch)
+            yield parse_batch(batch, reader)
         return
     with ProcessPoolExecutor(max_workers=workers) as pool:
         pending: deque[Future] = deque()
         try:
             for batch in batches:
-                pending.append(pool.submit(parse_batch, batch))
+                pending.append(pool.submit(parse_batch, batch, reader))
                 if len(pending) >= 2 * workers:
                     yield pending.popleft().result()
             while pending:
@@ -213,7 +227,8 @@ def _insert(con: duckdb.DuckDBPyConnection, games, positions, errors) -> None:
             con.unregister("_batch")
 
 
-def _write_build_info(con: duckdb.DuckDBPyConnection, paths: list[Path], workers: int, seconds: float) -> None:
+def _write_build_info(con: duckdb.DuckDBPyConnection, paths: list[Path], workers: int, seconds: float,
+                      reader: str) -> None:
     import chess
 
     info = {
@@ -223,6 +238,7 @@ def _write_build_info(con: duckdb.DuckDBPyConnection, paths: list[Path], workers
         "duckdb_version": duckdb.__version__,
         "inputs": "\n".join(str(p) for p in paths),
         "workers": str(workers),
+        "reader": reader,
         "build_seconds": f"{seconds:.3f}",
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }

@@ -59,15 +59,10 @@ class RowBatch:
 
     def add(self, gamenumber: int, raw: RawGame, game: ReplayedGame) -> None:
         """Append one game; ``raw`` says where it came from, ``game`` what it holds."""
-        headers = game.headers
         rows = game.rows
         count = len(rows)
-        self.games.append((
-            gamenumber, *(headers.get(tag) for _, tag in _GAME_TAGS), _year(headers.get("Date")),
-            _small_int(headers.get("WhiteElo")), _small_int(headers.get("BlackElo")), list(headers.items()),
-            game.start_fen, game.chess960, count, game.depth.count(0), raw.file, raw.offset, raw.line,
-            len(game.errors),
-        ))
+        self.add_game(gamenumber, raw, game.headers, game.start_fen, game.chess960, count, game.depth.count(0),
+                      len(game.errors))
         for line, message in game.errors:
             self.errors.append((raw.file, gamenumber, raw.line + line - 1, message))
         self.rows.extend(rows)
@@ -79,6 +74,15 @@ class RowBatch:
         tree[4].extend(game.last_descendant)
         tree[5].extend(game.depth)
         self.first_black.extend([0 if rows[0][WTM] else 1] * count)
+
+    def add_game(self, gamenumber: int, raw: RawGame, headers: dict[str, str], start_fen: str | None,
+                 chess960: bool, positions: int, mainline_positions: int, errors: int) -> None:
+        """Append one games row (the compiled path adds its positions as a table of its own)."""
+        self.games.append((
+            gamenumber, *(headers.get(tag) for _, tag in _GAME_TAGS), _year(headers.get("Date")),
+            _small_int(headers.get("WhiteElo")), _small_int(headers.get("BlackElo")), list(headers.items()),
+            start_fen, chess960, positions, mainline_positions, raw.file, raw.offset, raw.line, errors,
+        ))
 
     def to_arrow(self) -> tuple[pa.Table, pa.Table, pa.Table]:
         """(games, positions, errors) as Arrow tables."""

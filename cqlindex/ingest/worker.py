@@ -1,16 +1,32 @@
-"""What one parse worker does with a batch of games: decode, replay, return Arrow tables.
+"""What one parse worker does with a batch of games: decode, route, read, return Arrow tables.
 
 Runs in a child process, so it takes and returns only picklable values. Text is decoded per
-game (UTF-8, else Latin-1), because real collections mix encodings from game to game.
+game (UTF-8, else Latin-1), because real collections mix encodings from game to game. Each
+game is routed (:mod:`cqlindex.ingest.route`): main lines to the compiled reader, the rest
+(and whatever the reader rejects) to the python-chess replay; the two parts are merged back
+into game order.
 """
 
 from __future__ import annotations
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from cqlindex.ingest.replay import replay
+from cqlindex.ingest.route import route
 from cqlindex.ingest.rows import RowBatch
 from cqlindex.ingest.source import RawGame
+
+READERS = ("auto", "compiled", "python-chess")
+
+
+def compiled_reader_available() -> bool:
+    """Whether the compiled reader (an optional binary wheel) imports on this machine."""
+    try:
+        import cqlindex.ingest.compiled  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def decode(data: bytes) -> str:
@@ -47,14 +63,59 @@ def prepare(text: str) -> tuple[str, list[int]]:
     return "\n".join(kept) + "\n", origin
 
 
-def parse_batch(batch: list[tuple[int, RawGame]]) -> tuple[pa.Table, pa.Table, pa.Table]:
-    """Replay ``(gamenumber, raw game)`` pairs into (games, positions, errors) tables."""
+def _replay_into(rows: RowBatch, gamenumber: int, raw: RawGame, text: str, origin: list[int]) -> None:
+    game = replay(text)
+    if game.errors:
+        game.errors = [(origin[min(line, len(origin)) - 1] if origin else 1, message)
+                       for line, message in game.errors]
+    rows.add(gamenumber, raw, game)
+
+
+def parse_batch(batch: list[tuple[int, RawGame]], reader: str = "python-chess") -> tuple[pa.Table, pa.Table, pa.Table]:
+    """Read ``(gamenumber, raw game)`` pairs into (games, positions, errors) tables.
+
+    ``reader`` is ``python-chess`` (replay every game) or ``compiled`` (main-line games by the
+    compiled reader, the rest replayed).
+    """
     rows = RowBatch()
+    routed = []
     for gamenumber, raw in batch:
         text, origin = prepare(decode(raw.data))
-        game = replay(text)
-        if game.errors:
-            game.errors = [(origin[min(line, len(origin)) - 1] if origin else 1, message)
-                           for line, message in game.errors]
-        rows.add(gamenumber, raw, game)
-    return rows.to_arrow()
+        game = route(text) if reader == "compiled" else None
+        if game is None:
+            _replay_into(rows, gamenumber, raw, text, origin)
+        else:
+            routed.append((gamenumber, raw, game, text, origin))
+    if not routed:
+        return rows.to_arrow()
+    from cqlindex.ingest import compiled
+
+    table, counts, rejected = compiled.read([(number, game) for number, _, game, _, _ in routed])
+    rejected_set = set(rejected)
+    for i, (gamenumber, raw, game, text, origin) in enumerate(routed):
+        if i in rejected_set:
+            _replay_into(rows, gamenumber, raw, text, origin)
+        else:
+            count = counts[gamenumber]
+            rows.add_game(gamenumber, raw, game.headers, game.start_fen, game.chess960, count, count, 0)
+    return _merge(rows, table)
+
+
+def _merge(rows: RowBatch, compiled_positions: pa.Table | None) -> tuple[pa.Table, pa.Table, pa.Table]:
+    """One batch in game order from the replayed games and the compiled reader's positions."""
+    rows.games.sort(key=lambda g: g[0])
+    games, positions, errors = rows.to_arrow()
+    if compiled_positions is None:
+        pass  # every routed game was rejected and replayed after the others: sort below
+    elif positions.num_rows:
+        # A column all None in the replayed part has Arrow's null type: take the compiled type.
+        schema = pa.schema([f.with_type(compiled_positions.schema.field(f.name).type) if pa.types.is_null(f.type)
+                            else f for f in positions.schema])
+        positions = pa.concat_tables([positions.cast(schema),
+                                      compiled_positions.select(positions.column_names).cast(schema)])
+    else:
+        return games, compiled_positions, errors
+    positions = positions.sort_by([("gamenumber", "ascending"), ("positionid", "ascending")])
+    if errors.num_rows:
+        errors = errors.take(pc.sort_indices(errors, [("gamenumber", "ascending")]))
+    return games, positions, errors

@@ -3,13 +3,16 @@
 ``cqlindex query --format`` and ``-o FILE`` land here. The game numbers (``summary``) and a
 ``count`` need nothing but the result; ``pgn`` re-reads the games (:mod:`cqlindex.output.pgn`);
 the table, the HTML page and the per-position records (``json``, ``ndjson``, ``csv``) come from
-:func:`cqlindex.output.records.match_records`. Every shape keeps the result's game order.
+:func:`cqlindex.output.records.match_table`, one Arrow table that DuckDB (JSON) and pyarrow (CSV)
+serialise as it is. Every shape keeps the result's game order.
+
+A file whose suffix names no format gets PGN, as CQL's ``-o`` always writes PGN: a CQL user
+who types ``-o found.txt`` expects the games, not a list of numbers.
 """
 
 from __future__ import annotations
 
-import csv
-import json
+import io
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -36,9 +39,10 @@ SUFFIXES = {".pgn": Format.pgn, ".html": Format.html, ".htm": Format.html, ".jso
 
 
 def default_format(output: Path | None, terminal: bool) -> Format:
-    """Without --format: what the output file's suffix names, else a table for a person, game numbers for a pipe."""
+    """Without --format: what the output file's suffix names (PGN for any other file, as CQL writes),
+    else a table for a person, game numbers for a pipe."""
     if output is not None:
-        return SUFFIXES.get(output.suffix.lower(), Format.summary)
+        return SUFFIXES.get(output.suffix.lower(), Format.pgn)
     return Format.table if terminal else Format.summary
 
 
@@ -48,8 +52,11 @@ class Options:
 
     matchstring: str = "CQL"  # pgn: the comment at each matching position
     silent: bool = False      # pgn: add nothing to the games
+    header: bool = True       # pgn: the "Game number N" comment (CQL's -noheader leaves it out)
     boards: int | None = 12   # html: boards per game
     summary: str | None = None  # html: the run's closing line, under the query
+    database: str | None = None  # html: the index the result came from
+    limit: int | None = None  # html: the --limit that cut the games shown
     width: int | None = None  # table: None fits the terminal
 
 
@@ -61,7 +68,7 @@ def write(con, result, fmt: Format, out: TextIO, options: Options = Options()) -
         from cqlindex.output.pgn import write_pgn
 
         return write_pgn(con, result, out, matchstring=options.matchstring, variations=result.variations,
-                         silent=options.silent).rebuilt
+                         silent=options.silent, with_header=options.header).rebuilt
     if fmt is Format.summary:
         if matches:
             print(" ".join(str(g) for g in matches), file=out)
@@ -69,27 +76,51 @@ def write(con, result, fmt: Format, out: TextIO, options: Options = Options()) -
     if fmt is Format.count:
         print(f"{len(matches)} games {result.positions} positions", file=out)
         return []
-    from cqlindex.output.records import FIELDS, game_rows, match_records  # pyarrow: only when needed
+    from cqlindex.output.records import game_rows, match_table  # pyarrow: only when needed
 
-    records = match_records(con, matches)
+    table = match_table(con, matches)
     if fmt is Format.html:
         from cqlindex.output.html import write_html
 
-        write_html(records, out, query=result.query.text, summary=options.summary, boards_per_game=options.boards)
-    elif fmt is Format.ndjson:
-        for record in records:
-            print(json.dumps(record, ensure_ascii=False), file=out)
-    elif fmt is Format.json:
-        json.dump(records, out, ensure_ascii=False, indent=1)
-        print(file=out)
+        write_html(table.to_pylist(), out, query=result.query.text, summary=options.summary,
+                   boards_per_game=options.boards, database=options.database, sources=_sources(con, matches),
+                   limit=options.limit)
+    elif fmt in (Format.ndjson, Format.json):
+        lines = _json_lines(con, table)
+        if fmt is Format.ndjson:
+            out.writelines(line + "\n" for line in lines)
+        else:
+            out.write("[\n" + ",\n".join(lines) + "\n]\n")
     elif fmt is Format.csv:
-        writer = csv.DictWriter(out, fieldnames=FIELDS, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(records)
+        import pyarrow.csv
+
+        buffer = io.BytesIO()
+        pyarrow.csv.write_csv(table, buffer)
+        out.write(buffer.getvalue().decode("utf-8"))
     else:
-        table = Table("game", "white", "black", "result", "year", "first match", "positions")
-        for game in game_rows(records):
-            table.add_row(str(game["gamenumber"]), game["white"] or "", game["black"] or "", game["result"] or "",
-                          game["year"] or "", game["first_match"], str(game["positions"]))
-        Console(file=out, highlight=False, width=options.width).print(table)
+        rich_table = Table("game", "white", "black", "result", "year", "first match", "positions")
+        for game in game_rows(table.to_pylist()):
+            counted = str(game["positions"]) + (f" ({game['in_variations']} in variations)"
+                                                if game["in_variations"] else "")
+            rich_table.add_row(str(game["gamenumber"]), game["white"] or "", game["black"] or "", game["result"] or "",
+                               "" if game["year"] is None else str(game["year"]), game["first_match"], counted)
+        Console(file=out, highlight=False, width=options.width).print(rich_table)
     return []
+
+
+def _json_lines(con, table) -> list[str]:
+    """Each record as one JSON object, written by DuckDB's ``to_json`` (in the table's order)."""
+    con.register("_records", table)
+    try:
+        return [row[0] for row in con.execute("SELECT to_json(r)::VARCHAR FROM _records r").fetchall()]
+    finally:
+        con.unregister("_records")
+
+
+def _sources(con, matches: dict[int, list[int]]) -> list[str]:
+    """The PGN files the matching games came from, as the index names them."""
+    if not matches:
+        return []
+    return [row[0] for row in con.execute(
+        "SELECT DISTINCT source_file FROM games WHERE gamenumber IN (SELECT unnest(?::INTEGER[])) ORDER BY 1",
+        [list(matches)]).fetchall()]

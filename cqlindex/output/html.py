@@ -8,26 +8,35 @@ since the results mean nothing without it.
 
 The page is one HTML file that renders with no network and no scripts: the style is inline, and
 each board is an inline SVG drawn by ``chess.svg``, so it can be mailed, archived, or printed
-as it is. Every string that came from a game or from the query is escaped, because PGN tags are
-free text written by whoever made the file.
+as it is. It is filled in from a Jinja2 template (``templates/results.html``) with autoescape on,
+because PGN tags are free text written by whoever made the file: every string that came from a
+game or from the query is escaped unless the code marks it safe, and only the boards chess.svg
+drew are.
 
-A game with hundreds of matches would bury the others, so each game shows at most
-``boards_per_game`` boards and says how many it left out; the other output formats list them all.
+The page says where its games came from (the index and the PGN files) and when ``--limit`` cut
+the result. A match in a variation says so under its board, with its depth when nested. A run
+of consecutive matches (one position after another along a line: a king walk, a series of
+checks) shows its first board and says how many more follow, to which move. A game with
+hundreds of matches would still bury the others, so each game shows at most
+``boards_per_game`` boards and says how many positions it left out; the other output formats
+list them all.
 """
 
 from __future__ import annotations
 
-import html
 import itertools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from functools import cache
 from typing import TextIO
 from xml.dom import minidom
 
 import chess
 import chess.svg
+import jinja2
+from markupsafe import Markup
 
-from cqlindex.output.records import move_label
+from cqlindex.output.records import line_label, move_label
 
 #: Board size in pixels as drawn; the style lets the grid scale it.
 _BOARD_SIZE = 260
@@ -57,7 +66,11 @@ figcaption { font-size: .9rem; margin-top: .3rem; }
 figcaption .move { font-weight: 600; }
 figcaption .id { color: #57606a; }
 figcaption code { display: block; font-size: .75rem; color: #57606a; overflow-wrap: anywhere; }
-p.more, p.empty { color: #57606a; font-style: italic; }
+p.more, p.empty, p.limit { color: #57606a; font-style: italic; }
+p.source { margin: .5rem 0 0; color: #57606a; }
+figure.variation svg { outline: 3px dashed #9a6700; outline-offset: -3px; }
+figcaption .line { color: #9a6700; font-style: italic; }
+figcaption .run { color: #57606a; }
 @media print {
   body { margin: 0; max-width: none; }
   .boards { grid-template-columns: repeat(3, 1fr); }
@@ -107,83 +120,79 @@ class _SharedDrawings:
                 f'<defs>{"".join(self.definitions.values())}{glyphs}</defs></svg>\n')
 
 
-def _text(value: object) -> str:
-    return html.escape(str(value), quote=True)
+@cache
+def _template() -> jinja2.Template:
+    environment = jinja2.Environment(loader=jinja2.PackageLoader("cqlindex.output", "templates"), autoescape=True,
+                                     undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    return environment.get_template("results.html")
 
 
 def _known(value: str | None) -> bool:
     return value is not None and not _UNKNOWN.fullmatch(value)
 
 
-def _board_svg(record: dict, shared: _SharedDrawings) -> str:
+def _board_svg(record: dict, shared: _SharedDrawings) -> Markup:
     """The position as chess.svg draws it, last move and check marked, its common drawings shared."""
     board = chess.Board(record["fen"])
     lastmove = None
     if record["move_from"] and record["move_to"]:
         lastmove = chess.Move(chess.parse_square(record["move_from"]), chess.parse_square(record["move_to"]))
     check = board.king(board.turn) if board.is_check() else None
-    return shared.board(chess.svg.board(board, lastmove=lastmove, check=check, size=_BOARD_SIZE))
+    # chess.svg draws from the FEN and the squares alone: no text of the game reaches it.
+    return Markup(shared.board(chess.svg.board(board, lastmove=lastmove, check=check, size=_BOARD_SIZE)))
 
 
-def _figure(record: dict, shared: _SharedDrawings) -> str:
-    label = move_label(record) or "start position"
-    return (f'<figure class="board" data-gamenumber="{record["gamenumber"]}" '
-            f'data-positionid="{record["positionid"]}">\n'
-            f'{_board_svg(record, shared)}\n'
-            f'<figcaption><span class="move">{_text(label)}</span> '
-            f'<span class="id">position {record["positionid"]}</span> '
-            f'<code>{_text(record["fen"])}</code></figcaption>\n'
-            "</figure>\n")
+def _runs(game: list[dict]) -> list[list[dict]]:
+    """The game's matches cut into runs: each next position the child of the one before (ids and
+    plies both one further on; in positionid order a step to a variation goes back in ply)."""
+    runs: list[list[dict]] = []
+    for record in game:
+        last = runs[-1][-1] if runs else None
+        if (last is not None and record["positionid"] == last["positionid"] + 1
+                and record.get("ply", 0) == last.get("ply", 0) + 1):
+            runs[-1].append(record)
+        else:
+            runs.append([record])
+    return runs
 
 
-def _game_head(first: dict, matched: int) -> str:
-    players = f'{_text(first["white"] or "?")} – {_text(first["black"] or "?")}'
-    result = f' <span class="result">{_text(first["result"])}</span>' if first["result"] else ""
-    where = [_text(first[key]) for key in ("event", "site", "date") if _known(first[key])]
+def _board(run: list[dict], shared: _SharedDrawings) -> dict:
+    first = run[0]
+    return {"positionid": first["positionid"], "fen": first["fen"], "svg": _board_svg(first, shared),
+            "label": move_label(first) or "start position", "variation": line_label(first),
+            "more": len(run) - 1, "last": move_label(run[-1])}
+
+
+def _game(game: list[dict], shared: _SharedDrawings, boards_per_game: int | None) -> dict:
+    first = game[0]
+    runs = _runs(game)
+    shown = runs if boards_per_game is None else runs[:boards_per_game]
+    meta = [first[key] for key in ("event", "site", "date") if _known(first[key])]
     if _known(first["eco"]):
-        where.append(f'ECO {_text(first["eco"])}')
-    where.append(f'{matched} matching position{"" if matched == 1 else "s"}')
-    return (f'<div class="game-head"><h2><span class="number">Game {first["gamenumber"]}</span> '
-            f"{players}{result}</h2>\n"
-            f'<p class="meta">{" · ".join(where)}</p></div>\n')
+        meta.append(f'ECO {first["eco"]}')
+    meta.append(f'{len(game)} matching position{"" if len(game) == 1 else "s"}')
+    return {"number": first["gamenumber"], "white": first["white"] or "?", "black": first["black"] or "?",
+            "result": first["result"], "meta": meta, "boards": [_board(run, shared) for run in shown],
+            "hidden": len(game) - sum(len(run) for run in shown)}
 
 
-def _games(records: Iterable[dict]) -> Iterable[tuple[int, list[dict]]]:
-    return ((number, list(group)) for number, group in itertools.groupby(records, key=lambda r: r["gamenumber"]))
+def _games(records: Iterable[dict]) -> Iterable[list[dict]]:
+    return (list(group) for _, group in itertools.groupby(records, key=lambda r: r["gamenumber"]))
 
 
 def write_html(records: list[dict], out: TextIO, *, query: str, summary: str | None = None,
-               boards_per_game: int | None = 12) -> int:
+               boards_per_game: int | None = 12, database: str | None = None, sources: Sequence[str] = (),
+               limit: int | None = None) -> int:
     """Write one HTML page of the matching positions, grouped by game; returns how many boards it drew.
 
-    ``records`` are :func:`cqlindex.output.records.match_records`'s, in their order. At most
-    ``boards_per_game`` boards per game (``None``: all of them); the page says how many it left out.
+    ``records`` are :func:`cqlindex.output.records.match_records`'s, in their order. A run of
+    consecutive matches is one board; at most ``boards_per_game`` boards per game (``None``: all
+    of them), and the page says how many positions it left out. ``database`` and ``sources`` name
+    where the games came from; ``limit`` is the ``--limit`` that cut the result, if any.
     """
-    out.write("<!DOCTYPE html>\n"
-              '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-              '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-              f"<title>CQL: {_text(' '.join(query.split()))}</title>\n"
-              f"<style>{_STYLE}</style>\n</head>\n<body>\n"
-              "<header>\n<h1>Chess Query Language results</h1>\n"
-              f'<pre class="query"><code>{_text(query)}</code></pre>\n')
-    if summary:
-        out.write(f'<p class="summary">{_text(summary)}</p>\n')
-    out.write("</header>\n<main>\n")
-    boards = 0
     shared = _SharedDrawings()
-    for number, game in _games(records):
-        shown = game if boards_per_game is None else game[:boards_per_game]
-        out.write(f'<section class="game" id="game-{number}">\n{_game_head(game[0], len(game))}'
-                  '<div class="boards">\n')
-        for record in shown:
-            out.write(_figure(record, shared))
-            boards += 1
-        out.write("</div>\n")
-        if len(shown) < len(game):
-            hidden = len(game) - len(shown)
-            out.write(f'<p class="more">{hidden} more position{"" if hidden == 1 else "s"} not shown</p>\n')
-        out.write("</section>\n")
-    if not records:
-        out.write('<p class="empty">No games matched.</p>\n')
-    out.write(f"</main>\n{shared.svg()}</body>\n</html>\n")
-    return boards
+    games = [_game(game, shared, boards_per_game) for game in _games(records)]
+    out.write(_template().render(
+        title=" ".join(query.split()), style=Markup(_STYLE), query=query, summary=summary, database=database,
+        sources=list(sources), limit=limit, games=games, drawings=Markup(shared.svg())))
+    return sum(len(game["boards"]) for game in games)

@@ -76,14 +76,16 @@ class PgnSummary:
 
 
 def write_pgn(con, result, out: TextIO, *, matchstring: str = "CQL", variations: bool,
-              silent: bool = False) -> PgnSummary:
+              silent: bool = False, with_header: bool = True) -> PgnSummary:
     """Write the games of ``result.matches`` to ``out`` in the result's order, matches marked.
 
     ``con`` is a connection to the index the result came from; ``silent`` adds nothing to the
-    games. Games follow each other separated by a blank line.
+    games, ``with_header`` False leaves out the header comment only. Games follow each other
+    separated by a blank line.
     """
     summary = PgnSummary()
-    for item in annotated_games(con, result, matchstring=matchstring, variations=variations, silent=silent):
+    for item in annotated_games(con, result, matchstring=matchstring, variations=variations, silent=silent,
+                                with_header=with_header):
         # A StringExporter keeps what it wrote: one per game.
         out.write(item.game.accept(chess.pgn.StringExporter(headers=True, variations=True, comments=True)))
         out.write("\n\n")
@@ -94,8 +96,9 @@ def write_pgn(con, result, out: TextIO, *, matchstring: str = "CQL", variations:
 
 
 def annotated_games(con, result, *, matchstring: str = "CQL", variations: bool,
-                    silent: bool = False) -> Iterator[AnnotatedGame]:
-    """The matching games of ``result``, in its order, as python-chess games with the match comments added."""
+                    silent: bool = False, with_header: bool = True) -> Iterator[AnnotatedGame]:
+    """The matching games of ``result``, in its order, as python-chess games with the match comments added
+    (without the ``Game number`` header comment when not ``with_header``: CQL's -noheader)."""
     matches: dict[int, list[int]] = result.matches
     numbers = list(matches)
     if not numbers:
@@ -105,7 +108,7 @@ def annotated_games(con, result, *, matchstring: str = "CQL", variations: bool,
         "FROM (SELECT *, lead(byte_offset) OVER (PARTITION BY source_file ORDER BY gamenumber) AS next_offset "
         "      FROM games) WHERE gamenumber IN (SELECT unnest(?::INTEGER[]))", [numbers]).fetchall()}
     labels = [key.label for key in result.keys]
-    sources = _Sources()
+    sources = _Sources(_index_directory(con))
     try:
         for start in range(0, len(numbers), _BATCH):
             batch = numbers[start:start + _BATCH]
@@ -132,7 +135,8 @@ def annotated_games(con, result, *, matchstring: str = "CQL", variations: bool,
                 if not silent:
                     values = result.sort_values.get(number, ())
                     header = "; ".join([f"Game number {number}",
-                                        *(f"{label}: {'none' if v is None else v}" for label, v in zip(labels, values))])
+                                        *(f"{label}: {'none' if v is None else v}" for label, v in zip(labels, values))]
+                                       ) if with_header else ""
                     _mark(nodes, ids, header, matchstring, result.comments.get(number, {}))
                 ready[number] = AnnotatedGame(number, nodes[0].game(), rebuilt)
             for number in batch:
@@ -155,10 +159,22 @@ def _join(*parts: str | None) -> str:
     return " ".join(p for p in parts if p)
 
 
-class _Sources:
-    """Reads byte ranges of the source files, moving forward through each (games come in file order)."""
+def _index_directory(con) -> Path | None:
+    """The folder of the index file behind ``con`` (None in memory)."""
+    row = con.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()").fetchone()
+    return Path(row[0]).resolve().parent if row and row[0] else None
 
-    def __init__(self) -> None:
+
+class _Sources:
+    """Reads byte ranges of the source files, moving forward through each (games come in file order).
+
+    Indexes name their sources by absolute path. Older ones named them as the build was given
+    them, relative to where it ran: such a name is tried from here, then from the index's folder
+    (where the PGN usually sits beside its index).
+    """
+
+    def __init__(self, base: Path | None = None) -> None:
+        self.base = base
         self.path: str | None = None
         self.stream: BinaryIO | None = None
         self.position = 0
@@ -166,7 +182,7 @@ class _Sources:
     def read(self, path: str, offset: int, end: int | None) -> bytes:
         if path != self.path or self.stream is None or offset < self.position:
             self.close()
-            self.stream = open_binary(Path(path))  # InputError if it is gone
+            self.stream = open_binary(self._locate(path))  # InputError if it is gone
             self.path, self.position = path, 0
         stream = self.stream
         if stream.seekable():
@@ -180,6 +196,15 @@ class _Sources:
         data = stream.read(end - offset) if end is not None else stream.read()
         self.position = offset + len(data)
         return data
+
+    def _locate(self, path: str) -> Path:
+        name = Path(path)
+        if name.is_absolute() or name.exists() or self.base is None:
+            return name
+        for beside in (self.base / name, self.base / name.name):
+            if beside.exists():
+                return beside
+        return name
 
     def close(self) -> None:
         if self.stream is not None:

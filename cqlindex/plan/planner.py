@@ -16,8 +16,13 @@ from sqlglot.dialects.dialect import Dialect, Dialects
 
 from cqlindex.cql import ast
 from cqlindex.errors import InputError
+from cqlindex.filters import catalogue
+from cqlindex.filters.spec import NARROWED, PYTHON
 from cqlindex.plan import sql as S
-from cqlindex.plan.compile import Compiler, Row, needs_tree
+from cqlindex.plan.compile import Compiler
+from cqlindex.plan.terms import Row
+from cqlindex.query.analyse import reads_other_positions
+from cqlindex.query.rewrite import Expansions
 
 SQL_DECIDES = "decided in SQL"
 SQL_NARROWS = "narrowed in SQL, decided in Python"
@@ -46,13 +51,17 @@ class Plan:
 
 
 def plan(query: ast.Query, variations: bool, *, chess960: bool = True, attack_maps: bool = True,
-         gamenumbers: tuple[int, int] | None = None) -> Plan:
+         gamenumbers: tuple[int, int] | None = None, expansions: Expansions | None = None) -> Plan:
     """Plan ``query`` in one mode.
 
-    ``chess960``: the index has Chess960 games; ``attack_maps``: its positions have the attack
-    map columns (indexes of schema 1 do not).
+    ``attack_maps``: the positions have the attack map columns (indexes of schema 1 did not);
+    ``expansions``: the query's transform members when it was prepared (:mod:`cqlindex.query`),
+    else rewritten here. ``chess960`` (whether the index holds Chess960 games) no longer changes
+    the plan: since schema 3 the castling rook's squares are stored columns, exact for both.
     """
-    compiler = Compiler(variations, chess960, attack_maps)
+    del chess960
+    compiler = Compiler(variations, attack_maps,
+                        expansions if expansions is not None else Expansions(query.body))
     row = Row("p", top=True)
     where: exp.Expression | None = None if variations else S.col("mainline", "p")
     exact = True
@@ -84,7 +93,7 @@ def plan(query: ast.Query, variations: bool, *, chess960: bool = True, attack_ma
     if where is not None:
         select = select.where(where)
     select = select.order_by(S.col("gamenumber", "p"), S.col("positionid", "p"))
-    return Plan(query, variations, select, exact and not compiler.python_needed, not needs_tree(query.body),
+    return Plan(query, variations, select, exact and not compiler.python_needed, not reads_other_positions(query.body),
                 tuple(verdicts), tuple(compiler.prefilters))
 
 
@@ -105,5 +114,17 @@ def explain(p: Plan, dialect: str = "duckdb") -> str:
         snippet = " ".join(text[node.span.start:node.span.end].split())
         if len(snippet) > 60:
             snippet = snippet[:57] + "..."
-        lines.append(f"  {node.span.line}:{node.span.col}  {snippet}  -- {verdict}")
+        lines.append(f"  {node.span.line}:{node.span.col}  {snippet}  -- {verdict}{_why(node, verdict)}")
     return "\n".join(lines)
+
+
+def _why(node: ast.Node, verdict: str) -> str:
+    """The filters inside ``node`` that the catalogue says SQL only narrows or leaves to Python."""
+    if verdict in (SQL_DECIDES, PYTHON_OUTPUT):
+        return ""
+    named: dict[str, str] = {}
+    for inner in ast.walk(node):
+        decl = catalogue.declaration_of(inner)
+        if decl is not None and decl.sql in (NARROWED, PYTHON):
+            named.setdefault(decl.name, "narrowed" if decl.sql == NARROWED else "Python")
+    return f" ({', '.join(f'{name}: {how}' for name, how in named.items())})" if named else ""

@@ -28,6 +28,9 @@ def connect(path: str | Path, *, read_only: bool = True) -> duckdb.DuckDBPyConne
         con = duckdb.connect(str(path), read_only=read_only)
     except duckdb.Error as error:
         raise DatabaseError(f"{path}: not a DuckDB database ({_first_line(error)})") from None
+    # Past two seconds DuckDB draws a progress bar on stdout, into the result files, pipes and
+    # notebooks of whoever called us; nothing that reads an index wants it.
+    con.execute("SET enable_progress_bar = false")
     present = {row[0] for row in con.execute(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'").fetchall()}
     missing = [t for t in _TABLES if t not in present]
@@ -43,10 +46,12 @@ def connect(path: str | Path, *, read_only: bool = True) -> duckdb.DuckDBPyConne
     return con
 
 
-def run_sql(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[list[str], list[tuple]]:
-    """Column names and rows of ``sql``; DuckDB's complaint becomes a DatabaseError."""
+def run_sql(con: duckdb.DuckDBPyConnection, sql: str,
+            params: list | dict | None = None) -> tuple[list[str], list[tuple]]:
+    """Column names and rows of ``sql`` with ``params`` bound (``?``/``$1`` from a list, ``$name``
+    from a dict); DuckDB's complaint becomes a DatabaseError."""
     try:
-        cursor = con.execute(sql)
+        cursor = con.execute(sql, params) if params else con.execute(sql)
     except duckdb.Error as error:
         raise DatabaseError(f"SQL error: {_first_line(error)}") from None
     if cursor.description is None:

@@ -32,7 +32,7 @@ REFUSED = {
     "lastgamenumber": "gamenumber == lastgamenumber", "local": "local x = 1", "loop": "loop check",
     "lowercase": 'lowercase "A" == "a"', "modelmate": "modelmate", "modelstalemate": "modelstalemate",
     "nolinearize": "path nolinearize -- --", "nonatomic": "path nonatomic -- --", "notransform": "flip notransform Ka1",
-    "nullmove": "nullmove", "originalcomment": 'originalcomment "x"', "pathcount": "path -- -- pathcount > 1",
+"originalcomment": 'originalcomment "x"', "pathcount": "path -- -- pathcount > 1",
     "pathcountunfocused": "pathcountunfocused", "pathlastposition": "pathlastposition", "pathstart": "pathstart",
     "persistent": "persistent x = 1", "pieceid": "pieceid K > 0", "piecename": 'piecename K == "K"',
     "piecepath": "path piecepath -- --", "puremate": "puremate", "purestalemate": "purestalemate",
@@ -62,6 +62,13 @@ def _parser_names() -> set[str]:
 
 def _catalogue_names(catalogue) -> tuple[set[str], set[str]]:
     """(supported, refused) names of the filter catalogue, whichever of the likely shapes it has."""
+    declarations = getattr(getattr(catalogue, "catalogue", None), "declarations", None)
+    if callable(declarations):  # cqlindex.filters.catalogue.declarations(): Decl(name, supported, ...)
+        supported, refused = set(), set()
+        for decl in declarations():
+            if decl.name[:1].isalpha():
+                (supported if decl.supported else refused).add(decl.name)
+        return supported, refused
     if callable(getattr(catalogue, "supported_names", None)):
         return set(catalogue.supported_names()), set(getattr(catalogue, "refused_names", lambda: ())())
     for attribute in ("CATALOGUE", "FILTERS", "DECLARATIONS", "ALL", "catalogue"):
@@ -85,6 +92,7 @@ def known_names() -> tuple[set[str], set[str]]:
     """(names that must have a row, names the REFUSED table may claim): from the catalogue when it exists."""
     try:
         catalogue = importlib.import_module("cqlindex.filters")
+        importlib.import_module("cqlindex.filters.catalogue")
     except ModuleNotFoundError as error:
         if error.name != "cqlindex.filters":
             raise
@@ -107,7 +115,10 @@ def table_words() -> dict[str, list[str]]:
 
 def test_every_supported_name_has_a_row() -> None:
     supported, _ = known_names()
-    missing = sorted(supported - set(table_words()))
+    words = table_words()
+    queries = {" ".join(query.split()) for rows in words.values() for query in rows}
+    missing = sorted(name for name in supported - set(words)
+                     if not (" " in name and any(name in query for query in queries)))
     assert not missing, f"filters without a row in any tests/filters family table: {missing}"
 
 

@@ -27,6 +27,7 @@ TABLE = [
     Row("move castle", EXACT),
     Row("move previous o-o-o", EXACT),
     Row("move null", EXACT),
+    Row("nullmove", EXACT),
     Row("move legal from K", NARROWED),
     Row("move legal to h8", NARROWED),
     Row("move pseudolegal from q", NARROWED),

@@ -25,6 +25,7 @@ TABLE = [
     Row("cql(sort matchcount) check", EXACT),
     Row('cql(quiet) mate comment ("x")', NARROWED),
     Row("cql(silent) mate", EXACT),
+    Row("cql(input games.pgn output found.pgn) mate", EXACT),
     Row('cql(matchstring "M") mate', EXACT),
     Row("cql(variations) mate", EXACT),
     Row("cql(mainline) check", EXACT),

@@ -245,40 +245,13 @@ WHERE
         END
       ) <> 0
       AND NOT (
-        CASE
-          WHEN q1.en_passant
-          THEN CASE WHEN q1.wtm THEN q1.move_to + 8 ELSE q1.move_to - 8 END
-          WHEN NOT (
-            q1.captured IS NULL
-          )
-          THEN q1.move_to
-          ELSE NULL
-        END IS NULL
+        q1.capture_square IS NULL
       )
       AND (
         p.bp & CASE
-          WHEN CASE
-            WHEN q1.en_passant
-            THEN CASE WHEN q1.wtm THEN q1.move_to + 8 ELSE q1.move_to - 8 END
-            WHEN NOT (
-              q1.captured IS NULL
-            )
-            THEN q1.move_to
-            ELSE NULL
-          END = 63
+          WHEN q1.capture_square = 63
           THEN CAST(-9223372036854775808 AS BIGINT)
-          ELSE CAST(POWER(
-            2,
-            CASE
-              WHEN q1.en_passant
-              THEN CASE WHEN q1.wtm THEN q1.move_to + 8 ELSE q1.move_to - 8 END
-              WHEN NOT (
-                q1.captured IS NULL
-              )
-              THEN q1.move_to
-              ELSE NULL
-            END
-          ) AS BIGINT)
+          ELSE CAST(POWER(2, q1.capture_square) AS BIGINT)
         END
       ) <> 0
   )
@@ -300,40 +273,13 @@ WHERE
       q1.gamenumber = p.gamenumber
       AND q1.positionid = p.parent
       AND NOT (
-        CASE
-          WHEN p.en_passant
-          THEN CASE WHEN p.wtm THEN p.move_to + 8 ELSE p.move_to - 8 END
-          WHEN NOT (
-            p.captured IS NULL
-          )
-          THEN p.move_to
-          ELSE NULL
-        END IS NULL
+        p.capture_square IS NULL
       )
       AND (
         q1.bq & CASE
-          WHEN CASE
-            WHEN p.en_passant
-            THEN CASE WHEN p.wtm THEN p.move_to + 8 ELSE p.move_to - 8 END
-            WHEN NOT (
-              p.captured IS NULL
-            )
-            THEN p.move_to
-            ELSE NULL
-          END = 63
+          WHEN p.capture_square = 63
           THEN CAST(-9223372036854775808 AS BIGINT)
-          ELSE CAST(POWER(
-            2,
-            CASE
-              WHEN p.en_passant
-              THEN CASE WHEN p.wtm THEN p.move_to + 8 ELSE p.move_to - 8 END
-              WHEN NOT (
-                p.captured IS NULL
-              )
-              THEN p.move_to
-              ELSE NULL
-            END
-          ) AS BIGINT)
+          ELSE CAST(POWER(2, p.capture_square) AS BIGINT)
         END
       ) <> 0
   )
@@ -406,23 +352,23 @@ WHERE
             q1.castle IS NULL
           )
           AND NOT (
-            CASE WHEN q1.castle = 1 THEN q1.move_from + 3 ELSE q1.move_from - 4 END IS NULL
+            q1.rook_from IS NULL
           )
           AND (
             4096 & CASE
-              WHEN CASE WHEN q1.castle = 1 THEN q1.move_from + 3 ELSE q1.move_from - 4 END = 63
+              WHEN q1.rook_from = 63
               THEN CAST(-9223372036854775808 AS BIGINT)
-              ELSE CAST(POWER(2, CASE WHEN q1.castle = 1 THEN q1.move_from + 3 ELSE q1.move_from - 4 END) AS BIGINT)
+              ELSE CAST(POWER(2, q1.rook_from) AS BIGINT)
             END
           ) <> 0
           AND NOT (
-            CASE WHEN q1.castle = 1 THEN q1.move_from + 1 ELSE q1.move_from - 1 END IS NULL
+            q1.rook_to IS NULL
           )
           AND (
             268435456 & CASE
-              WHEN CASE WHEN q1.castle = 1 THEN q1.move_from + 1 ELSE q1.move_from - 1 END = 63
+              WHEN q1.rook_to = 63
               THEN CAST(-9223372036854775808 AS BIGINT)
-              ELSE CAST(POWER(2, CASE WHEN q1.castle = 1 THEN q1.move_from + 1 ELSE q1.move_from - 1 END) AS BIGINT)
+              ELSE CAST(POWER(2, q1.rook_to) AS BIGINT)
             END
           ) <> 0
         )
@@ -459,51 +405,16 @@ WHERE
         END
       ) <> 0
       AND NOT (
-        CASE
-          WHEN q1.en_passant
-          THEN CASE WHEN q1.wtm THEN q1.move_to + 8 ELSE q1.move_to - 8 END
-          WHEN NOT (
-            q1.captured IS NULL
-          )
-          THEN q1.move_to
-          ELSE NULL
-        END IS NULL
+        q1.capture_square IS NULL
       )
       AND NOT (
-        CASE
-          WHEN q1.en_passant
-          THEN CASE WHEN q1.wtm THEN q1.move_to + 8 ELSE q1.move_to - 8 END
-          WHEN NOT (
-            q1.captured IS NULL
-          )
-          THEN q1.move_to
-          ELSE NULL
-        END IS NULL
+        q1.capture_square IS NULL
       )
       AND (
         36028797018963968 & CASE
-          WHEN CASE
-            WHEN q1.en_passant
-            THEN CASE WHEN q1.wtm THEN q1.move_to + 8 ELSE q1.move_to - 8 END
-            WHEN NOT (
-              q1.captured IS NULL
-            )
-            THEN q1.move_to
-            ELSE NULL
-          END = 63
+          WHEN q1.capture_square = 63
           THEN CAST(-9223372036854775808 AS BIGINT)
-          ELSE CAST(POWER(
-            2,
-            CASE
-              WHEN q1.en_passant
-              THEN CASE WHEN q1.wtm THEN q1.move_to + 8 ELSE q1.move_to - 8 END
-              WHEN NOT (
-                q1.captured IS NULL
-              )
-              THEN q1.move_to
-              ELSE NULL
-            END
-          ) AS BIGINT)
+          ELSE CAST(POWER(2, q1.capture_square) AS BIGINT)
         END
       ) <> 0
   )
@@ -832,23 +743,23 @@ WHERE
             q1.castle IS NULL
           )
           AND NOT (
-            CASE WHEN q1.castle = 1 THEN q1.move_from + 3 ELSE q1.move_from - 4 END IS NULL
+            q1.rook_from IS NULL
           )
           AND (
             p.wk & CASE
-              WHEN CASE WHEN q1.castle = 1 THEN q1.move_from + 3 ELSE q1.move_from - 4 END = 63
+              WHEN q1.rook_from = 63
               THEN CAST(-9223372036854775808 AS BIGINT)
-              ELSE CAST(POWER(2, CASE WHEN q1.castle = 1 THEN q1.move_from + 3 ELSE q1.move_from - 4 END) AS BIGINT)
+              ELSE CAST(POWER(2, q1.rook_from) AS BIGINT)
             END
           ) <> 0
           AND NOT (
-            CASE WHEN q1.castle = 1 THEN q1.move_from + 1 ELSE q1.move_from - 1 END IS NULL
+            q1.rook_to IS NULL
           )
           AND (
             64 & CASE
-              WHEN CASE WHEN q1.castle = 1 THEN q1.move_from + 1 ELSE q1.move_from - 1 END = 63
+              WHEN q1.rook_to = 63
               THEN CAST(-9223372036854775808 AS BIGINT)
-              ELSE CAST(POWER(2, CASE WHEN q1.castle = 1 THEN q1.move_from + 1 ELSE q1.move_from - 1 END) AS BIGINT)
+              ELSE CAST(POWER(2, q1.rook_to) AS BIGINT)
             END
           ) <> 0
         )
@@ -868,7 +779,7 @@ ORDER BY
   p.gamenumber,
   p.positionid;
 
--- K--g1 move o-o  [main line, candidates, chess960]
+-- K--g1 move o-o  [main line, exact, chess960]
 SELECT
   p.gamenumber,
   p.positionid
@@ -907,8 +818,30 @@ WHERE
             END
           ) <> 0
         )
-        OR NOT (
-          q1.castle IS NULL
+        OR (
+          NOT (
+            q1.castle IS NULL
+          )
+          AND NOT (
+            q1.rook_from IS NULL
+          )
+          AND (
+            p.wk & CASE
+              WHEN q1.rook_from = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.rook_from) AS BIGINT)
+            END
+          ) <> 0
+          AND NOT (
+            q1.rook_to IS NULL
+          )
+          AND (
+            64 & CASE
+              WHEN q1.rook_to = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.rook_to) AS BIGINT)
+            END
+          ) <> 0
         )
       )
   )
@@ -926,7 +859,7 @@ ORDER BY
   p.gamenumber,
   p.positionid;
 
--- R--  [main line, candidates, chess960]
+-- R--  [main line, exact, chess960]
 SELECT
   p.gamenumber,
   p.positionid
@@ -955,8 +888,20 @@ WHERE
             END
           ) <> 0
         )
-        OR NOT (
-          q1.castle IS NULL
+        OR (
+          NOT (
+            q1.castle IS NULL
+          )
+          AND NOT (
+            q1.rook_from IS NULL
+          )
+          AND (
+            p.wr & CASE
+              WHEN q1.rook_from = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.rook_from) AS BIGINT)
+            END
+          ) <> 0
         )
       )
   )

@@ -1,0 +1,188 @@
+"""The part of the parser that every grammar function shares: tokens, scope, errors.
+
+Kept apart from the precedence levels (:mod:`cqlindex.cql.parser`) so that grammar written
+elsewhere can name its argument's type without importing the module that dispatches to it.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+
+from cqlindex.cql import ast
+from cqlindex.cql.kinds import NUMBER
+from cqlindex.cql.lexer import tokenize
+from cqlindex.cql.tokens import Kind, Span, Token
+from cqlindex.errors import CqlSyntaxError, CqlUnsupportedError
+
+ANY_PIECE = frozenset("KQRBNPkqrbnp")
+ASSIGN_OPS = ("=", "+=", "-=", "*=", "/=", "%=", "=?")
+_RESULT_RE = re.compile(r"(1-0|0-1|1/2-1/2|\*)")
+
+
+class Reader(ABC):
+    """The token cursor, the variables in scope and the error helpers of one query's parse.
+
+    Each family's grammar (``cqlindex/filters/<family>/grammar.py``) is a class of ``parse_*``
+    methods named by the catalogue's declarations, mixed into the parser; it and
+    :mod:`cqlindex.filters.sequences.path_grammar` work on a ``Reader`` and call back into the
+    precedence levels (and the other families' grammar) declared abstract below, which
+    :class:`cqlindex.cql.parser.Parser` has. So they need not import the parser, which imports them.
+    """
+
+    def __init__(self, text: str, source: str = "<query>") -> None:
+        self.text = text
+        self.source = source
+        self.tokens = tokenize(text, source)
+        self.i = 0
+        self.variables: dict[str, str] = {}
+        self.in_line = 0
+        self.line_backward = False
+        # Piece variables (``piece x = S``): a plain '=' may not rebind them.
+        self.piece_variables: set[str] = set()
+        self.lasting_variables: dict[str, str] = {}  # persistent and atomic variables
+        # CQL functions are macros: a call parses the body's tokens with the parameters standing
+        # for the arguments, so the body's type errors show at the call, as in the reference.
+        self.functions: dict[str, tuple[tuple[str, ...], list[Token]]] = {}
+        self.bindings: list[dict[str, ast.Node]] = []
+        # Valid CQL that cqlindex does not run: reported only once the whole query has parsed, so
+        # a syntax error anywhere still wins (as it does in the reference engine).
+        self.deferred: list[CqlUnsupportedError] = []
+        self.colon_barred = 0  # inside 'position N', whose ':' is the position's
+        self.in_dash_target = 0  # inside '--(...)', where o-o, o-o-o, castle and enpassant are filters
+
+    # -- token helpers -------------------------------------------------------------------------
+    def peek(self, k: int = 0) -> Token:
+        return self.tokens[min(self.i + k, len(self.tokens) - 1)]
+
+    def next(self) -> Token:
+        token = self.peek()
+        self.i = min(self.i + 1, len(self.tokens) - 1)
+        return token
+
+    def at_op(self, *texts: str) -> bool:
+        return self.peek().is_op(*texts)
+
+    def at_word(self, *texts: str) -> bool:
+        return self.peek().is_word(*texts)
+
+    def expect_op(self, text: str, context: str) -> Token:
+        if not self.at_op(text):
+            raise self.error(f"expected '{text}' {context}", self.peek())
+        return self.next()
+
+    def error(self, message: str, token: Token | Span) -> CqlSyntaxError:
+        span = token.span if isinstance(token, Token) else token
+        return CqlSyntaxError(message, self.text, span, self.source)
+
+    def unsupported(self, what: str, token: Token | Span) -> CqlUnsupportedError:
+        span = token.span if isinstance(token, Token) else token
+        return CqlUnsupportedError(f"{what} is valid CQL that cqlindex does not evaluate yet", self.text, span,
+                                   self.source)
+
+    def defer_unsupported(self, what: str, token: Token | Span) -> None:
+        """Note valid CQL that cqlindex does not run; :meth:`parse_query` raises it after parsing."""
+        self.deferred.append(self.unsupported(what, token))
+
+    def describe(self, token: Token) -> str:
+        return "the end of the query" if token.kind is Kind.EOF else f"'{token.text}'"
+
+    def read_arguments(self, name: str, commas: bool = False) -> tuple[list[ast.Node], Token]:
+        """The filters after ``name(`` up to ``)`` (read too, and returned); ``commas``: skip ',' between them."""
+        args: list[ast.Node] = []
+        while not self.at_op(")"):
+            if self.peek().kind is Kind.EOF:
+                raise self.error(f"missing ')' after the arguments of '{name}'", self.peek())
+            args.append(self.parse_filter())
+            if commas and self.at_op(","):
+                self.next()
+        return args, self.next()
+
+    def number(self, context: str) -> int:
+        negative = self.at_op("-") and self.peek(1).kind is Kind.NUMBER
+        if negative:
+            self.next()
+        token = self.next()
+        if token.kind is not Kind.NUMBER:
+            raise self.error(f"expected a number {context}", token)
+        return -int(token.text) if negative else int(token.text)
+
+    def at_number(self) -> bool:
+        return self.peek().kind is Kind.NUMBER or (self.at_op("-") and self.peek(1).kind is Kind.NUMBER)
+
+    def raw_word(self) -> str:
+        """A file name in the header: the raw text up to white space or ')'."""
+        start = self.peek().span.start
+        end = start
+        while end < len(self.text) and not self.text[end].isspace() and self.text[end] != ")":
+            end += 1
+        while self.peek().kind is not Kind.EOF and self.peek().span.start < end:
+            self.next()
+        return self.text[start:end]
+
+    def result_text(self) -> str:
+        token = self.peek()
+        if token.kind is Kind.STRING:
+            self.next()
+            return token.text
+        match = _RESULT_RE.match(self.text, token.span.start)
+        if not match:
+            raise self.error("expected a result: 1-0, 0-1, 1/2-1/2 or *", token)
+        while self.peek().kind is not Kind.EOF and self.peek().span.start < match.end():
+            self.next()
+        return match.group(0)
+
+    def at_range_bound(self) -> bool:
+        """At a number, or a numeric variable that is not being assigned ('find all Sum += 1')."""
+        return self.at_number() or (self.peek().kind is Kind.WORD and self.variables.get(self.peek().text) == NUMBER
+                                    and not self.peek(1).is_op(*ASSIGN_OPS))
+
+    def range_bound(self) -> int | ast.Node:
+        """A number of a range, or a numeric variable ('v=2 find v check')."""
+        if self.peek().kind is Kind.WORD:
+            token = self.next()
+            return ast.Variable(token.span, token.text)
+        return self.number("")
+
+    # -- precedence levels, defined by the parser; grammar of other families -----------------
+    @abstractmethod
+    def parse_filter(self) -> ast.Node: ...
+
+    @abstractmethod
+    def parse_union(self, allow_dash: bool = True) -> ast.Node: ...
+
+    @abstractmethod
+    def parse_primary(self) -> ast.Node: ...
+
+    @abstractmethod
+    def parse_repetition(self, node: ast.Node) -> ast.Node: ...
+
+    @abstractmethod
+    def parse_promotion(self, dash: Token, value: ast.Node) -> tuple[frozenset[str] | None, Span]: ...
+
+    @abstractmethod
+    def parse_or(self) -> ast.Node: ...
+
+    @abstractmethod
+    def parse_not(self) -> ast.Node: ...
+
+    @abstractmethod
+    def parse_compare(self) -> ast.Node: ...
+
+    @abstractmethod
+    def parse_additive(self) -> ast.Node: ...
+
+    @abstractmethod
+    def parse_items(self) -> list[ast.Node]: ...
+
+    @abstractmethod
+    def at_repetition(self) -> bool: ...
+
+    @abstractmethod
+    def parse_dash(self, left: ast.Node | None) -> ast.Node: ...
+
+    @abstractmethod
+    def parse_output(self, token: Token) -> ast.Node: ...
+
+    @abstractmethod
+    def parse_iterate(self, token: Token | ast.Keyword, written_name: bool = False) -> ast.Node: ...

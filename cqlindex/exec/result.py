@@ -1,0 +1,72 @@
+"""A run's result: the matching positions of each matching game, in output order, with what
+the output needs beside them (sort values, comments, messages) and what the run looked at.
+
+Query-level CQL semantics live here, the same for both engines: a game matches when its
+number of matching positions lies in the ``matchcount`` range (default: at least one), and
+games come in gamenumber order, or by their sort values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from cqlindex.cql.ast import Node, Query
+from cqlindex.query.analyse import SortKey
+
+
+class Evaluated(Protocol):
+    """What an evaluator leaves after a game: its sort values and comments (see Evaluator)."""
+
+    sort_values: dict[Node, int]
+    comments: dict[int, list[str]]
+
+
+@dataclass(slots=True)
+class QueryResult:
+    """Matching positions per matching game, in output order, and what the run looked at."""
+
+    query: Query
+    variations: bool
+    #: The query's sort keys (from its analysis).
+    keys: tuple[SortKey, ...] = ()
+    matches: dict[int, list[int]] = field(default_factory=dict)
+    games_examined: int = 0
+    seconds: float = 0.0
+    candidates: int | None = None  # positions the SQL planner handed to the evaluator (None: not planned)
+    #: Per matching game, the best value of each sort key, None where it had none.
+    sort_values: dict[int, tuple[int | None, ...]] = field(default_factory=dict)
+    #: Per matching game, the text of the query's comment filters by positionid (CQL's smart comments).
+    comments: dict[int, dict[int, list[str]]] = field(default_factory=dict)
+    #: What the query's message filters said, in order.
+    messages: list[str] = field(default_factory=list)
+
+    @property
+    def positions(self) -> int:
+        return sum(len(ids) for ids in self.matches.values())
+
+    def keep(self, gamenumber: int, ids: list[int], evaluator: Evaluated | None = None) -> None:
+        """Record a game's matches if their number lies in the matchcount range, with its sort values."""
+        low, high = self.query.header.matchcount or (1, None)
+        if not ids or len(ids) < low or (high is not None and len(ids) > high):
+            return
+        self.matches[gamenumber] = ids
+        if evaluator is not None and evaluator.comments:
+            self.comments[gamenumber] = evaluator.comments
+        if self.keys:
+            found = evaluator.sort_values if evaluator is not None else {}
+            self.sort_values[gamenumber] = tuple(
+                len(ids) if key.node is None else found.get(key.node) for key in self.keys)
+
+    def order(self) -> None:
+        """Put the matches in output order: by the sort keys (largest first, smallest with ``min``),
+        games without a value after those with one, ties by gamenumber; gamenumber order without sort keys."""
+        numbers = sorted(self.matches)
+        if self.keys:
+            def rank(game: int) -> tuple:
+                values = self.sort_values[game]
+                return (*((v is None, 0 if v is None else (v if key.minimum else -v))
+                          for key, v in zip(self.keys, values)), game)
+
+            numbers.sort(key=rank)
+        self.matches = {game: self.matches[game] for game in numbers}

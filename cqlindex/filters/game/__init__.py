@@ -1,0 +1,35 @@
+"""Game tags: the game's result, players, ratings, event, and the FEN of a position."""
+
+from cqlindex.cql import ast
+from cqlindex.filters.spec import EXACT, LOGICAL, NUMBER, STRING, Traits, declare
+
+d = declare("game")
+_G = ast.GameFilter
+_SWAPS = Traits(colour_swap="swapped")
+
+DECLS = (
+    d("result", _G, LOGICAL, "the game's result: 1-0, 0-1, 1/2-1/2 or *", grammar="parse_game_filter", sql=EXACT,
+      traits=_SWAPS, example="result 1-0"),
+    d("player", _G, LOGICAL, "'player [white|black] \"name\"': a player's name contains the text",
+      grammar="parse_game_filter", sql=EXACT, traits=_SWAPS, example="player \"Carlsen\""),
+    d("elo", _G, NUMBER, "'elo white|black': a player's rating", grammar="parse_game_filter", sql=EXACT,
+      traits=_SWAPS, example="elo white > 2700"),
+    d("year", _G, NUMBER, "the year of the game's date", grammar="parse_game_filter", sql=EXACT,
+      example="year > 1990"),
+    *(d(tag, _G, LOGICAL, f"the game's {tag} contains the text", grammar="parse_game_filter", sql=EXACT,
+        example=f"{tag} \"19\"") for tag in ("event", "site", "date", "eco")),
+    d("fen", _G, LOGICAL, "'fen \"...\"': the board (and side to move) of a FEN", grammar="parse_fen", sql=EXACT,
+      example="fen \"8/8/8/8/8/8/8/K6k w\""),
+    d("white", None, LOGICAL, "'player white', 'elo white'", where="player, elo", traits=Traits(colour_swap="black"),
+      example="player white \"A\""),
+    d("black", None, LOGICAL, "'player black', 'elo black'", where="player, elo", traits=Traits(colour_swap="white"),
+      example="player black \"A\""),
+    *(d(tag, _G, STRING, f"the {tag} of the game", grammar="parse_game_filter", refused="CQL 6.1's tag filters",
+        example=tag) for tag in ("eventdate", "hascomment", "originalcomment")),
+    d("tag", ast.Call, STRING, "'tag \"Name\"': any PGN tag's text", grammar="parse_tier3", refused="PGN tag access",
+      example="tag \"ECO\""),
+    d("settag", ast.Call, LOGICAL, "set a PGN tag of the output", grammar="parse_tier3", refused="PGN tag access",
+      example="settag(\"A\" \"B\")"),
+    d("removetag", None, LOGICAL, "remove a PGN tag of the output", refused="PGN tag access", at_once=True,
+      example="removetag"),
+)

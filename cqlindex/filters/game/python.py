@@ -1,0 +1,51 @@
+"""Game-level filters: result, player, elo, year, event, site, date, eco."""
+
+from __future__ import annotations
+
+from cqlindex.cql import ast
+from cqlindex.evaluate.context import Evaluator, evaluates
+from cqlindex.evaluate.values import MATCH
+from cqlindex.store.trees import Position
+
+_TAGS = {"event": "Event", "site": "Site", "date": "Date", "eco": "ECO"}
+
+
+@evaluates(ast.GameFilter)
+def game_filter(ev: Evaluator, node: ast.GameFilter, pos: Position) -> object:
+    tree = ev.tree
+    name = node.name
+    strings = [a.value for a in node.args if isinstance(a, ast.String)]
+    side = next((a.name for a in node.args if isinstance(a, ast.Keyword)), None)
+    if name == "fen":
+        return MATCH if _same_board(strings[0], pos) else None
+    if name == "result":
+        return MATCH if (tree.result or "") == strings[0] else None
+    if name == "year":
+        return tree.year
+    if name == "elo":
+        if side is None:
+            raise ev.unsupported("'elo' without 'white' or 'black'", node)
+        return tree.white_elo if side == "white" else tree.black_elo
+    if name == "player":
+        names = [tree.white] if side == "white" else [tree.black] if side == "black" else [tree.white, tree.black]
+        return MATCH if any(strings[0] in (n or "") for n in names) else None
+    value = tree.headers.get(_TAGS[name], "")
+    return MATCH if strings[0] in value else None
+
+
+def _same_board(fen: str, pos: Position) -> bool:
+    """The FEN's placement (and side to move, if given) is exactly the current position's."""
+    import chess
+
+    fields = fen.split()
+    try:
+        board = chess.BaseBoard(fields[0])
+    except (ValueError, IndexError):
+        return False
+    if len(fields) > 1 and fields[1] in ("w", "b") and (fields[1] == "w") != pos.wtm:
+        return False
+    b, w = board.occupied_co
+    ours = (board.kings & w, board.queens & w, board.rooks & w, board.bishops & w, board.knights & w,
+            board.pawns & w, board.kings & b, board.queens & b, board.rooks & b, board.bishops & b,
+            board.knights & b, board.pawns & b)
+    return ours == pos.bitboards

@@ -1,0 +1,75 @@
+"""The SQL of game tags (the joined games row) and fen.
+
+Methods of :class:`cqlindex.plan.compile.Compiler`, mixed in.
+"""
+
+from __future__ import annotations
+
+import chess
+from sqlglot import exp
+
+from cqlindex.cql import ast
+from cqlindex.plan import sql as S
+from cqlindex.plan.terms import PIECE_COLUMNS, RESIDUAL, Cond, NumTerm, Row
+
+_TAGS = {"event": "Event", "site": "Site", "date": "Date", "eco": "ECO"}
+
+
+class GameSQL:
+    """The game family's SQL."""
+
+    __slots__ = ()
+
+    def _cond_gamefilter(self, node: ast.GameFilter, row: Row) -> Cond:
+        strings = [a.value for a in node.args if isinstance(a, ast.String)]
+        side = next((a.name for a in node.args if isinstance(a, ast.Keyword)), None)
+        if node.name == "fen":
+            return self._fen(strings[0], row)
+        if not row.top:
+            return RESIDUAL  # the game row is joined at the top only; the top condition prunes games
+        self.uses_games = True
+        if node.name == "result":
+            return Cond(exp.EQ(this=S.paren(_coalesce_text(S.col("result", "g"))), expression=S.text(strings[0])),
+                        True)
+        if node.name == "player":
+            names = ["white"] if side == "white" else ["black"] if side == "black" else ["white", "black"]
+            tests = [exp.func("contains", _coalesce_text(S.col(n, "g")), S.text(strings[0])) for n in names]
+            return Cond(tests[0] if len(tests) == 1 else S.either(*tests), True)
+        if node.name in _TAGS:
+            tag = exp.Bracket(this=S.col("tags", "g"), expressions=[S.text(_TAGS[node.name])])
+            return Cond(exp.func("contains", _coalesce_text(tag), S.text(strings[0])), True)
+        return self._num_cond(self.num(node, row))
+
+    def _fen(self, fen: str, row: Row) -> Cond:
+        fields = fen.split()
+        try:
+            board = chess.BaseBoard(fields[0])
+        except (ValueError, IndexError):
+            return Cond(S.false(), True)
+        b, w = board.occupied_co
+        boards = (board.kings & w, board.queens & w, board.rooks & w, board.bishops & w, board.knights & w,
+                  board.pawns & w, board.kings & b, board.queens & b, board.rooks & b, board.bishops & b,
+                  board.knights & b, board.pawns & b)
+        sql: exp.Expression | None = None
+        for column, value in zip(PIECE_COLUMNS, boards):
+            sql = S.both(sql, exp.EQ(this=S.col(column, row.alias), expression=S.mask(value)))
+        if len(fields) > 1 and fields[1] in ("w", "b"):
+            wtm = S.col("wtm", row.alias)
+            sql = S.both(sql, wtm if fields[1] == "w" else S.negate(wtm))
+        return Cond(sql, True)
+
+    def _num_gamefilter(self, node: ast.GameFilter, row: Row) -> NumTerm | None:
+        if not row.top or any(isinstance(a, ast.String) for a in node.args):
+            return None
+        side = next((a.name for a in node.args if isinstance(a, ast.Keyword)), None)
+        if node.name == "year":
+            self.uses_games = True
+            return NumTerm(S.col("year", "g"), nullable=True)
+        if node.name == "elo" and side in ("white", "black"):
+            self.uses_games = True
+            return NumTerm(S.col(f"{side}_elo", "g"), nullable=True)
+        return None
+
+
+def _coalesce_text(e: exp.Expression) -> exp.Expression:
+    return exp.func("coalesce", e, S.text(""))

@@ -1,0 +1,128 @@
+"""The SQL of moves and dashes: the child row a move leads to.
+
+Methods of :class:`cqlindex.plan.compile.Compiler`, mixed in.
+"""
+
+from __future__ import annotations
+
+import chess
+from sqlglot import exp
+
+from cqlindex.cql import ast
+from cqlindex.plan import sql as S
+from cqlindex.plan.terms import RESIDUAL, Cond, Row
+
+_PROMOTION_TYPES = {"Q": chess.QUEEN, "R": chess.ROOK, "B": chess.BISHOP, "N": chess.KNIGHT}
+
+
+class MovesSQL:
+    """The moves family's SQL."""
+
+    __slots__ = ()
+
+    def _cond_move(self, node: ast.Move, row: Row) -> Cond:
+        if node.mode == "legal" and not node.params:
+            return Cond(S.cmp(">", S.col("legal_moves", row.alias), S.num(0)), True)
+        if node.mode == "legal":
+            sql = S.cmp(">", S.col("legal_moves", row.alias), S.num(0))
+            if any(name == "enpassant" for name, _ in node.params):
+                # An en passant capture needs the double step just played (not a set-up FEN's square).
+                sql = S.both(sql, S.both(S.not_null(S.col("ep_square", row.alias)),
+                                         S.cmp(">", S.col("positionid", row.alias), S.num(0))))
+            return Cond(sql, False)
+        if node.mode == "pseudolegal":
+            return RESIDUAL
+        alias = self._other()
+        if node.mode == "previous":
+            # The move that led here is on this row; its parameter sets are read at the parent.
+            moved, before = row.alias, alias
+            link = exp.EQ(this=S.col("positionid", alias), expression=S.col("parent", row.alias))
+        else:
+            moved, before = alias, row.alias
+            link = self._child_link(alias, row)
+        sql: exp.Expression | None = None
+        exact = not (row.linear and node.mode == "played")
+        b = Row(before, top=False)
+        for name, value in node.params:
+            if name in ("previous", "legal", "pseudolegal"):
+                continue
+            term = self._move_param(name, value, moved, b)
+            if term is None:
+                exact = False
+                continue
+            sql = S.both(sql, term.sql)
+            exact = exact and term.exact
+        return Cond(self._exists(alias, link, sql, row), exact)
+
+    def _move_param(self, name: str, value: ast.Node | None, m: str, before: Row) -> Cond | None:
+        col = lambda c: S.col(c, m)
+        if name in ("from", "to", "capture", "enpassantsquare"):
+            term = self.set(value, before)
+            if term.sql is None:
+                return None
+            square = {"from": col("move_from"), "to": col("move_to"), "capture": _captured_square(m),
+                      "enpassantsquare": col("move_to")}[name]
+            sql = S.has(term.sql, square)
+            if name == "enpassantsquare":
+                sql = S.both(col("en_passant"), sql)
+            return Cond(sql, term.exact)
+        if name == "promote":
+            if not isinstance(value, ast.Pieces):
+                return None
+            types = sorted({_PROMOTION_TYPES[x.upper()] for x in value.pieces if x.upper() in _PROMOTION_TYPES})
+            if not types:
+                return Cond(S.false(), True)
+            return Cond(exp.In(this=col("promotion"), expressions=[S.num(t) for t in types]), True)
+        simple = {"enpassant": col("en_passant"), "null": col("null_move"),
+                  "o-o": exp.EQ(this=col("castle"), expression=S.num(1)),
+                  "o-o-o": exp.EQ(this=col("castle"), expression=S.num(2)),
+                  "castle": S.not_null(col("castle")),
+                  "primary": exp.EQ(this=col("child_index"), expression=S.num(0)),
+                  "secondary": exp.GT(this=col("child_index"), expression=S.num(0))}
+        if name in simple:
+            return Cond(S.definite(simple[name]), True)
+        return None
+
+    def _cond_dash(self, node: ast.Dash, row: Row) -> Cond:
+        alias = self._other()
+        before = Row(row.alias)
+        exact = not row.linear
+        left = self.set(node.left, before) if node.left is not None else None
+        right = self.set(node.right, before) if node.right is not None else None
+        for term in (left, right):
+            if term is not None and not term.exact:
+                exact = False
+        c = lambda name: S.col(name, alias)
+        target = _captured_square(alias) if node.capture else c("move_to")
+        normal: exp.Expression | None = None
+        if left is not None and left.sql is not None:
+            normal = S.both(normal, S.has(left.sql, c("move_from")))
+        if node.capture:
+            normal = S.both(normal, S.not_null(target))
+        if right is not None and right.sql is not None:
+            normal = S.both(normal, S.has(right.sql, target))
+        if node.promote is not None:
+            types = sorted({_PROMOTION_TYPES[x.upper()] for x in node.promote if x.upper() in _PROMOTION_TYPES})
+            normal = S.both(normal, exp.In(this=c("promotion"), expressions=[S.num(t) for t in types])
+                            if types else S.false())
+        sql = normal
+        if not node.capture and node.promote is None:
+            # Castling also moves the rook: its squares are stored columns (Chess960 exact).
+            rook = S.not_null(c("castle"))
+            if left is not None and left.sql is not None:
+                rook = S.both(rook, S.has(left.sql, c("rook_from")))
+            if right is not None and right.sql is not None:
+                rook = S.both(rook, S.has(right.sql, c("rook_to")))
+            sql = S.either(normal, rook) if normal is not None else None
+        sql = S.both(S.negate(c("null_move")), sql)
+        if node.target:
+            # '--(F ...)': the target holds at the child the move leads to, as a compound there.
+            after = self._all(node.target, Row(alias))
+            sql = S.both(sql, after.sql)
+            exact = exact and after.exact
+        return Cond(self._exists(alias, self._child_link(alias, row), sql, row), exact)
+
+
+def _captured_square(alias: str) -> exp.Expression:
+    """The square of the piece the move into row ``alias`` took (NULL if none), stored at build time."""
+    return S.col("capture_square", alias)

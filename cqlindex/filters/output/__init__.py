@@ -1,0 +1,25 @@
+"""Output: comments in the PGN written, messages, and sort values that order the games."""
+
+from cqlindex.cql import ast
+from cqlindex.filters.spec import EXACT, LOGICAL, NUMBER, STRING, Traits, declare
+
+d = declare("output")
+_SAYS = Traits(pure=False)
+
+DECLS = (
+    d("comment", ast.Output, LOGICAL, "write text at this position of the PGN output (always matches)",
+      grammar="parse_output", sql=EXACT, traits=_SAYS, example="check comment (\"check\")"),
+    d("///", ast.Output, LOGICAL, "'/// text': the rest of the line as a comment", sql=EXACT, traits=_SAYS,
+      example="/// a comment\ncheck"),
+    d("message", ast.Output, LOGICAL, "print text as the query runs (a debugging aid; always matches)",
+      grammar="parse_output", sql=EXACT, traits=_SAYS, example="message (\"here\")"),
+    d("quiet", None, LOGICAL, "'message quiet': the text alone", where="message", example="message quiet (\"x\")"),
+    d("sort", ast.Sort, "any", "'sort [\"doc\"] [min] F': order the games by F's best value", grammar="parse_sort",
+      sql=EXACT, traits=_SAYS, example="sort ply"),
+    d("min", None, NUMBER, "'sort min': smallest first", where="sort", example="sort min ply"),
+    d("max", None, NUMBER, "'sort max': largest first (the default)", where="sort", example="sort max ply"),
+    d("str", ast.Call, STRING, "the text of a filter's value", grammar="parse_unsupported_prefix",
+      refused="string functions", example="str K"),
+    d("removecomment", None, LOGICAL, "remove the game's comments", refused="comment editing", at_once=True,
+      example="removecomment"),
+)

@@ -1,0 +1,55 @@
+"""The grammar of sort, comment, message and ///."""
+
+from __future__ import annotations
+
+from cqlindex.cql import ast
+from cqlindex.cql.reader import Reader
+from cqlindex.cql.tokens import Kind, Span, Token
+
+
+class OutputGrammar(Reader):
+    """The output family's grammar."""
+
+    def parse_sort(self, token: Token) -> ast.Node:
+        doc = None
+        minimum = False
+        while True:
+            if self.peek().kind is Kind.STRING and doc is None:
+                doc = self.next().text
+            elif self.at_word("min", "max"):
+                minimum = self.next().text == "min"
+            else:
+                break
+        if self.at_word("matchcount"):
+            raise self.error("'sort matchcount' belongs in the cql(...) header", self.peek())
+        body = self.parse_filter()
+        if isinstance(body, ast.Number):
+            raise self.error("'sort' needs a filter, not a constant", body.span)
+        return ast.Sort(token.span.to(body.span), doc, minimum, body)
+
+    def parse_output(self, token: Token) -> ast.Node:
+        """``comment (args)``, ``comment "text"``, ``message [quiet] (args)``: they always match."""
+        quiet = False
+        if token.text == "message" and self.at_word("quiet"):
+            self.next()
+            quiet = True
+        if self.at_op("("):
+            self.next()
+            args, closing = self.read_arguments(token.text)
+            end = closing.span
+        else:
+            args = [self.parse_compare()]  # 'comment "q" == "w"' comments on the comparison
+            end = args[0].span
+        return ast.Output(token.span.to(end), token.text, quiet, tuple(args))
+
+    def parse_slash_comment(self, token: Token) -> ast.Node:
+        """``/// text``: the rest of the line is a comment for the output."""
+        end = self.text.find("\n", token.span.end)
+        end = len(self.text) if end < 0 else end
+        text = self.text[token.span.end:end].strip()
+        if not text:
+            raise self.error("'///' needs the text of the comment after it on the same line", token)
+        while self.peek().kind is not Kind.EOF and self.peek().span.start < end:
+            self.next()
+        span = Span(token.span.line, token.span.col, token.span.start, end)
+        return ast.Output(span, "comment", False, (ast.String(span, text),))

@@ -1,0 +1,168 @@
+"""Facts of the current position and navigation in the game tree: parent, child, ':', find.
+
+The tree is the one the engine visits: main line only unless ``variations``, so ``child``,
+``terminal`` and ``find`` see variation moves only when the reference engine would.
+"""
+
+from __future__ import annotations
+
+from cqlindex.cql import ast
+from cqlindex.cql.kinds import LOGICAL
+from cqlindex.evaluate.context import Evaluator, evaluates
+from cqlindex.evaluate.values import MATCH, Squares, count
+from cqlindex.filters import catalogue
+from cqlindex.filters.sets.python import pawn_structure
+from cqlindex.store.trees import Position
+
+#: The facts declared with their Python value (this family's, and the dash target's move kinds).
+_FACTS = {decl.name: decl for decl in catalogue.declarations() if decl.node is ast.Keyword and decl.python}
+_PAWNS = ("passedpawns", "isolatedpawns", "doubledpawns", "connectedpawns")
+
+
+@evaluates(ast.Keyword)
+def keyword(ev: Evaluator, node: ast.Keyword, pos: Position) -> object:
+    name = node.name
+    fact = _FACTS.get(name)
+    if fact is not None:
+        value = fact.python(ev, pos)
+        if fact.kind == LOGICAL:
+            return MATCH if value else None
+        return value
+    if name == "terminal":
+        return None if pos.children else MATCH
+    if name in _PAWNS:
+        return Squares(pawn_structure(name, pos))
+    positions = ev.tree.positions
+    if name == "parent":
+        return positions[pos.parent] if pos.parent is not None else None
+    if name == "child":
+        return positions[pos.children[0]] if pos.children else None
+    if name in ("to", "from"):
+        # CQL 6.2: the square the move that led here went to / came from (none at the start).
+        square = pos.move_to if name == "to" else pos.move_from
+        if square is None:
+            return Squares(0)
+        mask = 1 << square
+        if pos.castle is not None:
+            from cqlindex.filters.moves.python import castling_rook
+
+            rook_from, rook_to = castling_rook(pos, ev.tree.positions[pos.parent], ev.tree.chess960)
+            mask |= 1 << (rook_to if name == "to" else rook_from)
+        return Squares(mask)
+    if name == "currentposition":
+        return pos
+    if name == "initialposition":
+        return positions[0]
+    raise ev.unsupported(f"'{name}'", node)
+
+
+@evaluates(ast.Colon)
+def colon(ev: Evaluator, node: ast.Colon, pos: Position) -> object:
+    target = ev.eval(node.position, pos)
+    if not isinstance(target, Position):
+        return None
+    return ev.eval(node.body, target)
+
+
+@evaluates(ast.ChildN)
+def child_n(ev: Evaluator, node: ast.ChildN, pos: Position) -> object:
+    index = count(ev.eval(node.index, pos))
+    if index is None:
+        return None
+    positions = ev.tree.positions
+    if node.name == "child":
+        return positions[pos.children[index]] if 0 <= index < len(pos.children) else None
+    return positions[index] if 0 <= index < len(positions) else None
+
+
+def descendants(ev: Evaluator, pos: Position) -> list[Position]:
+    """``pos`` and everything below it in the visited tree, in pre-order."""
+    positions = ev.tree.positions
+    return positions[pos.id:pos.last_descendant + 1]
+
+
+def ancestors(ev: Evaluator, pos: Position) -> list[Position]:
+    """``pos`` and its ancestors, nearest first."""
+    positions = ev.tree.positions
+    out = [pos]
+    while out[-1].parent is not None:
+        out.append(positions[out[-1].parent])
+    return out
+
+
+_IMPURE = (ast.Variable, ast.Assign, ast.Iterate, ast.Sort, ast.Echo, ast.Output)
+
+
+def _pure(node: ast.Node) -> bool:
+    """Whether ``node``'s verdict at a position depends on that position alone and it has no
+    side effect (no variables, sort values or comments): then it can be remembered per position
+    for the rest of the game."""
+    return not any(isinstance(inner, _IMPURE) for inner in ast.walk(node))
+
+
+def _tester(ev: Evaluator, body: ast.Node):
+    """``ev.test(body, ·)``, remembered per position of the current game when ``body`` is pure.
+
+    Every position of a game runs ``find`` over the positions after it, so without this a game
+    of n positions tests the body up to n²/2 times; with it, at most n times.
+    """
+    key = id(body)
+    pure = ev.memo.get(("pure", key))
+    if pure is None:
+        pure = ev.memo[("pure", key)] = _pure(body)
+    possible = ev.prefilter.get(body)
+    if possible is not None:  # the planner's SQL says where the body can hold at all
+        allowed = possible.get(ev.tree.gamenumber, set())
+        if not pure:
+            return lambda candidate: candidate.id in allowed and ev.test(body, candidate)
+    elif not pure:
+        return lambda candidate: ev.test(body, candidate)
+    else:
+        allowed = None
+    seen = ev.memo.setdefault(key, {})
+
+    def test(candidate: Position) -> bool:
+        if allowed is not None and candidate.id not in allowed:
+            return False
+        verdict = seen.get(candidate.id)
+        if verdict is None:
+            verdict = seen[candidate.id] = ev.test(body, candidate)
+        return verdict
+
+    return test
+
+
+@evaluates(ast.Find)
+def find(ev: Evaluator, node: ast.Find, pos: Position) -> object:
+    candidates = ancestors(ev, pos) if node.backward else descendants(ev, pos)
+    test = _tester(ev, node.body)
+    if not node.all and node.low is None:
+        for candidate in candidates:
+            if test(candidate):
+                return candidate
+        return None
+    low, high = (count(ev.eval(b, pos)) if isinstance(b, ast.Node) else b for b in (node.low, node.high))
+    if node.low is not None and (low is None or high is None):
+        return None  # a variable bound without a value
+    hits = sum(1 for candidate in candidates if test(candidate))
+    if low is not None and not (low <= hits <= high):
+        return None
+    if node.all:
+        return hits if hits > 0 or node.low is not None else None
+    return hits if hits else None
+
+
+def tree_call(ev: Evaluator, node: ast.Call, pos: Position) -> object:
+    a, b = (ev.eval(arg, pos) for arg in node.args)
+    if not (isinstance(a, Position) and isinstance(b, Position)):
+        return None
+    if node.name == "ancestor":
+        return MATCH if a.id <= b.id <= a.last_descendant else None
+    if node.name == "descendant":
+        return MATCH if b.id <= a.id <= b.last_descendant else None
+    chain_a = ancestors(ev, a)
+    ids_b = {p.id: depth for depth, p in enumerate(ancestors(ev, b))}
+    for depth_a, p in enumerate(chain_a):
+        if p.id in ids_b:
+            return p if node.name == "lca" else depth_a + ids_b[p.id]
+    return None

@@ -1,0 +1,195 @@
+"""Parsing CQL 6.2's ``path`` (``⊢``) filter: its parameters and its constituents.
+
+Kept apart from the line grammar beside it (which only dispatches the keyword here) because
+a path's grammar is its own small language. What the reference parser accepts and rejects
+(acceptance/parse-cases.jsonl, group ``filter_path``) and the comments of the CQL 6.2
+example files fix these rules:
+
+* Parameters come first (``path k quiet`` is rejected), then at least one constituent
+  (``path`` and ``path primary`` are rejected).
+* A constituent is a *move* (a dash or take filter ``F--G`` / ``F[x]G``, which steps to the
+  child position reached by a matching move), a *group* ``( ... )`` of constituents, or an
+  ordinary filter, tested at the position the path has reached.
+* A repetition ``* + ? {m} {m,} {,n} {m,n} {*} {+}`` applies to the right-most preceding
+  move or group together with the filters written after it: ``-- check{5,}`` repeats
+  ``-- check`` (example consecutive-checks: "number of consecutive checks"), while in
+  ``{F} -- +`` only the ``--`` repeats (example forced-moves-both-sides says so). With no
+  move or group before it a repetition is an error (``path k +`` is rejected).
+* A move in a path cannot take a parenthesised target filter: ``path --(-- --)`` and
+  ``path -- ( -- -- )`` are rejected, while ``path k(-- --)`` is a filter and a group. A dash
+  with a target inside another constituent (``path -- {B --(R)} {10,}``) is an ordinary
+  filter tested where the path has got to, not a step of the path.
+* The promotion of a move may be named by a string or a function's parameter
+  (``path p--=T`` in babson1.cql), as outside a path.
+* A path is greedy: it takes constituents up to the ``)`` or ``}`` that closes what
+  encloses it, the end of the query, an operator that cannot start a constituent (a
+  comparison, ``and``, ``or`` ...), which then takes the path's value as its left side, or
+  an assignment (babson1.cql's ``if path ... primary NTypes+=1``: the ``if`` has a body).
+* Another ``path`` keyword ends it too: the new path is the next filter, not a constituent.
+  Example queenknightpromotion writes two paths one after the other in one ``{}``; the
+  reference engine matches game 45 of cql6-sample at position 2, where both hold (with the
+  pawn on c3), while the second path taken as a constituent, tested after the first one's
+  ``c1=Q`` at position 22, would have no secondary move to make there.
+
+The right side of a move is whatever set expression is written directly against the dash
+(``Q--diagonal 1 T``, ``--~S&_``, ``N--g5=Q``); a side separated by white space is the
+next constituent, as ``N--g5 check`` shows.
+"""
+
+from __future__ import annotations
+
+from cqlindex.cql import ast
+from cqlindex.cql.reader import Reader
+from cqlindex.cql.tokens import Kind, Token
+from cqlindex.filters import catalogue
+
+_DASHES = ("--", "[x]")
+_ASSIGNMENTS = ("=", "+=", "-=", "*=", "/=", "%=", "=?")
+#: Operators that cannot start a constituent, so they end the path and apply to its value.
+_BINARY_OPS = ("<", "<=", "==", ">=", ">", "!=", "[<]", "[>]", "[<=]", "[>=]", "/", "%", "|", "&", "->", "<-")
+
+
+def parse_path(parser: Reader, token: Token) -> ast.Node:
+    """``path [params] constituent ...``; ``token`` is the ``path`` keyword, already read."""
+    params: set[str] = set()
+    while parser.peek().kind is Kind.WORD and catalogue.lookup(parser.peek().text, "path"):
+        word = parser.next()
+        if catalogue.refusal(word.text, "path"):
+            raise parser.unsupported(f"the path parameter '{word.text}'", word)
+        params.add(word.text)
+    if {"primary", "secondary"} <= params:
+        raise parser.error("'primary' and 'secondary' exclude each other", token)
+    parser.in_line += 1  # '+' '*' before ')' '}' '--' or the end are repetitions, not arithmetic
+    try:
+        items = _constituents(parser)
+    finally:
+        parser.in_line -= 1
+    if not items:
+        raise parser.error("a path needs at least one constituent", parser.peek())
+    return ast.Path(token.span.to(items[-1].span), frozenset(params), tuple(items))
+
+
+def _at_end(parser: Reader) -> bool:
+    """At what closes the path: ')' or '}' of an enclosing filter, the end, or an operator
+    that takes the path as its left operand (``path -- + == 3``, ``path -- check or mate``), or
+    the next path."""
+    return parser.peek().kind is Kind.EOF or parser.at_op(")", "}", ":", *_BINARY_OPS) or parser.at_word(
+        "and", "or", "in", "attacks", "attackedby", "path") or _at_assignment(parser)
+
+
+def _at_assignment(parser: Reader) -> bool:
+    """At ``x = ...`` / ``x += ...``: an assignment is not a step of a path but what follows it
+    (babson1.cql: ``if path p--=T P--=T primary NTypes+=1`` gives the ``if`` its body)."""
+    return parser.peek().kind is Kind.WORD and parser.peek(1).is_op(*_ASSIGNMENTS)
+
+
+def _constituents(parser: Reader) -> list[ast.Node]:
+    """Constituents up to the closing ')' / '}' or the end, repetitions folded into their unit."""
+    items: list[ast.Node] = []
+    unit: int | None = None  # index in items where the unit a repetition would repeat starts
+    while not _at_end(parser):
+        if _at_repetition(parser):
+            if unit is None:
+                raise parser.error("a repetition in a path must follow a move or a '( ... )' group", parser.peek())
+            body = items[unit:]
+            node = body[0] if len(body) == 1 else ast.Sequence(body[0].span.to(body[-1].span), tuple(body))
+            items[unit:] = [parser.parse_repetition(node)]
+            unit = None
+        elif parser.at_op("("):
+            unit = len(items)
+            items.append(_group(parser))
+        elif _at_move(parser):
+            unit = len(items)
+            items.append(_move(parser))
+        elif parser.at_word("primary", "secondary"):
+            # CQL 6.2 filters: the move that led here is the main continuation / a variation.
+            word = parser.next()
+            items.append(ast.Keyword(word.span, word.text))
+        else:
+            node = parser.parse_filter()
+            _refuse_hidden_move(parser, node)
+            items.append(node)
+    return items
+
+
+def _at_repetition(parser: Reader) -> bool:
+    if parser.at_op("*", "+", "?"):
+        return True
+    if not parser.at_op("{"):
+        return False
+    following = parser.peek(1)
+    return following.kind is Kind.NUMBER or following.is_op(",") or (
+        following.is_op("*", "+") and parser.peek(2).is_op("}"))
+
+
+def _group(parser: Reader) -> ast.Node:
+    start = parser.next()
+    items = _constituents(parser)
+    end = parser.expect_op(")", "to close the '(' group of the path")
+    if not items:
+        raise parser.error("a '( )' group in a path needs a constituent", start.span.to(end.span))
+    return ast.Sequence(start.span.to(end.span), tuple(items))
+
+
+def _at_move(parser: Reader) -> bool:
+    """At a dash or take: ``--``, or a piece designator or variable written against one."""
+    token = parser.peek()
+    if token.is_op(*_DASHES):
+        return True
+    following = parser.peek(1)
+    side = token.kind is Kind.PIECES or (token.kind is Kind.WORD and token.text in parser.variables)
+    return side and following.is_op(*_DASHES) and following.span.start == token.span.end
+
+
+def _move(parser: Reader) -> ast.Dash:
+    left: ast.Node | None = None
+    first = parser.peek()
+    if first.kind is Kind.PIECES:
+        parser.next()
+        left = ast.Pieces(first.span, first.pieces, first.squares, first.text)
+    elif first.kind is Kind.WORD:
+        parser.next()
+        left = ast.Variable(first.span, first.text)
+    dash = parser.next()
+    span = first.span.to(dash.span)
+    right: ast.Node | None = None
+    promote = None
+    if parser.at_op("("):
+        raise parser.error(f"a move in a path cannot take a '( )' target after '{dash.text}'", parser.peek())
+    if _touches(parser, span) and (parser.peek().kind in (Kind.PIECES, Kind.WORD) or parser.at_op("~")):
+        right = parser.parse_union()
+        if isinstance(right, ast.Dash):
+            raise parser.unsupported("a chain of CQL 6.2 move filters", right.span)
+        span = span.to(right.span)
+    if _touches(parser, span) and parser.at_op("="):
+        # '=Q', or a string or a function's parameter naming the piece ('P--=T' in babson1.cql)
+        parser.next()
+        promote, end = parser.parse_promotion(dash, parser.parse_primary())
+        span = span.to(end)
+    if _touches(parser, span) and parser.at_op("("):
+        raise parser.error(f"a move in a path cannot take a '( )' target after '{dash.text}'", parser.peek())
+    if _touches(parser, span) and parser.at_op(*_DASHES):
+        raise parser.unsupported("a chain of CQL 6.2 move filters", parser.peek())
+    return ast.Dash(span, left, right, dash.text == "[x]", promote)
+
+
+def _touches(parser: Reader, span) -> bool:
+    token = parser.peek()
+    return token.kind is not Kind.EOF and token.span.start == span.end
+
+
+def _refuse_hidden_move(parser: Reader, node: ast.Node) -> None:
+    """A move inside an operator (``~T--``) would not be a step of the path: refuse it by name."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.Dash):
+            raise parser.unsupported("a move filter inside an operator in a path constituent", current.span)
+        if isinstance(current, (ast.Unary, ast.Not)):
+            stack.append(current.arg)
+        elif isinstance(current, ast.Binary):
+            stack.extend((current.left, current.right))
+        elif isinstance(current, (ast.And, ast.Or)):
+            stack.extend(current.items)
+        elif isinstance(current, ast.Compare):
+            stack.extend(current.operands)

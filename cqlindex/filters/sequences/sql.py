@@ -1,0 +1,103 @@
+"""The SQL of line: a chain of child rows, and game-level conditions.
+
+Methods of :class:`cqlindex.plan.compile.Compiler`, mixed in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from sqlglot import exp
+
+from cqlindex.cql import ast
+from cqlindex.plan import sql as S
+from cqlindex.plan.terms import RESIDUAL, Cond, Row
+
+
+
+class SequencesSQL:
+    """The sequences family's SQL."""
+
+    __slots__ = ()
+
+    def _cond_line(self, node: ast.Line, row: Row) -> Cond:
+        # The leading constituents every match starts with, one position each, as a chain of
+        # children (parents for '<--'): line --> check --> check --> mate needs a check here, a
+        # check on a child and a mate on a grandchild.
+        prefix = [] if "singlecolor" in node.params else _fixed_prefix(node.items)
+        sql = self._chain(prefix, row, node.backward) if prefix else None
+        if sql is None:
+            first = _first_constituent(node.items)
+            if first is not None:
+                sql = self.cond(first, replace(row, linear=True)).sql
+        for item in dict.fromkeys(_mandatory(node.items)):  # each distinct constituent once
+            part = self._game_level(item, row, linear=True)
+            sql = S.both(sql, part.sql)
+        return Cond(sql, False) if sql is not None else RESIDUAL
+
+    def _chain(self, filters: list[ast.Node], row: Row, backward: bool) -> exp.Expression | None:
+        """``filters[0]`` here, ``filters[1]`` one step on, ...: a necessary condition (None: no SQL)."""
+        here = self.cond(filters[0], replace(row, linear=True)).sql
+        if len(filters) == 1:
+            return here
+        alias = self._other()
+        if backward:
+            link = exp.EQ(this=S.col("positionid", alias), expression=S.col("parent", row.alias))
+        else:
+            link = self._child_link(alias, row)
+        rest = self._chain(filters[1:], Row(alias), backward)
+        step = self._exists(alias, link, rest, row)
+        return S.both(here, step)
+
+
+def _first_constituent(items: tuple[ast.Node, ...]) -> ast.Node | None:
+    """The filter a line must match at its start position, when the first constituent must match once."""
+    if not items:
+        return None
+    first = items[0]
+    while True:
+        if isinstance(first, ast.Repeat):
+            if first.low < 1:
+                return None
+            first = first.arg
+        elif isinstance(first, ast.Sequence):
+            if not first.items:
+                return None
+            first = first.items[0]
+        else:
+            return first
+
+
+def _fixed_prefix(items: tuple[ast.Node, ...], limit: int = 8) -> list[ast.Node]:
+    """The filters of the positions every match of a line starts with, in order (at most ``limit``).
+
+    A plain constituent takes one position; ``F{m,n}`` takes m positions for sure, after which
+    the positions no longer line up with the constituents, so the prefix ends there.
+    """
+    out: list[ast.Node] = []
+    for item in items:
+        if isinstance(item, ast.Repeat) and not isinstance(item.arg, (ast.Repeat, ast.Sequence)):
+            out.extend([item.arg] * min(item.low, limit))
+            if item.high != item.low:
+                break
+        elif isinstance(item, (ast.Repeat, ast.Sequence)):
+            break
+        else:
+            out.append(item)
+        if len(out) >= limit:
+            break
+    return out[:limit]
+
+
+def _mandatory(items: tuple[ast.Node, ...]) -> list[ast.Node]:
+    """Constituents every match of the line must contain (not optional, not repeated from zero)."""
+    out = []
+    for item in items:
+        if isinstance(item, ast.Repeat):
+            if item.low >= 1:
+                out.extend(_mandatory((item.arg,)))
+        elif isinstance(item, ast.Sequence):
+            out.extend(_mandatory(item.items))
+        else:
+            out.append(item)
+    return out

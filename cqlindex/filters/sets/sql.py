@@ -1,0 +1,271 @@
+"""The SQL of sets and squares: bitboard expressions over the piece columns.
+
+Methods of :class:`cqlindex.plan.compile.Compiler`, mixed in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import chess
+from sqlglot import exp
+
+from cqlindex.cql import ast
+from cqlindex.cql.kinds import NUMBER, SET, kind_of
+from cqlindex.filters.sets.python import direction_mask
+from cqlindex.plan import sql as S
+from cqlindex.plan.terms import (ALL_SQUARES, LETTERS, PIECE_COLUMNS, RESIDUAL, UNBOUNDED, Cond, NumTerm, Row, SetTerm,
+                                 const)
+from cqlindex.query.rewrite import expand
+
+
+
+class SetsSQL:
+    """The sets family's SQL."""
+
+    __slots__ = ()
+
+    def _cond_pieces(self, node: ast.Pieces, row: Row) -> Cond:
+        return self._set_cond(self.set(node, row))
+
+    def _cond_binary(self, node: ast.Binary, row: Row) -> Cond:
+        if node.op == "in":
+            a, b = self.set(node.left, row), self.set(node.right, row)
+            if a.exact and b.exact and a.sql is not None and b.sql is not None:
+                return Cond(S.cmp("==", S.band(a.sql, S.bnot(b.sql)), S.num(0)), True)
+            return RESIDUAL
+        if node.op == "attacks" and self.attack_maps and _whole_sides(node.left) is not None:
+            # Every piece of a side attacks some square of T exactly when T meets its attack map.
+            target = self.set(node.right, row)
+            reach = self._attacked(node.left, row)
+            if target.exact and target.sql is not None and reach is not None:
+                return Cond(S.nonzero(S.band(target.sql, reach)), True)
+        if kind_of(node) == SET:
+            return self._set_cond(self.set(node, row))
+        return self._num_cond(self.num(node, row))
+
+    def _cond_unary(self, node: ast.Unary, row: Row) -> Cond:
+        if kind_of(node) == SET:
+            return self._set_cond(self.set(node, row))
+        return self._num_cond(self.num(node, row))
+
+    def _cond_direction(self, node: ast.Direction, row: Row) -> Cond:
+        return self._set_cond(self.set(node, row))
+
+    def _cond_call(self, node: ast.Call, row: Row) -> Cond:
+        if node.name in ("between", "makesquare"):
+            return self._set_cond(self.set(node, row))
+        if node.name in ("max", "min"):
+            return self._num_cond(self.num(node, row))
+        return RESIDUAL
+
+    def _cond_iterate(self, node: ast.Iterate, row: Row) -> Cond:
+        if node.all:
+            return RESIDUAL
+        domain = self.set(node.domain, row)  # the value is the part of the domain where the body holds
+        if domain.const is not None and not domain.const:
+            return Cond(S.false(), True)
+        return Cond(S.nonzero(domain.sql), False) if domain.sql is not None else RESIDUAL
+
+    def _set_pieces(self, node: ast.Pieces, row: Row) -> SetTerm:
+        if len(node.pieces) == 13 or node.squares == 0:
+            return const(node.squares)
+        parts = [S.col(column, row.alias) for letter, column in zip(LETTERS, PIECE_COLUMNS)
+                 if letter in node.pieces]
+        if "_" in node.pieces:
+            occupied = S.bor(*(S.col(column, row.alias) for column in PIECE_COLUMNS))
+            parts.append(S.bnot(occupied))
+        sql = S.bor(*parts)
+        if node.squares != ALL_SQUARES:
+            sql = S.band(sql, S.mask(node.squares))
+        return SetTerm(sql, True)
+
+    def _set_keyword(self, node: ast.Keyword, row: Row) -> SetTerm:
+        if node.name in ("passedpawns", "isolatedpawns", "doubledpawns", "connectedpawns"):
+            return SetTerm(S.bor(S.col("wp", row.alias), S.col("bp", row.alias)), False)
+        return UNBOUNDED
+
+    def _set_binary(self, node: ast.Binary, row: Row) -> SetTerm:
+        a, b = self.set(node.left, row), self.set(node.right, row)
+        if node.op == "|":
+            if a.const is not None and b.const is not None:
+                return const(a.const | b.const)
+            if a.sql is None or b.sql is None:
+                return UNBOUNDED
+            return SetTerm(S.bor(a.sql, b.sql), a.exact and b.exact)
+        if node.op == "&":
+            if a.const is not None and b.const is not None:
+                return const(a.const & b.const)
+            if a.sql is None:
+                return SetTerm(b.sql, False)
+            if b.sql is None:
+                return SetTerm(a.sql, False)
+            return SetTerm(S.band(a.sql, b.sql), a.exact and b.exact)
+        if node.op == "attacks":
+            # Squares of the left side, and only where its colours attack a square of the right side.
+            if a.sql is None:
+                return UNBOUNDED
+            reach = self._attacked(node.left, row)
+            guard = b.sql if reach is None else (S.band(b.sql, reach) if b.sql is not None else reach)
+            if guard is None:
+                return SetTerm(a.sql, False)
+            return SetTerm(exp.Case(ifs=[exp.If(this=S.nonzero(guard), true=S.paren(a.sql))], default=S.num(0)),
+                           False)
+        if node.op == "attackedby":
+            # Squares of the left side that the right side's colours attack: exact when the right
+            # side is every piece of its colours, because the attack maps are exactly their union.
+            reach = self._attacked(node.right, row)
+            if reach is None:
+                return SetTerm(a.sql, False)
+            if a.sql is None:
+                return SetTerm(reach, False)
+            return SetTerm(S.band(a.sql, reach), a.exact and _whole_sides(node.right) is not None)
+        return UNBOUNDED
+
+    def _attacked(self, node: ast.Node, row: Row) -> exp.Expression | None:
+        """The squares the pieces of ``node``'s colours attack (None without attack maps)."""
+        if not self.attack_maps:
+            return None
+        colours = _colours(node, self.expansions)
+        columns = [f"{side}_attacks" for side in ("white", "black") if side[0] in colours]
+        if not columns:
+            return S.num(0)
+        return S.bor(*(S.col(c, row.alias) for c in columns))
+
+    def _set_unary(self, node: ast.Unary, row: Row) -> SetTerm:
+        a = self.set(node.arg, row)
+        if node.op == "~":
+            if a.const is not None:
+                return const(ALL_SQUARES & ~a.const)
+            return SetTerm(S.bnot(a.sql), True) if a.exact and a.sql is not None else UNBOUNDED
+        if node.op in ("light", "dark"):
+            squares = chess.BB_LIGHT_SQUARES if node.op == "light" else chess.BB_DARK_SQUARES
+            if a.const is not None:
+                return const(a.const & squares)
+            return SetTerm(S.band(a.sql, S.mask(squares)), a.exact) if a.sql is not None else SetTerm(
+                S.mask(squares), False)
+        return UNBOUNDED
+
+    def _set_direction(self, node: ast.Direction, row: Row) -> SetTerm:
+        a = self.set(node.arg, row)
+        if a.const is not None:
+            return const(direction_mask(node.name, node.low, node.high, a.const))
+        return UNBOUNDED
+
+    def _set_call(self, node: ast.Call, row: Row) -> SetTerm:
+        if node.name == "between" and len(node.args) == 2:
+            a, b = (self.set(arg, row) for arg in node.args)
+            if a.const is not None and b.const is not None:
+                out = 0
+                for x in chess.scan_forward(a.const):
+                    for y in chess.scan_forward(b.const):
+                        out |= chess.between(x, y)
+                return const(out)
+        return UNBOUNDED
+
+    def _num_unary(self, node: ast.Unary, row: Row) -> NumTerm | None:
+        if node.op == "#" and kind_of(node.arg) == SET:
+            term = self.set(node.arg, row)
+            if term.const is not None:
+                return NumTerm(S.num(term.const.bit_count()), const=term.const.bit_count())
+            return NumTerm(S.popcount(term.sql), exact=term.exact) if term.sql is not None else None
+        if node.op == "power":
+            term = self.set(node.arg, row)
+            if not term.exact or term.sql is None:
+                return None
+            a = row.alias
+            values = ((9, ("wq", "bq")), (5, ("wr", "br")), (3, ("wb", "bb", "wn", "bn")), (1, ("wp", "bp")))
+            total = None
+            for value, columns in values:
+                part = exp.Mul(this=S.num(value), expression=S.popcount(
+                    S.band(term.sql, S.bor(*(S.col(c, a) for c in columns)))))
+                total = part if total is None else exp.Add(this=total, expression=part)
+            return NumTerm(S.paren(total))
+        if node.op in ("rank", "file"):
+            term = self.set(node.arg, row)
+            if not term.exact or term.sql is None:
+                return None
+            lines = chess.BB_RANKS if node.op == "rank" else chess.BB_FILES
+            ifs = [exp.If(this=S.nonzero(S.band(term.sql, S.mask(line))), true=S.num(k + 1))
+                   for k, line in enumerate(lines)]
+            one = exp.EQ(this=S.popcount(term.sql), expression=S.num(1))  # defined for one square only
+            return NumTerm(exp.Case(ifs=[exp.If(this=exp.Not(this=exp.Paren(this=one)), true=exp.Null()), *ifs]),
+                           nullable=True)
+        if node.op in ("-", "abs") and kind_of(node.arg) == NUMBER:
+            inner = self.num(node.arg, row)
+            if inner is None or not inner.exact:
+                return None
+            if inner.const is not None:
+                value = -inner.const if node.op == "-" else abs(inner.const)
+                return NumTerm(S.num(value), const=value)
+            sql = exp.Neg(this=S.paren(inner.sql)) if node.op == "-" else exp.func("abs", inner.sql)
+            return NumTerm(sql, inner.nullable)
+        return None
+
+    def _num_binary(self, node: ast.Binary, row: Row) -> NumTerm | None:
+        if node.op not in ("+", "-", "*"):
+            return None
+        terms = []
+        for operand in (node.left, node.right):
+            kind = kind_of(operand)
+            if kind == SET:
+                term = self.num(ast.Unary(operand.span, "#", operand), row)
+            elif kind == NUMBER:
+                term = self.num(operand, row)
+            else:
+                return None
+            if term is None:
+                return None
+            terms.append(term)
+        a, b = terms
+        if not (a.exact and b.exact) and node.op != "+":
+            return None  # a sum of upper bounds bounds the sum; a difference or product of them does not
+        if a.const is not None and b.const is not None:
+            value = {"+": a.const + b.const, "-": a.const - b.const, "*": a.const * b.const}[node.op]
+            return NumTerm(S.num(value), const=value)
+        cls = {"+": exp.Add, "-": exp.Sub, "*": exp.Mul}[node.op]
+        return NumTerm(exp.Paren(this=cls(this=S.paren(a.sql), expression=S.paren(b.sql))), a.nullable or b.nullable,
+                       exact=a.exact and b.exact)
+
+    def _num_call(self, node: ast.Call, row: Row) -> NumTerm | None:
+        if node.name not in ("max", "min"):
+            return None
+        terms = [self.num(arg, row) if kind_of(arg) == NUMBER else
+                 self.num(ast.Unary(arg.span, "#", arg), row) if kind_of(arg) == SET else None for arg in node.args]
+        if any(t is None for t in terms):
+            return None
+        fn = "greatest" if node.name == "max" else "least"
+        return NumTerm(exp.func(fn, *(t.sql for t in terms)), any(t.nullable for t in terms),
+                       exact=all(t.exact for t in terms))
+
+
+def _colours(node: ast.Node, members: Callable[[ast.Transform], list[ast.Node]] = expand) -> str:
+    """The colours ("w", "b") of the pieces a set filter's squares can hold, for attack maps."""
+    if isinstance(node, ast.Pieces):
+        if len(node.pieces) == 13:
+            return "wb"
+        return ("w" if any(x in "KQRBNP" for x in node.pieces) else "") + \
+            ("b" if any(x in "kqrbnp" for x in node.pieces) else "")
+    if isinstance(node, ast.Binary) and node.op in ("|", "&"):
+        left, right = _colours(node.left, members), _colours(node.right, members)
+        if node.op == "|":
+            return "".join(c for c in "wb" if c in left or c in right)
+        return "".join(c for c in "wb" if c in left and c in right)
+    if isinstance(node, ast.Transform) and not node.count:
+        images = [_colours(m, members) for m in members(node)]
+        return "".join(c for c in "wb" if any(c in m for m in images))
+    if isinstance(node, (ast.Compound,)) and len(node.items) == 1:
+        return _colours(node.items[0], members)
+    if isinstance(node, ast.Sort):
+        return _colours(node.body, members)
+    return "wb"
+
+
+def _whole_sides(node: ast.Node) -> str | None:
+    """The colours whose every piece ``node`` holds (``A``, ``a``, ``[Aa]``, with any ``_``), else None."""
+    if not isinstance(node, ast.Pieces) or node.squares != ALL_SQUARES:
+        return None
+    letters = node.pieces - {"_"}
+    if letters == set("KQRBNP") or letters == set("kqrbnp") or letters == set(LETTERS):
+        return _colours(node)
+    return None

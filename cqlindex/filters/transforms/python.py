@@ -1,0 +1,32 @@
+"""Transform filters, evaluated through their members as the seeds define them.
+
+``T F`` is the union (sets), maximum (numbers) or disjunction of F rewritten by each basic
+transform of T; ``T count F`` counts the members that match. The rewriting itself lives in
+:mod:`cqlindex.query.rewrite`, done once per query and shared with the planner.
+"""
+
+from __future__ import annotations
+
+from cqlindex.cql import ast
+from cqlindex.evaluate.context import Evaluator, evaluates
+from cqlindex.evaluate.values import MATCH, Squares, count
+from cqlindex.store.trees import Position
+
+@evaluates(ast.Transform)
+def transform(ev: Evaluator, node: ast.Transform, pos: Position) -> object:
+    values = [ev.eval(member, pos) for member in ev.expansions(node)]
+    matched = [v for v in values if v is not None and not (type(v) is Squares and not v)]
+    if node.count:
+        return len(matched)
+    if not matched:
+        sets = [v for v in values if type(v) is Squares]
+        return Squares(0) if sets and len(sets) == len(values) else None
+    if all(isinstance(v, Squares) for v in matched):
+        out = 0
+        for v in matched:
+            out |= int(v)
+        return Squares(out)
+    numbers = [count(v) for v in matched]
+    if all(isinstance(v, int) and not isinstance(v, Squares) for v in matched):
+        return max(n for n in numbers if n is not None)
+    return matched[0] if len(matched) == 1 and not isinstance(matched[0], int) else MATCH

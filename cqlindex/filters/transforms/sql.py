@@ -1,0 +1,52 @@
+"""The SQL of transforms: the union (or count) of the members.
+
+Methods of :class:`cqlindex.plan.compile.Compiler`, mixed in.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from cqlindex.cql import ast
+from cqlindex.plan import sql as S
+from cqlindex.plan.terms import TRUE, UNBOUNDED, Cond, NumTerm, Row, SetTerm, any_of, const
+
+
+
+class TransformsSQL:
+    """The transforms family's SQL."""
+
+    __slots__ = ()
+
+    def _cond_transform(self, node: ast.Transform, row: Row) -> Cond:
+        if node.count:
+            return TRUE  # a count is a number, 0 included: it always has a value
+        parts = [self.cond(member, row) for member in self.expansions(node)]
+        if not parts:
+            return Cond(S.false(), True)  # every member fell off the board
+        return any_of(parts)
+
+    def _set_transform(self, node: ast.Transform, row: Row) -> SetTerm:
+        if node.count:
+            return UNBOUNDED
+        terms = [self.set(member, row) for member in self.expansions(node)]
+        if not terms or any(t.sql is None and t.const is None for t in terms):
+            return UNBOUNDED
+        if all(t.const is not None for t in terms):
+            out = 0
+            for t in terms:
+                out |= t.const
+            return const(out)
+        return SetTerm(S.bor(*(t.sql for t in terms)), all(t.exact for t in terms))
+
+    def _num_transform(self, node: ast.Transform, row: Row) -> NumTerm | None:
+        if not node.count:
+            return None
+        parts = [self.cond(member, row) for member in self.expansions(node)]
+        if not all(p.exact for p in parts):
+            return None
+        total: exp.Expression = S.num(0)
+        for part in parts:
+            hit = S.definite(part.sql) if part.sql is not None else S.true()
+            total = exp.Add(this=total, expression=exp.Case(ifs=[exp.If(this=hit, true=S.num(1))], default=S.num(0)))
+        return NumTerm(S.paren(total))

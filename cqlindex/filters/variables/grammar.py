@@ -1,0 +1,174 @@
+"""The grammar of echo, variables, assignments, persistent and atomic, user functions."""
+
+from __future__ import annotations
+
+from cqlindex.cql import ast
+from cqlindex.cql.kinds import LOGICAL, NUMBER, POSITION, SET, STRING, kind_of
+from cqlindex.cql.reader import ASSIGN_OPS, Reader
+from cqlindex.cql.tokens import Kind, Token
+from cqlindex.suggest import hint
+
+
+class VariablesGrammar(Reader):
+    """The variables family's grammar."""
+
+    def parse_echo(self, token: Token) -> ast.Node:
+        quiet = False
+        if self.at_word("quiet"):
+            self.next()
+            quiet = True
+        self.expect_op("(", "after 'echo' (write: echo (source target) filter)")
+        names = []
+        for _ in range(2):
+            name = self.next()
+            if name.kind is not Kind.WORD:
+                raise self.error("expected a variable name in echo's '(source target)'", name)
+            names.append(name.text)
+        self.expect_op(")", "after echo's two variable names")
+        include_all = False
+        if self.at_word("in"):
+            self.next()
+            if not self.at_word("all"):
+                raise self.error("expected 'all' after 'in'", self.peek())
+            self.next()
+            include_all = True
+        saved = {name: self.variables.get(name) for name in names}
+        for name in names:
+            self.variables[name] = POSITION
+        body = self.parse_filter()
+        for name, kind in saved.items():
+            if kind is None:
+                self.variables.pop(name, None)
+            else:
+                self.variables[name] = kind
+        return ast.Echo(token.span.to(body.span), names[0], names[1], quiet, include_all, body)
+
+    def parse_variable(self, token: Token) -> ast.Node:
+        name = token.text
+        if name in self.functions and self.at_op("(") and name not in self.variables:
+            return self.parse_call_of_function(token)
+        if name not in self.variables and self.at_word("in"):
+            return self.parse_square_iteration(token, every=False)
+        if self.at_op(*ASSIGN_OPS):
+            op = self.next()
+            # The right side binds like unary minus: 'v = k or q' is '{v = k} or q'.
+            value = self.parse_additive()
+            self.check_assignment(token, op, value)
+            return ast.Assign(token.span.to(value.span), name, op.text, value)
+        if name in self.variables:
+            return ast.Variable(token.span, name)
+        raise self.error(f"unknown filter or variable '{name}'{hint(name)}", token)
+
+    def check_assignment(self, name: Token, op: Token, value: ast.Node) -> None:
+        """A variable gets its type from its first assignment and keeps it; a filter without a value
+        cannot be assigned; '=?' takes a set; '+=' ... need an existing number (or string for '+=')."""
+        kind = kind_of(value, self.variables)
+        known = self.variables.get(name.text)
+        if kind == LOGICAL:
+            raise self.error(f"a filter without a value cannot be assigned to '{name.text}'", value.span)
+        if name.text in self.piece_variables:
+            raise self.error(f"'{name.text}' is a piece variable: only 'piece {name.text} = ...' rebinds it", name)
+        if op.text == "=?" and kind not in (SET, "any"):
+            raise self.error("'=?' assigns a set", value.span)
+        if op.text in ("=", "=?"):
+            if known not in (None, "any") and kind != "any" and kind != known:
+                raise self.error(f"'{name.text}' holds a {known}: it cannot be assigned a {kind}", value.span)
+            if known in (None, "any"):
+                self.variables[name.text] = kind
+            return
+        if known is None:
+            raise self.error(f"'{op.text}' needs a variable that already has a value: '{name.text}' has none", name)
+        allowed = (NUMBER, STRING) if op.text == "+=" else (NUMBER,)
+        if known not in (*allowed, "any") or kind not in (*allowed, "any") or (
+                "any" not in (known, kind) and known != kind):
+            raise self.error(f"'{op.text}' needs numbers{' or strings' if op.text == '+=' else ''}", value.span)
+
+    def parse_persistent(self, token: Token) -> ast.Node:
+        """``persistent [quiet] x = v`` (or ``+=`` ...), ``atomic x = v``: variables that outlive a position."""
+        if token.text == "persistent" and self.at_word("quiet"):
+            self.next()
+        name = self.next()
+        if name.kind is not Kind.WORD:
+            raise self.error(f"expected a variable name after '{token.text}'", name)
+        allowed = ("=",) if token.text == "atomic" else ("=", "+=", "-=", "*=", "/=", "%=")
+        if not self.at_op(*allowed):
+            raise self.error(f"expected {' or '.join(repr(a) for a in allowed)} after '{token.text} {name.text}'",
+                             self.peek())
+        op = self.next()
+        value = self.parse_additive()
+        kind = kind_of(value, self.variables)
+        if kind in (LOGICAL, POSITION) and not (token.text == "atomic" and kind == POSITION):
+            raise self.error(f"a {token.text} variable cannot hold a {kind}", value.span)
+        if op.text != "=" and kind not in ((NUMBER, STRING, "any") if op.text == "+=" else (NUMBER, "any")):
+            raise self.error(f"'{op.text}' needs a number", value.span)
+        lasting = self.lasting_variables.get(name.text)
+        if token.text == "persistent" and name.text in self.variables and lasting != "persistent":
+            raise self.error(f"'{name.text}' is already an ordinary variable", name)
+        self.lasting_variables.setdefault(name.text, token.text)
+        self.variables.setdefault(name.text, kind if kind != "any" else NUMBER)
+        return ast.Assign(token.span.to(value.span), name.text, op.text, value)
+
+    def parse_binding_test(self, token: Token) -> ast.Node:
+        """``isbound x``, ``isunbound x``, ``unbind x``."""
+        name = self.next()
+        if name.kind is not Kind.WORD:
+            raise self.error(f"expected a variable name after '{token.text}'", name)
+        if token.text == "unbind" and name.text not in self.variables:
+            raise self.error(f"'unbind {name.text}': no such variable", name)
+        return ast.Call(token.span.to(name.span), token.text, (ast.Variable(name.span, name.text),))
+
+    def parse_function(self, token: Token) -> ast.Node:
+        """``function name(p ...) { body }``: kept as tokens until a call parses it (refused later)."""
+        name = self.next()
+        if name.kind is not Kind.WORD or name.text in self.KEYWORDS:
+            raise self.error("expected a function name after 'function'", name)
+        self.expect_op("(", f"after 'function {name.text}'")
+        params: list[str] = []
+        while not self.at_op(")"):
+            param = self.next()
+            if param.kind is not Kind.WORD:
+                raise self.error(f"expected a parameter name or ')' in 'function {name.text}('", param)
+            params.append(param.text)
+        self.next()
+        if not self.at_op("{"):
+            raise self.error(f"expected '{{' and the body of 'function {name.text}'", self.peek())
+        if self.at_repetition():
+            raise self.error("a repetition '{m,n}' only follows a line constituent", self.peek())
+        opening = self.next()
+        depth, body = 1, []
+        while True:
+            body_token = self.next()
+            if body_token.kind is Kind.EOF:
+                raise self.error(f"expected '}}' to close the body of 'function {name.text}'", body_token)
+            depth += body_token.is_op("{") - body_token.is_op("}")
+            if depth == 0:
+                break
+            body.append(body_token)
+        if not body:
+            raise self.error("'{}' must hold at least one filter", opening.span.to(body_token.span))
+        self.functions[name.text] = (tuple(params), body + [Token(Kind.EOF, "", body_token.span)])
+        return ast.Keyword(token.span.to(body_token.span), "function")
+
+    def parse_call_of_function(self, token: Token) -> ast.Node:
+        """``name(a ...)``: the body with each parameter standing for its argument."""
+        params, body = self.functions[token.text]
+        self.next()
+        args: list[ast.Node] = []
+        while not (self.at_op(")") or self.peek().kind is Kind.EOF):
+            args.append(self.parse_filter())
+        end = self.expect_op(")", f"to close the call of '{token.text}'")
+        if len(args) != len(params):
+            raise self.error(f"'{token.text}' takes {len(params)} arguments, not {len(args)}", token.span.to(end.span))
+        if len(self.bindings) >= 32:
+            raise self.error(f"calls of '{token.text}' nest too deeply", token)
+        saved = self.tokens, self.i
+        self.tokens, self.i = body, 0
+        self.bindings.append(dict(zip(params, args)))
+        try:
+            items = self.parse_items()
+            if self.peek().kind is not Kind.EOF:
+                raise self.error(f"unexpected {self.describe(self.peek())}", self.peek())
+        finally:
+            self.bindings.pop()
+            self.tokens, self.i = saved
+        return ast.Compound(token.span.to(end.span), tuple(items))

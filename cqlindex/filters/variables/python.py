@@ -1,0 +1,169 @@
+"""Variables and iteration: ``x = F``, ``square [all] x in S body``, ``piece [all] x in S body``.
+
+A piece variable names a piece, not a square: at any position of the game its value is the
+square that piece stands on there, or the empty set where it is not on the board. Pieces never
+appear in chess (a promoted pawn keeps its identity), so every piece of a game is one of the
+pieces of the start position, and :class:`PieceIds` labels each by the square it started on and
+replays the stored moves to say who stands where. Following a piece from the binding position
+to another one then goes back to their common ancestor and forward again, through variations
+as well as along the main line: a piece is "the same" wherever the moves say it is.
+"""
+
+from __future__ import annotations
+
+import chess
+
+from cqlindex.cql import ast
+from cqlindex.evaluate.context import Evaluator, evaluates
+from cqlindex.evaluate.values import MATCH, Squares, count, truncated_division
+from cqlindex.filters.moves.python import castling_rook
+from cqlindex.filters.sets.python import as_set
+from cqlindex.store.trees import GameTree, Position
+
+_EMPTY = -1
+
+
+class PieceBinding:
+    """A piece variable: the piece standing on ``square`` at position ``position``."""
+
+    __slots__ = ("square", "position")
+
+    def __init__(self, square: int, position: int) -> None:
+        self.square = square
+        self.position = position
+
+
+class PieceIds:
+    """Who stands where at each position of one game tree, computed on demand and kept.
+
+    ``at(pos)`` is a list of 64 piece ids (``-1`` on an empty square); a piece's id is the
+    square it stood on at the root. A position's list is its parent's with the move that led
+    to it applied, so each position is computed once per game however often it is asked for.
+    """
+
+    def __init__(self, tree: GameTree) -> None:
+        self.tree = tree
+        self._ids: list[list[int] | None] = [None] * len(tree.positions)
+
+    def at(self, pos: Position) -> list[int]:
+        ids = self._ids[pos.id]
+        if ids is not None:
+            return ids
+        positions = self.tree.positions
+        pending = [pos]  # pos and its ancestors not yet computed, nearest first
+        while pending[-1].parent is not None and self._ids[pending[-1].parent] is None:
+            pending.append(positions[pending[-1].parent])
+        top = pending[-1]
+        if top.parent is None:
+            occupied = 0
+            for bitboard in top.bitboards:
+                occupied |= bitboard
+            ids = [sq if occupied >> sq & 1 else _EMPTY for sq in range(64)]
+            self._ids[top.id] = ids
+            pending.pop()
+        else:
+            ids = self._ids[top.parent]
+        for child in reversed(pending):
+            ids = self._after_move(ids, child)
+            self._ids[child.id] = ids
+        return self._ids[pos.id]
+
+    def _after_move(self, before: list[int], child: Position) -> list[int]:
+        if child.null_move or child.move_from is None:
+            return before  # nobody moved: share the parent's list (lists are never changed)
+        ids = before.copy()
+        source, target = child.move_from, child.move_to
+        mover = ids[source]
+        if child.castle:
+            rook_from, rook_to = castling_rook(child, self.tree.positions[child.parent], self.tree.chess960)
+            rook = ids[rook_from]
+            ids[source] = ids[rook_from] = _EMPTY  # both first: in Chess960 the squares may cross
+            ids[target], ids[rook_to] = mover, rook
+            return ids
+        if child.en_passant:
+            ids[target + (-8 if not child.wtm else 8)] = _EMPTY
+        ids[source] = _EMPTY
+        ids[target] = mover  # a capture replaces the captured piece; a promotion keeps the id
+        return ids
+
+
+def piece_ids(ev: Evaluator) -> PieceIds:
+    """The current game's :class:`PieceIds`, made when a piece variable first leaves its position."""
+    tracker: PieceIds | None = getattr(ev, "_piece_ids", None)
+    if tracker is None or tracker.tree is not ev.tree:
+        tracker = PieceIds(ev.tree)
+        ev._piece_ids = tracker
+    return tracker
+
+
+def piece_square(ev: Evaluator, binding: PieceBinding, pos: Position) -> Squares:
+    """The square the piece of ``binding`` stands on at ``pos`` (empty if it is not on the board)."""
+    if binding.position == pos.id:
+        return Squares(1 << binding.square)
+    tracker = piece_ids(ev)
+    piece = tracker.at(ev.tree.positions[binding.position])[binding.square]
+    if piece == _EMPTY:
+        return Squares(0)
+    try:
+        return Squares(1 << tracker.at(pos).index(piece))
+    except ValueError:
+        return Squares(0)  # captured on the way from the binding position
+
+
+@evaluates(ast.Variable)
+def variable(ev: Evaluator, node: ast.Variable, pos: Position) -> object:
+    value = ev.variables.get(node.name)
+    if isinstance(value, PieceBinding):
+        return piece_square(ev, value, pos)
+    return value
+
+
+@evaluates(ast.Assign)
+def assign(ev: Evaluator, node: ast.Assign, pos: Position) -> object:
+    value = ev.eval(node.value, pos)
+    if value is None:
+        return None
+    if node.op == "=":
+        ev.variables[node.name] = value if value is not MATCH else 1
+        return MATCH
+    if node.op == "=?":
+        if as_set(value):
+            ev.variables[node.name] = value
+            return MATCH
+        return None
+    old, new = count(ev.variables.get(node.name, 0)), count(value)
+    if old is None or new is None:
+        return None
+    if node.op in ("/=", "%=") and new == 0:
+        return None
+    if node.op in ("/=", "%="):
+        quotient, remainder = truncated_division(old, new)
+        ev.variables[node.name] = quotient if node.op == "/=" else remainder
+    else:
+        ev.variables[node.name] = {"+=": old + new, "-=": old - new, "*=": old * new}[node.op]
+    return MATCH
+
+
+@evaluates(ast.Iterate)
+def iterate(ev: Evaluator, node: ast.Iterate, pos: Position) -> object:
+    domain = as_set(ev.eval(node.domain, pos))
+    if domain is None:
+        return None
+    if node.kind == "piece":
+        domain &= pos.board().occupied
+    saved = ev.variables.get(node.var)
+    held = 0
+    every = True
+    for sq in chess.scan_forward(domain):
+        ev.variables[node.var] = PieceBinding(sq, pos.id) if node.kind == "piece" else Squares(1 << sq)
+        if ev.test(node.body, pos):
+            held |= 1 << sq
+        else:
+            every = False
+    if saved is None:
+        ev.variables.pop(node.var, None)
+    else:
+        ev.variables[node.var] = saved
+    if node.all:
+        return MATCH if every else None
+    return Squares(held) if held else None

@@ -1,0 +1,77 @@
+"""What a prepared query needs from whoever runs it, found once by one walk of its AST.
+
+Both engines ask the same questions of a query (does it read other positions than the current
+one, has it sort keys and where, does it say messages or comments); answering them here once
+keeps the answers identical between the planner, the evaluator and the result, and keeps the
+engines from walking the tree again and again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cqlindex.cql import ast
+from cqlindex.filters import catalogue
+
+
+
+@dataclass(frozen=True, slots=True)
+class SortKey:
+    """One way the output is ordered: a ``sort`` filter (``node``) or the header's ``sort matchcount`` (None)."""
+
+    label: str
+    minimum: bool
+    node: ast.Sort | None
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """The facts of one query both engines and the result rely on."""
+
+    #: Some filter looks at other positions of the game (so whole game trees are needed).
+    reads_other_positions: bool
+    #: The sort keys in order of importance (``sort matchcount`` first, then each ``sort``).
+    sort_keys: tuple[SortKey, ...]
+    #: A ``message`` filter: debugging output wherever it is evaluated, so every position is.
+    says_messages: bool
+    #: A ``comment`` filter: text for the PGN output, made by the evaluator.
+    comments: bool
+    #: A sort value may come from a position outside the planner's candidates (see :func:`analyse`).
+    sorts_beyond_candidates: bool
+
+
+def reads_other_positions(node: ast.Node) -> bool:
+    """Whether evaluating ``node`` looks at other positions of the game than the current one.
+
+    When it does not, the evaluator can confirm candidates from their own rows alone, without
+    rebuilding whole game trees (:func:`cqlindex.store.trees.load_positions`).
+    """
+    return any(catalogue.reads_other_positions(inner) for inner in ast.walk(node))
+
+
+def sort_keys(query: ast.Query) -> tuple[SortKey, ...]:
+    """The query's sort keys in order of importance: ``sort matchcount``, then each ``sort`` in the text."""
+    keys = [SortKey("matchcount", False, None)] if query.header.sort_matchcount else []
+    for node in ast.walk(query.body):
+        if isinstance(node, ast.Sort):
+            label = node.doc or query.text[node.body.span.start:node.body.span.end]
+            keys.append(SortKey(label, node.min, node))
+    return tuple(keys)
+
+
+def analyse(query: ast.Query) -> Analysis:
+    """Analyse ``query`` once.
+
+    On sorting beyond the candidates: a sort value is the best over every position where the
+    sort filter is evaluated, including positions where the body then fails, and the evaluator
+    sees only the candidates. That is the same when the one sort is the body's last filter: it
+    is evaluated only where every filter before it matched, and where it is evaluated the body
+    matches exactly when it does, so a position outside the candidates never reaches it with a
+    value. Otherwise the candidate games are evaluated at every position, as the reference
+    engine does.
+    """
+    keys = sort_keys(query)
+    outputs = {node.name for node in ast.walk(query.body) if isinstance(node, ast.Output)}
+    sorts = [key.node for key in keys if key.node is not None]
+    beyond = bool(sorts) and (len(sorts) > 1 or sorts[0] is not query.body.items[-1])
+    return Analysis(reads_other_positions(query.body), keys, "message" in outputs, "comment" in outputs, beyond)
