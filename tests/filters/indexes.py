@@ -1,5 +1,8 @@
 """The small real indexes every family table runs on, built once per session (per xdist worker).
 
+The fixture is registered by tests/conftest.py (a second conftest.py here would shadow the
+root one for modules that import from ``conftest``).
+
 Two indexes, so that both of the planner's modes for castling are exercised:
 
 - ``plain``: the first games of studies/cql6-sample.pgn (FEN set-ups, promotions, variations
@@ -20,8 +23,6 @@ import os
 from pathlib import Path
 
 import pytest
-
-from tests.conftest import shared_path
 
 #: (studies, world matches, standard TCEC, Chess960 TCEC) games per index size.
 SIZES = {"small": (20, 6, 2, 10), "large": (253, 200, 40, 300)}
@@ -85,6 +86,7 @@ def _tcec(path: Path, standard: int, chess960: int) -> list[str]:
 def filter_indexes(tmp_path_factory) -> dict[str, Path]:
     """``{"plain": path, "chess960": path}``: the indexes every family table runs on."""
     import cqlindex
+    from tests.conftest import shared_path  # here, not at the top: tests/conftest.py imports this module
 
     studies, matches, standard, chess960 = SIZES[os.environ.get("CQLINDEX_FILTER_GAMES", "small")]
     folder = tmp_path_factory.mktemp("filters")
