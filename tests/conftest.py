@@ -80,3 +80,6 @@ def build_inline(root: Path, games: dict[str, str | tuple[str, str]]) -> dict[st
         out[name] = root / f"{name}.duckdb"
         build([str(pgn)], out[name], workers=1)
     return out
+
+
+from tests.filters.indexes import filter_indexes  # noqa: E402,F401  (the filter tables' indexes, one build per session)

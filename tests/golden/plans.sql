@@ -600,3 +600,311 @@ WHERE
 ORDER BY
   p.gamenumber,
   p.positionid;
+
+-- if check mate else btm  [main line, exact]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline
+  AND (
+    (
+      COALESCE(p.is_check, FALSE) AND p.is_mate
+    )
+    OR (
+      NOT (
+        COALESCE(p.is_check, FALSE)
+      ) AND NOT p.wtm
+    )
+  )
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- sort "queens" #[Qq]  [main line, candidates]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- path -- [x]  [variations, candidates]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- mate echo (s t) t : check  [variations, candidates]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.is_mate
+  AND p.gamenumber IN (
+    SELECT
+      q1.gamenumber
+    FROM positions AS q1
+    WHERE
+      q1.gamenumber IN (
+        SELECT
+          q2.gamenumber
+        FROM positions AS q2
+        WHERE
+          q2.is_check
+      )
+  )
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- square x in [Rr] abs(file x - file k) <= 1  [main line, candidates]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline AND (
+    p.wr | p.br
+  ) <> 0
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- distance(lca(currentposition initialposition) currentposition) > 70  [variations, candidates]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- pin from B through n to q  [main line, candidates]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- K--g1 move o-o  [main line, exact]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline
+  AND EXISTS(
+    SELECT
+      1
+    FROM positions AS q1
+    WHERE
+      q1.gamenumber = p.gamenumber
+      AND q1.parent = p.positionid
+      AND q1.child_index = 0
+      AND NOT q1.null_move
+      AND (
+        (
+          NOT (
+            q1.move_from IS NULL
+          )
+          AND (
+            p.wk & CASE
+              WHEN q1.move_from = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.move_from) AS BIGINT)
+            END
+          ) <> 0
+          AND NOT (
+            q1.move_to IS NULL
+          )
+          AND (
+            64 & CASE
+              WHEN q1.move_to = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.move_to) AS BIGINT)
+            END
+          ) <> 0
+        )
+        OR (
+          NOT (
+            q1.castle IS NULL
+          )
+          AND NOT (
+            q1.rook_from IS NULL
+          )
+          AND (
+            p.wk & CASE
+              WHEN q1.rook_from = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.rook_from) AS BIGINT)
+            END
+          ) <> 0
+          AND NOT (
+            q1.rook_to IS NULL
+          )
+          AND (
+            64 & CASE
+              WHEN q1.rook_to = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.rook_to) AS BIGINT)
+            END
+          ) <> 0
+        )
+      )
+  )
+  AND EXISTS(
+    SELECT
+      1
+    FROM positions AS q2
+    WHERE
+      q2.gamenumber = p.gamenumber
+      AND q2.parent = p.positionid
+      AND q2.child_index = 0
+      AND COALESCE(q2.castle = 1, FALSE)
+  )
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- K--g1 move o-o  [main line, exact, chess960]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline
+  AND EXISTS(
+    SELECT
+      1
+    FROM positions AS q1
+    WHERE
+      q1.gamenumber = p.gamenumber
+      AND q1.parent = p.positionid
+      AND q1.child_index = 0
+      AND NOT q1.null_move
+      AND (
+        (
+          NOT (
+            q1.move_from IS NULL
+          )
+          AND (
+            p.wk & CASE
+              WHEN q1.move_from = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.move_from) AS BIGINT)
+            END
+          ) <> 0
+          AND NOT (
+            q1.move_to IS NULL
+          )
+          AND (
+            64 & CASE
+              WHEN q1.move_to = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.move_to) AS BIGINT)
+            END
+          ) <> 0
+        )
+        OR (
+          NOT (
+            q1.castle IS NULL
+          )
+          AND NOT (
+            q1.rook_from IS NULL
+          )
+          AND (
+            p.wk & CASE
+              WHEN q1.rook_from = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.rook_from) AS BIGINT)
+            END
+          ) <> 0
+          AND NOT (
+            q1.rook_to IS NULL
+          )
+          AND (
+            64 & CASE
+              WHEN q1.rook_to = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.rook_to) AS BIGINT)
+            END
+          ) <> 0
+        )
+      )
+  )
+  AND EXISTS(
+    SELECT
+      1
+    FROM positions AS q2
+    WHERE
+      q2.gamenumber = p.gamenumber
+      AND q2.parent = p.positionid
+      AND q2.child_index = 0
+      AND COALESCE(q2.castle = 1, FALSE)
+  )
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- R--  [main line, exact, chess960]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline
+  AND EXISTS(
+    SELECT
+      1
+    FROM positions AS q1
+    WHERE
+      q1.gamenumber = p.gamenumber
+      AND q1.parent = p.positionid
+      AND q1.child_index = 0
+      AND NOT q1.null_move
+      AND (
+        (
+          NOT (
+            q1.move_from IS NULL
+          )
+          AND (
+            p.wr & CASE
+              WHEN q1.move_from = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.move_from) AS BIGINT)
+            END
+          ) <> 0
+        )
+        OR (
+          NOT (
+            q1.castle IS NULL
+          )
+          AND NOT (
+            q1.rook_from IS NULL
+          )
+          AND (
+            p.wr & CASE
+              WHEN q1.rook_from = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.rook_from) AS BIGINT)
+            END
+          ) <> 0
+        )
+      )
+  )
+ORDER BY
+  p.gamenumber,
+  p.positionid;

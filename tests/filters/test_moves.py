@@ -1,0 +1,75 @@
+"""Moves: SQL against Python on every position of the filter indexes (see differential.py).
+
+Covers move with from to capture promote previous enpassant null o-o o-o-o castle legal
+pseudolegal primary secondary enpassantsquare, the dash filters -- [x] with promotions and
+targets, from and to; castling rows matter most on the Chess960 index.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.filters.differential import EXACT, NARROWED, Row, cases, check
+
+TABLE = [
+    Row("move from N", EXACT),
+    Row("move to f7", EXACT),
+    Row("move from N to f7 capture p", EXACT),
+    Row("move capture q", EXACT),
+    Row("move previous capture q", EXACT),
+    Row("move promote [RBN]", EXACT),
+    Row("move promote Q", EXACT),
+    Row("move previous promote N", EXACT),
+    Row("move enpassant", EXACT),
+    Row("move previous enpassant", EXACT),
+    Row("move o-o", EXACT),
+    Row("move o-o-o", EXACT),
+    Row("move castle", EXACT),
+    Row("move previous o-o-o", EXACT),
+    Row("move null", EXACT),
+    Row("nullmove", EXACT),
+    Row("move legal from K", NARROWED),
+    Row("move legal to h8", NARROWED),
+    Row("move pseudolegal from q", NARROWED),
+    Row("move legal promote Q", NARROWED),
+    Row("move primary from P", EXACT),
+    Row("move secondary", EXACT),
+    Row("move previous secondary", EXACT),
+    Row("move enpassantsquare e3", EXACT),
+    Row("e2--e4", EXACT),
+    Row("B[x]h7", EXACT),
+    Row("K--", EXACT),
+    Row("R--", EXACT),
+    Row("k--g8", EXACT),
+    Row("[x]Q", EXACT),
+    Row("--=Q", EXACT),
+    Row("P--=N", EXACT),
+    Row("Q--(check)", EXACT),
+    Row("--(o-o)", EXACT),
+    Row("--(o-o-o)", EXACT),
+    Row("--(castle)", EXACT),
+    Row("[x](enpassant)", EXACT),
+    Row("--(mate from)", EXACT),
+    Row("x = e4--(to) x", NARROWED),
+    Row("from & K", NARROWED),
+    Row("to & N", NARROWED),
+    Row("K--g1", EXACT),
+    Row("k--c8", EXACT),
+    Row("R--f1", EXACT),
+    Row("r--d8", EXACT),
+    Row("move from K to g1", EXACT),
+    Row("move previous from k to c8", EXACT),
+    Row("move from R to d1", EXACT),
+    Row("[x]R", EXACT),
+    Row("K[x]", EXACT),
+    Row("move capture R from K", EXACT),
+    Row("move o-o from K to g1", EXACT),
+    Row("--(o-o) Kg1 Rf1", EXACT),
+    Row("move legal o-o", NARROWED),
+    Row("move pseudolegal o-o-o", NARROWED),
+]
+
+
+@pytest.mark.parametrize("row, cell", cases(TABLE))
+def test_sql_against_python(filter_indexes, row: Row, cell: tuple[str, bool]) -> None:
+    check(filter_indexes, row, cell)

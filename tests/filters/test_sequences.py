@@ -1,0 +1,50 @@
+"""Sequences: SQL against Python on every position of the filter indexes (see differential.py).
+
+Covers find (all, a range, <--, quiet), line with every constituent form and parameter, path
+with its parameters, echo (in all) and consecutivemoves.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.filters.differential import EXACT, NARROWED, Row, cases, check
+
+TABLE = [
+    Row("find mate", EXACT),
+    Row("find all check >= 20", NARROWED),
+    Row("find <-- move capture Q", EXACT, variations=NARROWED),
+    Row("find 2 5 check", NARROWED),
+    Row("find quiet check", EXACT),
+    Row("line --> check --> check", NARROWED),
+    Row("line --> check --> mate", NARROWED),
+    Row("line <-- check <-- check", NARROWED),
+    Row("line --> move capture A * --> mate", NARROWED),
+    Row("line --> check + --> mate", NARROWED),
+    Row("line --> btm ? --> check", NARROWED),
+    Row("line --> check{2,3} --> not check", NARROWED),
+    Row("line --> (check --> not check) {2} --> check", NARROWED),
+    Row("line firstmatch --> check --> check", NARROWED),
+    Row("line lastposition --> check --> mate", NARROWED),
+    Row("line singlecolor --> check{3}", NARROWED),
+    Row("line nestban --> check --> check", NARROWED),
+    Row("line primary --> check --> check", NARROWED),
+    Row("line secondary --> check --> check", NARROWED),
+    Row("line quiet --> check --> check", NARROWED),
+    Row("line 3 10 --> check * --> mate", NARROWED),
+    Row("path -- -- [x]", NARROWED),
+    Row("path nestban [x] [x]", NARROWED),
+    Row("path primary [x] --", NARROWED),
+    Row("path secondary --", NARROWED),
+    Row("path -- --", NARROWED),
+    Row("path quiet -- [x]", NARROWED),
+    Row("mate echo (s t) t : check", NARROWED),
+    Row("stalemate echo (s t) in all { t : stalemate }", NARROWED),
+    Row("mate echo (s t) consecutivemoves (s t) >= 2", NARROWED),
+    Row("x = position 0 y = currentposition consecutivemoves(x y) > 5", NARROWED),
+]
+
+
+@pytest.mark.parametrize("row, cell", cases(TABLE))
+def test_sql_against_python(filter_indexes, row: Row, cell: tuple[str, bool]) -> None:
+    check(filter_indexes, row, cell)

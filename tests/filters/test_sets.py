@@ -1,0 +1,74 @@
+"""Sets and squares: SQL against Python on every position of the filter indexes (see differential.py).
+
+Covers piece designators in every form, | & ~ in #, attacks attackedby -> <-, the
+directions with ranges, between makesquare, pin ray xray, square and piece [all].
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.filters.differential import EXACT, NARROWED, Row, cases, check
+
+TABLE = [
+    Row("Ka1 kh8", EXACT),
+    Row("K", EXACT),
+    Row("A", EXACT),
+    Row("a", EXACT),
+    Row("_", EXACT),
+    Row(".", EXACT),
+    Row("[RQ]a-h8 & ~R", EXACT),
+    Row("[Aa] == 2", EXACT),
+    Row("[_A]e4", EXACT),
+    Row("#[Aa] <= 8 btm", EXACT),
+    Row("Pc1-8", EXACT),
+    Row("Na-d1-4", EXACT),
+    Row("[a1,b3,h1-8] & k", EXACT),
+    Row("[] == 0", EXACT),
+    Row("#(P | p) == 16", EXACT),
+    Row("#~. > 0", EXACT),
+    Row("Q in [a-h8]", EXACT),
+    Row("R in A", EXACT),
+    Row("Q == q", EXACT),
+    Row("A attacks k", EXACT),
+    Row("Q attacks k", NARROWED),
+    Row("_ attackedby a == 0", EXACT),
+    Row("N -> q", NARROWED),
+    Row("r <- B", NARROWED),
+    Row("#(a attackedby A) > 3", EXACT),
+    Row("up K & k", NARROWED),
+    Row("down k & K", NARROWED),
+    Row("left Qa-h1 & R", NARROWED),
+    Row("right q & r", NARROWED),
+    Row("northeast B & k", NARROWED),
+    Row("northwest b & Q", NARROWED),
+    Row("southeast Q & k", NARROWED),
+    Row("southwest q & K", NARROWED),
+    Row("#vertical K >= 6", NARROWED),
+    Row("horizontal 1 k & R", NARROWED),
+    Row("orthogonal 1 K & k", NARROWED),
+    Row("diagonal 1-2 K & P", NARROWED),
+    Row("anydirection 1 k & Q", NARROWED),
+    Row("offdiagonal Bh1", NARROWED),
+    Row("between(Ra1 Ka1)", NARROWED),
+    Row("between(R k) & _", NARROWED),
+    Row("makesquare(1 1) & R", NARROWED),
+    Row("pin", NARROWED),
+    Row("pin from R to k", NARROWED),
+    Row("pin through N", NARROWED),
+    Row("pin from B through n to q", NARROWED),
+    Row("ray(Q k)", NARROWED),
+    Row("ray orthogonal (R n k)", NARROWED),
+    Row("xray(Q B k)", NARROWED),
+    Row("square x in [Pp] rank x == 7", NARROWED),
+    Row("square all x in P rank x < 7", NARROWED),
+    Row("piece x in N #(x attacks A) > 1", NARROWED),
+    Row("piece all x in B light x", NARROWED),
+    Row("maindiagonal Bc1 & b", NARROWED),
+    Row('P & makesquare "e4"', NARROWED),
+]
+
+
+@pytest.mark.parametrize("row, cell", cases(TABLE))
+def test_sql_against_python(filter_indexes, row: Row, cell: tuple[str, bool]) -> None:
+    check(filter_indexes, row, cell)

@@ -1,0 +1,36 @@
+"""Transforms: SQL against Python on every position of the filter indexes (see differential.py).
+
+Covers flipcolor reversecolor flip fliphorizontal flipvertical rotate90 shift shifthorizontal
+shiftvertical, with count, around pieces, moves, directions and attacks.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.filters.differential import EXACT, NARROWED, Row, cases, check
+
+TABLE = [
+    Row("flipcolor {Q == 0 q == 1}", EXACT),
+    Row("flipcolor Ka1 kh8", EXACT),
+    Row("reversecolor {wtm K == 1}", EXACT),
+    Row("flip {Ka1 kh8}", EXACT),
+    Row("fliphorizontal Pa2", EXACT),
+    Row("flipvertical {Ra1 Kg1}", EXACT),
+    Row("rotate90 Kh1", EXACT),
+    Row("shift Pd4", EXACT),
+    Row("shifthorizontal Ke1", EXACT),
+    Row("shiftvertical Pd4", EXACT),
+    Row("shift {Kg1 Rf1}", EXACT),
+    Row("flipcolor count check", EXACT),
+    Row("flip count {Kb1 kg8}", EXACT),
+    Row("flipcolor {move from K to g1}", EXACT),
+    Row("flip {up 1 K & P}", NARROWED),
+    Row("flipcolor {A attacks k}", EXACT),
+    Row("shiftvertical {#Pa-h2 == 8}", EXACT),
+]
+
+
+@pytest.mark.parametrize("row, cell", cases(TABLE))
+def test_sql_against_python(filter_indexes, row: Row, cell: tuple[str, bool]) -> None:
+    check(filter_indexes, row, cell)

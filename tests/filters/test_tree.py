@@ -1,0 +1,31 @@
+"""The game tree and ':': SQL against Python on every position of the filter indexes (see differential.py).
+
+Covers parent child child(n) position currentposition initialposition ancestor descendant lca
+distance, each on the left of ':'.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.filters.differential import EXACT, NARROWED, Row, cases, check
+
+TABLE = [
+    Row("parent : check", EXACT),
+    Row("child : mate", EXACT),
+    Row("child(1) : mate", EXACT),
+    Row("child(0) : check", EXACT),
+    Row("position 0 : wtm", EXACT),
+    Row("currentposition : K", EXACT),
+    Row("initialposition : #A == 16", NARROWED),
+    Row("ancestor(initialposition currentposition)", NARROWED),
+    Row("descendant(parent currentposition)", NARROWED),
+    Row("distance(lca(currentposition initialposition) currentposition) > 70", NARROWED),
+    Row("lca(parent currentposition) : check", NARROWED),
+    Row("not parent : move from K", EXACT),
+]
+
+
+@pytest.mark.parametrize("row, cell", cases(TABLE))
+def test_sql_against_python(filter_indexes, row: Row, cell: tuple[str, bool]) -> None:
+    check(filter_indexes, row, cell)

@@ -1,0 +1,31 @@
+"""Variables: SQL against Python on every position of the filter indexes (see differential.py).
+
+Covers = += -= *= /= %= =?, set and position variables, max min.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.filters.differential import EXACT, NARROWED, Row, cases, check
+
+TABLE = [
+    Row("x = #Q x > 1", NARROWED),
+    Row("x = 3 x += #A x > 16", NARROWED),
+    Row("x = #A x -= #a x > 2", NARROWED),
+    Row("x = #R x *= 2 x >= 4", NARROWED),
+    Row("x = #A x /= 2 x == 8", NARROWED),
+    Row("x = ply x %= 10 x == 0", NARROWED),
+    Row("z = parent z : check", NARROWED),
+    Row("max(#A #a) > 12", EXACT),
+    Row("min(#A #a) < 4", EXACT),
+    Row("max(#Q 2 #q) == 2", EXACT),
+    Row("square x in [Rr] abs(file x - file k) <= 1", NARROWED),
+    Row("x =? Q #x == 1", NARROWED),
+    Row("y = K y & a-h1", NARROWED),
+]
+
+
+@pytest.mark.parametrize("row, cell", cases(TABLE))
+def test_sql_against_python(filter_indexes, row: Row, cell: tuple[str, bool]) -> None:
+    check(filter_indexes, row, cell)

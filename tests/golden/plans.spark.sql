@@ -1,0 +1,910 @@
+-- Ka1 kh8  [main line, exact]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline
+  AND (
+    p.wk & 1
+  ) <> 0
+  AND (
+    p.bk & CAST(-9223372036854775808 AS BIGINT)
+  ) <> 0
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- [RQ]a-h8 & ~R  [main line, exact]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline
+  AND (
+    (
+      (
+        p.wq | p.wr
+      ) & CAST(-72057594037927936 AS BIGINT)
+    ) & (
+      ~p.wr
+    )
+  ) <> 0
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- #[Aa] <= 8 btm  [main line, exact]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline
+  AND COALESCE(
+    BIT_COUNT(
+      p.wk | p.wq | p.wr | p.wb | p.wn | p.wp | p.bk | p.bq | p.br | p.bb | p.bn | p.bp
+    ) <= 8,
+    FALSE
+  )
+  AND NOT p.wtm
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- power A > power a + 3  [main line, exact]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline
+  AND COALESCE(
+    (
+      9 * BIT_COUNT((
+        p.wk | p.wq | p.wr | p.wb | p.wn | p.wp
+      ) & (
+        p.wq | p.bq
+      )) + 5 * BIT_COUNT((
+        p.wk | p.wq | p.wr | p.wb | p.wn | p.wp
+      ) & (
+        p.wr | p.br
+      )) + 3 * BIT_COUNT((
+        p.wk | p.wq | p.wr | p.wb | p.wn | p.wp
+      ) & (
+        p.wb | p.bb | p.wn | p.bn
+      )) + 1 * BIT_COUNT((
+        p.wk | p.wq | p.wr | p.wb | p.wn | p.wp
+      ) & (
+        p.wp | p.bp
+      ))
+    ) > (
+      (
+        9 * BIT_COUNT((
+          p.bk | p.bq | p.br | p.bb | p.bn | p.bp
+        ) & (
+          p.wq | p.bq
+        )) + 5 * BIT_COUNT((
+          p.bk | p.bq | p.br | p.bb | p.bn | p.bp
+        ) & (
+          p.wr | p.br
+        )) + 3 * BIT_COUNT((
+          p.bk | p.bq | p.br | p.bb | p.bn | p.bp
+        ) & (
+          p.wb | p.bb | p.wn | p.bn
+        )) + 1 * BIT_COUNT((
+          p.bk | p.bq | p.br | p.bb | p.bn | p.bp
+        ) & (
+          p.wp | p.bp
+        ))
+      ) + 3
+    ),
+    FALSE
+  )
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- flipcolor {Q == 0 q == 1}  [main line, exact]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline
+  AND (
+    (
+      COALESCE(BIT_COUNT(p.wq) = 0, FALSE) AND COALESCE(BIT_COUNT(p.bq) = 1, FALSE)
+    )
+    OR (
+      COALESCE(BIT_COUNT(p.bq) = 0, FALSE) AND COALESCE(BIT_COUNT(p.wq) = 1, FALSE)
+    )
+  )
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- shiftvertical Pd4  [main line, exact]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline
+  AND (
+    (
+      p.wp & 134217728
+    ) <> 0
+    OR (
+      p.wp & 8
+    ) <> 0
+    OR (
+      p.wp & 2048
+    ) <> 0
+    OR (
+      p.wp & 524288
+    ) <> 0
+    OR (
+      p.wp & 34359738368
+    ) <> 0
+    OR (
+      p.wp & 8796093022208
+    ) <> 0
+    OR (
+      p.wp & 2251799813685248
+    ) <> 0
+    OR (
+      p.wp & 576460752303423488
+    ) <> 0
+  )
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- check not mate  [variations, exact]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.is_check AND NOT (
+    COALESCE(p.is_mate, FALSE)
+  )
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- A attacks k  [main line, exact]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline AND (
+    p.bk & p.white_attacks
+  ) <> 0
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- _ attackedby a == 0  [main line, exact]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline
+  AND COALESCE(
+    BIT_COUNT(
+      (
+        ~(
+          p.wk | p.wq | p.wr | p.wb | p.wn | p.wp | p.bk | p.bq | p.br | p.bb | p.bn | p.bp
+        )
+      ) & p.black_attacks
+    ) = 0,
+    FALSE
+  )
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- move from N to f7 capture p  [main line, exact]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline
+  AND EXISTS(
+    SELECT
+      1
+    FROM positions AS q1
+    WHERE
+      q1.gamenumber = p.gamenumber
+      AND q1.parent = p.positionid
+      AND q1.child_index = 0
+      AND NOT (
+        q1.move_from IS NULL
+      )
+      AND (
+        p.wn & CASE
+          WHEN q1.move_from = 63
+          THEN CAST(-9223372036854775808 AS BIGINT)
+          ELSE CAST(POWER(2, q1.move_from) AS BIGINT)
+        END
+      ) <> 0
+      AND NOT (
+        q1.move_to IS NULL
+      )
+      AND (
+        9007199254740992 & CASE
+          WHEN q1.move_to = 63
+          THEN CAST(-9223372036854775808 AS BIGINT)
+          ELSE CAST(POWER(2, q1.move_to) AS BIGINT)
+        END
+      ) <> 0
+      AND NOT (
+        q1.capture_square IS NULL
+      )
+      AND (
+        p.bp & CASE
+          WHEN q1.capture_square = 63
+          THEN CAST(-9223372036854775808 AS BIGINT)
+          ELSE CAST(POWER(2, q1.capture_square) AS BIGINT)
+        END
+      ) <> 0
+  )
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- move previous capture q  [variations, exact]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  EXISTS(
+    SELECT
+      1
+    FROM positions AS q1
+    WHERE
+      q1.gamenumber = p.gamenumber
+      AND q1.positionid = p.parent
+      AND NOT (
+        p.capture_square IS NULL
+      )
+      AND (
+        q1.bq & CASE
+          WHEN p.capture_square = 63
+          THEN CAST(-9223372036854775808 AS BIGINT)
+          ELSE CAST(POWER(2, p.capture_square) AS BIGINT)
+        END
+      ) <> 0
+  )
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- move promote [RBN]  [main line, exact]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline
+  AND EXISTS(
+    SELECT
+      1
+    FROM positions AS q1
+    WHERE
+      q1.gamenumber = p.gamenumber
+      AND q1.parent = p.positionid
+      AND q1.child_index = 0
+      AND q1.promotion IN (2, 3, 4)
+  )
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- e2--e4  [main line, exact]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline
+  AND EXISTS(
+    SELECT
+      1
+    FROM positions AS q1
+    WHERE
+      q1.gamenumber = p.gamenumber
+      AND q1.parent = p.positionid
+      AND q1.child_index = 0
+      AND NOT q1.null_move
+      AND (
+        (
+          NOT (
+            q1.move_from IS NULL
+          )
+          AND (
+            4096 & CASE
+              WHEN q1.move_from = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.move_from) AS BIGINT)
+            END
+          ) <> 0
+          AND NOT (
+            q1.move_to IS NULL
+          )
+          AND (
+            268435456 & CASE
+              WHEN q1.move_to = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.move_to) AS BIGINT)
+            END
+          ) <> 0
+        )
+        OR (
+          NOT (
+            q1.castle IS NULL
+          )
+          AND NOT (
+            q1.rook_from IS NULL
+          )
+          AND (
+            4096 & CASE
+              WHEN q1.rook_from = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.rook_from) AS BIGINT)
+            END
+          ) <> 0
+          AND NOT (
+            q1.rook_to IS NULL
+          )
+          AND (
+            268435456 & CASE
+              WHEN q1.rook_to = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.rook_to) AS BIGINT)
+            END
+          ) <> 0
+        )
+      )
+  )
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- B[x]h7  [main line, exact]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline
+  AND EXISTS(
+    SELECT
+      1
+    FROM positions AS q1
+    WHERE
+      q1.gamenumber = p.gamenumber
+      AND q1.parent = p.positionid
+      AND q1.child_index = 0
+      AND NOT q1.null_move
+      AND NOT (
+        q1.move_from IS NULL
+      )
+      AND (
+        p.wb & CASE
+          WHEN q1.move_from = 63
+          THEN CAST(-9223372036854775808 AS BIGINT)
+          ELSE CAST(POWER(2, q1.move_from) AS BIGINT)
+        END
+      ) <> 0
+      AND NOT (
+        q1.capture_square IS NULL
+      )
+      AND NOT (
+        q1.capture_square IS NULL
+      )
+      AND (
+        36028797018963968 & CASE
+          WHEN q1.capture_square = 63
+          THEN CAST(-9223372036854775808 AS BIGINT)
+          ELSE CAST(POWER(2, q1.capture_square) AS BIGINT)
+        END
+      ) <> 0
+  )
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- result 1-0 player black "O'Kelly" year >= 1950  [main line, exact]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+JOIN games AS g
+  ON g.gamenumber = p.gamenumber
+WHERE
+  p.mainline
+  AND COALESCE(g.result, '') = '1-0'
+  AND CONTAINS(COALESCE(g.black, ''), 'O\'Kelly')
+  AND COALESCE(g.year >= 1950, FALSE)
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- parent : check  [main line, exact]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline
+  AND EXISTS(
+    SELECT
+      1
+    FROM positions AS q1
+    WHERE
+      q1.gamenumber = p.gamenumber AND q1.positionid = p.parent AND q1.is_check
+  )
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- child(1) : mate  [variations, exact]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  EXISTS(
+    SELECT
+      1
+    FROM positions AS q1
+    WHERE
+      q1.gamenumber = p.gamenumber
+      AND q1.parent = p.positionid
+      AND q1.child_index = 1
+      AND q1.is_mate
+  )
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- find mate  [main line, exact]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline
+  AND COALESCE(
+    (
+      SELECT
+        MAX(q1.positionid)
+      FROM positions AS q1
+      WHERE
+        q1.gamenumber = p.gamenumber AND q1.mainline AND q1.is_mate
+    ) >= p.positionid,
+    FALSE
+  )
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- find mate  [variations, exact]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  EXISTS(
+    SELECT
+      1
+    FROM positions AS q1
+    WHERE
+      q1.gamenumber = p.gamenumber
+      AND q1.positionid BETWEEN p.positionid AND p.last_descendant
+      AND q1.is_mate
+  )
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- find all check >= 20  [main line, candidates]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline
+  AND COALESCE(
+    (
+      SELECT
+        COUNT(*)
+      FROM positions AS q1
+      WHERE
+        q1.gamenumber = p.gamenumber AND q1.is_check AND q1.mainline
+    ) >= 20,
+    FALSE
+  )
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- line --> check --> check  [main line, candidates]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline
+  AND p.is_check
+  AND EXISTS(
+    SELECT
+      1
+    FROM positions AS q1
+    WHERE
+      q1.gamenumber = p.gamenumber
+      AND q1.parent = p.positionid
+      AND q1.child_index = 0
+      AND q1.is_check
+  )
+  AND p.gamenumber IN (
+    SELECT
+      q2.gamenumber
+    FROM positions AS q2
+    WHERE
+      q2.mainline AND q2.is_check
+  )
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- fen "8/8/8/8/8/8/8/K6k w"  [main line, exact]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline
+  AND p.wk = 1
+  AND p.wq = 0
+  AND p.wr = 0
+  AND p.wb = 0
+  AND p.wn = 0
+  AND p.wp = 0
+  AND p.bk = 128
+  AND p.bq = 0
+  AND p.br = 0
+  AND p.bb = 0
+  AND p.bn = 0
+  AND p.bp = 0
+  AND p.wtm
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- x = #Q x > 1  [main line, candidates]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- if check mate else btm  [main line, exact]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline
+  AND (
+    (
+      COALESCE(p.is_check, FALSE) AND p.is_mate
+    )
+    OR (
+      NOT (
+        COALESCE(p.is_check, FALSE)
+      ) AND NOT p.wtm
+    )
+  )
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- sort "queens" #[Qq]  [main line, candidates]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- path -- [x]  [variations, candidates]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- mate echo (s t) t : check  [variations, candidates]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.is_mate
+  AND p.gamenumber IN (
+    SELECT
+      q1.gamenumber
+    FROM positions AS q1
+    WHERE
+      q1.gamenumber IN (
+        SELECT
+          q2.gamenumber
+        FROM positions AS q2
+        WHERE
+          q2.is_check
+      )
+  )
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- square x in [Rr] abs(file x - file k) <= 1  [main line, candidates]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline AND (
+    p.wr | p.br
+  ) <> 0
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- distance(lca(currentposition initialposition) currentposition) > 70  [variations, candidates]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- pin from B through n to q  [main line, candidates]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- K--g1 move o-o  [main line, exact]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline
+  AND EXISTS(
+    SELECT
+      1
+    FROM positions AS q1
+    WHERE
+      q1.gamenumber = p.gamenumber
+      AND q1.parent = p.positionid
+      AND q1.child_index = 0
+      AND NOT q1.null_move
+      AND (
+        (
+          NOT (
+            q1.move_from IS NULL
+          )
+          AND (
+            p.wk & CASE
+              WHEN q1.move_from = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.move_from) AS BIGINT)
+            END
+          ) <> 0
+          AND NOT (
+            q1.move_to IS NULL
+          )
+          AND (
+            64 & CASE
+              WHEN q1.move_to = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.move_to) AS BIGINT)
+            END
+          ) <> 0
+        )
+        OR (
+          NOT (
+            q1.castle IS NULL
+          )
+          AND NOT (
+            q1.rook_from IS NULL
+          )
+          AND (
+            p.wk & CASE
+              WHEN q1.rook_from = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.rook_from) AS BIGINT)
+            END
+          ) <> 0
+          AND NOT (
+            q1.rook_to IS NULL
+          )
+          AND (
+            64 & CASE
+              WHEN q1.rook_to = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.rook_to) AS BIGINT)
+            END
+          ) <> 0
+        )
+      )
+  )
+  AND EXISTS(
+    SELECT
+      1
+    FROM positions AS q2
+    WHERE
+      q2.gamenumber = p.gamenumber
+      AND q2.parent = p.positionid
+      AND q2.child_index = 0
+      AND COALESCE(q2.castle = 1, FALSE)
+  )
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- K--g1 move o-o  [main line, exact, chess960]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline
+  AND EXISTS(
+    SELECT
+      1
+    FROM positions AS q1
+    WHERE
+      q1.gamenumber = p.gamenumber
+      AND q1.parent = p.positionid
+      AND q1.child_index = 0
+      AND NOT q1.null_move
+      AND (
+        (
+          NOT (
+            q1.move_from IS NULL
+          )
+          AND (
+            p.wk & CASE
+              WHEN q1.move_from = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.move_from) AS BIGINT)
+            END
+          ) <> 0
+          AND NOT (
+            q1.move_to IS NULL
+          )
+          AND (
+            64 & CASE
+              WHEN q1.move_to = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.move_to) AS BIGINT)
+            END
+          ) <> 0
+        )
+        OR (
+          NOT (
+            q1.castle IS NULL
+          )
+          AND NOT (
+            q1.rook_from IS NULL
+          )
+          AND (
+            p.wk & CASE
+              WHEN q1.rook_from = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.rook_from) AS BIGINT)
+            END
+          ) <> 0
+          AND NOT (
+            q1.rook_to IS NULL
+          )
+          AND (
+            64 & CASE
+              WHEN q1.rook_to = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.rook_to) AS BIGINT)
+            END
+          ) <> 0
+        )
+      )
+  )
+  AND EXISTS(
+    SELECT
+      1
+    FROM positions AS q2
+    WHERE
+      q2.gamenumber = p.gamenumber
+      AND q2.parent = p.positionid
+      AND q2.child_index = 0
+      AND COALESCE(q2.castle = 1, FALSE)
+  )
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- R--  [main line, exact, chess960]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline
+  AND EXISTS(
+    SELECT
+      1
+    FROM positions AS q1
+    WHERE
+      q1.gamenumber = p.gamenumber
+      AND q1.parent = p.positionid
+      AND q1.child_index = 0
+      AND NOT q1.null_move
+      AND (
+        (
+          NOT (
+            q1.move_from IS NULL
+          )
+          AND (
+            p.wr & CASE
+              WHEN q1.move_from = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.move_from) AS BIGINT)
+            END
+          ) <> 0
+        )
+        OR (
+          NOT (
+            q1.castle IS NULL
+          )
+          AND NOT (
+            q1.rook_from IS NULL
+          )
+          AND (
+            p.wr & CASE
+              WHEN q1.rook_from = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.rook_from) AS BIGINT)
+            END
+          ) <> 0
+        )
+      )
+  )
+ORDER BY
+  p.gamenumber,
+  p.positionid;
