@@ -201,3 +201,25 @@ def test_every_first_hour_option_is_declared() -> None:
                  for name, command in group.commands.items()}
     assert {"--file", "--param", "-p"} <= spellings["sql"]
     assert {"-q", "-player", "-fen", "-reversecolor", "-noheader", "-nosettag", "-version"} <= spellings["query"]
+
+
+def test_no_progress_bar_on_the_build_connection(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The build draws its own bar on stderr; DuckDB's own would go to stdout, past two seconds of an insert.
+    from cqlindex.ingest import pipeline
+
+    real_connect, real_info = duckdb.connect, pipeline._write_build_info
+    seen = []
+
+    def loud(*args, **kwargs):
+        con = real_connect(*args, **kwargs)
+        con.execute("SET enable_progress_bar = true")
+        return con
+
+    def build_info(con, *args):
+        seen.append(con.execute("SELECT current_setting('enable_progress_bar')").fetchone()[0])
+        return real_info(con, *args)
+
+    monkeypatch.setattr(duckdb, "connect", loud)
+    monkeypatch.setattr(pipeline, "_write_build_info", build_info)
+    pipeline.build([str(CLASSICS)], tmp_path / "c.duckdb", workers=1)
+    assert seen and not any(seen)

@@ -174,6 +174,7 @@ def build(inputs: list[str], output: str | os.PathLike, *, workers: int | None =
     try:
         _remove_leftovers(target)
         con = duckdb.connect(str(temporary))
+        con.execute("SET enable_progress_bar = false")  # the build draws its own bar, on stderr
     except BaseException as error:
         lock.release()
         if isinstance(error, duckdb.Error):
