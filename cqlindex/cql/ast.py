@@ -298,6 +298,28 @@ class Echo(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class RelationParam(Node):
+    """One parameter of CQL 5's ``relation`` (seed 001): ``(tomove match|mismatch)``, or a square
+    parameter (sets, match and mismatch ranges), bare or after an echo transform keyword."""
+
+    echo: str | None  # the echo keyword as written (None: the identity comparison)
+    tomove: str | None  # 'match' or 'mismatch' for a tomove parameter, else None
+    sourcesquares: Node | None  # None: every square
+    targetsquares: Node | None
+    match: tuple[int, int]
+    mismatch: tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Relation(Node):
+    """CQL 5's ``relation``: matches where some other position of the game satisfies every target
+    filter and every parameter (reference/relation.md)."""
+
+    targets: tuple[Node, ...]
+    params: tuple[RelationParam, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class GameFilter(Node):
     """Game-level tests: result, player, elo, year, event, site, date, eco, fen, gamenumber."""
 

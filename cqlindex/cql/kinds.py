@@ -49,7 +49,8 @@ def kind_of(node: ast.Node, variables: dict[str, str] | None = None) -> str:
     if isinstance(node, ast.GameFilter) and node.name in _STRING_TAGS and not any(
             isinstance(a, ast.String) for a in node.args):
         return STRING  # 'event', 'player white', 'fen': the text itself
-    if isinstance(node, (ast.Not, ast.And, ast.Or, ast.Compare, ast.GameFilter, ast.Output, ast.Echo, ast.Dash)):
+    if isinstance(node, (ast.Not, ast.And, ast.Or, ast.Compare, ast.GameFilter, ast.Output, ast.Echo, ast.Dash,
+                         ast.Relation)):
         return LOGICAL
     if isinstance(node, ast.Call):
         return catalogue.keyword_kind(ast.Call, node.name) or ANY

@@ -33,6 +33,7 @@ from cqlindex.filters.logic.grammar import LogicGrammar
 from cqlindex.filters.moves.grammar import MovesGrammar
 from cqlindex.filters.output.grammar import OutputGrammar
 from cqlindex.filters.refused.grammar import RefusedGrammar
+from cqlindex.filters.relation.grammar import RelationGrammar
 from cqlindex.filters.sequences.grammar import SequencesGrammar
 from cqlindex.filters.sets import DIRECTIONS
 from cqlindex.filters.sets.grammar import SetsGrammar
@@ -51,7 +52,7 @@ _PATH_COMPARISONS = ("[<]", "[>]", "[<=]", "[>=]")
 _STOP_AFTER_WILDCARD = ("-->", "<--", ")", "}", "--", "[x]")
 
 
-class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, GameGrammar,
+class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationGrammar, GameGrammar,
              LogicGrammar, VariablesGrammar, OutputGrammar, TransformsGrammar, RefusedGrammar):
     """One query's parser. Use :func:`parse`."""
 
@@ -285,7 +286,7 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, GameGramm
 
     def parse_intersection(self) -> ast.Node:
         left = self.parse_complement()
-        while self.at_op("&"):
+        while self.at_op("&") or self.at_cql5_on():
             op = self.next()
             right = self.parse_complement()
             self.check_set_operands(op, left, right)

@@ -34,6 +34,7 @@ from cqlindex.filters.game.sql import GameSQL
 from cqlindex.filters.moves.sql import MovesSQL
 from cqlindex.filters.output.sql import OutputSQL
 from cqlindex.filters.position.sql import PositionSQL
+from cqlindex.filters.relation.sql import RelationSQL
 from cqlindex.filters.sequences.sql import SequencesSQL
 from cqlindex.filters.sets.sql import SetsSQL
 from cqlindex.filters.transforms.sql import TransformsSQL
@@ -44,7 +45,8 @@ from cqlindex.query.rewrite import expand
 
 
 @dataclass
-class Compiler(PositionSQL, SetsSQL, MovesSQL, TreeSQL, SequencesSQL, GameSQL, TransformsSQL, OutputSQL):
+class Compiler(PositionSQL, SetsSQL, MovesSQL, TreeSQL, SequencesSQL, RelationSQL, GameSQL, TransformsSQL,
+               OutputSQL):
     """Compiles the filters of one query for one search mode (main line only, or variations).
 
     Here: the dispatch on node type, logic and comparison, and the links to other rows; each

@@ -19,6 +19,7 @@ from cqlindex.errors import InputError
 from cqlindex.filters import catalogue
 from cqlindex.filters.spec import NARROWED, PYTHON
 from cqlindex.plan import sql as S
+from cqlindex.filters.relation.sql import narrowing as relation_narrowing
 from cqlindex.plan.compile import Compiler
 from cqlindex.plan.terms import Row
 from cqlindex.query.analyse import reads_other_positions
@@ -125,11 +126,11 @@ def explain(p: Plan, dialect: str = "duckdb") -> str:
         snippet = " ".join(text[node.span.start:node.span.end].split())
         if len(snippet) > 60:
             snippet = snippet[:57] + "..."
-        lines.append(f"  {node.span.line}:{node.span.col}  {snippet}  -- {verdict}{_why(node, verdict)}")
+        lines.append(f"  {node.span.line}:{node.span.col}  {snippet}  -- {verdict}{_why(node, verdict, p.variations)}")
     return "\n".join(lines)
 
 
-def _why(node: ast.Node, verdict: str) -> str:
+def _why(node: ast.Node, verdict: str, variations: bool) -> str:
     """The filters inside ``node`` that the catalogue says SQL only narrows or leaves to Python."""
     if verdict in (SQL_DECIDES, PYTHON_OUTPUT):
         return ""
@@ -138,4 +139,9 @@ def _why(node: ast.Node, verdict: str) -> str:
         decl = catalogue.declaration_of(inner)
         if decl is not None and decl.sql in (NARROWED, PYTHON):
             named.setdefault(decl.name, "narrowed" if decl.sql == NARROWED else "Python")
-    return f" ({', '.join(f'{name}: {how}' for name, how in named.items())})" if named else ""
+    said = f" ({', '.join(f'{name}: {how}' for name, how in named.items())})" if named else ""
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Relation):  # what the self-join asks of a target
+            said += f"\n      relation at {inner.span.line}:{inner.span.col} narrowed to sources with a target of: " \
+                    + "; ".join(relation_narrowing(inner, variations))
+    return said

@@ -1,0 +1,153 @@
+"""The evaluation of ``relation``: a source against every other position of its game, vectorised.
+
+Per game, once (kept in the evaluator's per-game memo): every position's board as 65 piece
+codes, its side to move and its 12 piece counts. Per source, the targets are narrowed in
+order of cost: not the source node itself, the tomove parameters, the piece-count bound of
+full-board square parameters (:func:`echoes.mismatch_floor`), the target filters (evaluated
+once per target and game when they read no variable), and then each square parameter over
+all remaining targets and all transforms of its keyword at once (:func:`echoes.holds`).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from cqlindex.cql import ast
+from cqlindex.evaluate.context import Evaluator, evaluates
+from cqlindex.evaluate.values import MATCH
+from cqlindex.filters.relation import echoes
+from cqlindex.store.trees import Position
+
+_BITS = np.arange(64, dtype=np.uint64)
+
+
+class GameBoards:
+    """The boards of one game tree as arrays indexed by positionid."""
+
+    __slots__ = ("boards", "counts", "occupied", "wtm")
+
+    def __init__(self, positions: list[Position]) -> None:
+        bitboards = np.array([p.bitboards for p in positions], dtype=np.uint64).reshape(len(positions), 12)
+        bits = ((bitboards[:, :, None] >> _BITS) & np.uint64(1)).astype(np.int8)  # (N, 12, 64)
+        boards = np.zeros((len(positions), 65), dtype=np.int8)
+        boards[:, :64] = (bits * np.arange(1, 13, dtype=np.int8)[None, :, None]).sum(axis=1, dtype=np.int8)
+        self.boards = boards
+        self.counts = bits.sum(axis=2, dtype=np.int16)  # (N, 12)
+        self.occupied = self.counts.sum(axis=1, dtype=np.int16)
+        self.wtm = np.array([p.wtm for p in positions], dtype=bool)
+
+
+def _squares(value: object) -> np.ndarray:
+    """A set value as 65 bools (the off-board square never in it); a filter that failed is empty."""
+    mask = np.zeros(65, dtype=bool)
+    if isinstance(value, int) and not isinstance(value, bool) and value:
+        mask[:64] = ((np.uint64(int(value)) >> _BITS) & np.uint64(1)).astype(bool)
+    return mask
+
+
+@lru_cache(maxsize=256)
+def _reads_variables(nodes: tuple[ast.Node, ...]) -> bool:
+    return any(isinstance(inner, (ast.Variable, ast.Assign)) for node in nodes for inner in ast.walk(node))
+
+
+@evaluates(ast.Relation)
+def relation(ev: Evaluator, node: ast.Relation, pos: Position) -> object:
+    memo = ev.memo
+    game = memo.get(GameBoards)
+    if game is None:
+        game = memo[GameBoards] = GameBoards(ev.tree.positions)
+    here = pos.id
+    targets = np.flatnonzero(_pairs(ev, game, node, here))
+    if targets.size and node.targets:
+        targets = targets[_target_filters(ev, node, targets)]
+    source = game.boards[here]
+    for param in node.params:
+        if param.tomove is not None or not targets.size:
+            continue
+        sourcesquares = _squares(ev.eval(param.sourcesquares, pos)) if param.sourcesquares is not None \
+            else _ALL_SQUARES
+        if param.sourcesquares is None and param.targetsquares is None:
+            held = echoes.holds_full_board(param.echo, source, game.boards[targets], game.occupied[targets],
+                                           param.match, param.mismatch)
+            targets = targets[held]
+            continue
+        targetsquares = None
+        if param.targetsquares is not None:
+            targetsquares = np.array([_squares(ev.eval(param.targetsquares, ev.tree.positions[t])) for t in targets])
+        held = echoes.holds(param.echo, source, sourcesquares, game.boards[targets], targetsquares,
+                            param.match, param.mismatch)
+        targets = targets[held]
+    return MATCH if targets.size else None
+
+
+#: Games with more positions than this get their possible pairs per source, not all at once.
+_PAIR_MATRIX_LIMIT = 3000
+
+
+def _pairs(ev: Evaluator, game: GameBoards, node: ast.Relation, here: int) -> np.ndarray:
+    """The possible targets of source ``here`` (bools by positionid), from what is cheap to test.
+
+    Not the source node itself (a repetition elsewhere is a target), the tomove parameters, and
+    the piece-count bound of full-board square parameters. Small games get the matrix of every
+    pair once, so each source only reads its row.
+    """
+    n = len(game.wtm)
+    if n <= _PAIR_MATRIX_LIMIT:
+        key = (_pairs, id(node))
+        matrix = ev.memo.get(key)
+        if matrix is None:
+            matrix = ev.memo[key] = _possible(game, node, np.arange(n))
+        return matrix[here]
+    return _possible(game, node, np.array([here]))[0]
+
+
+def _possible(game: GameBoards, node: ast.Relation, sources: np.ndarray) -> np.ndarray:
+    """(len(sources), N) bools: the target may relate to the source as far as cheap tests tell."""
+    n = len(game.wtm)
+    keep = np.ones((sources.size, n), dtype=bool)
+    keep[np.arange(sources.size), sources] = False
+    for param in node.params:
+        if param.tomove is not None:
+            same = game.wtm[sources][:, None] == game.wtm[None, :]
+            keep &= same if param.tomove == "match" else ~same
+            continue
+        if echoes.is_exact_image(param):
+            for start in range(0, sources.size, _CHUNK):
+                chunk = slice(start, start + _CHUNK)
+                keep[chunk] &= echoes.image_pairs(param.echo, game.boards, game.occupied, sources[chunk])
+            continue
+        limit = echoes.full_board_limit(param)
+        if limit is not None:
+            for start in range(0, sources.size, _CHUNK):
+                chunk = slice(start, start + _CHUNK)
+                keep[chunk] &= echoes.mismatch_floor(game.counts[sources[chunk]][:, None, :], game.counts) <= limit
+    return keep
+
+
+_CHUNK = 128  # sources per step of the pair matrix (bounds the (sources, transforms, 65) arrays)
+
+
+_ALL_SQUARES = np.ones(65, dtype=bool)
+_ALL_SQUARES[echoes.OFF] = False
+_ALL_SQUARES.setflags(write=False)
+
+
+def _target_filters(ev: Evaluator, node: ast.Relation, targets: np.ndarray) -> np.ndarray:
+    """Which of ``targets`` satisfy every target filter, evaluated at the target.
+
+    Without variables a target filter's verdict at a position does not depend on the source, so
+    it is kept for the rest of the game (-1: not evaluated yet).
+    """
+    positions = ev.tree.positions
+    if _reads_variables(node.targets):
+        return np.array([all(ev.test(f, positions[t]) for f in node.targets) for t in targets], dtype=bool)
+    key = (GameBoards, id(node))
+    known = ev.memo.get(key)
+    if known is None:
+        known = ev.memo[key] = np.full(len(positions), -1, dtype=np.int8)
+    for t in targets[known[targets] < 0]:
+        known[t] = all(ev.test(f, positions[t]) for f in node.targets)
+    return known[targets] == 1
+
