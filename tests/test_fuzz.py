@@ -57,6 +57,9 @@ PREFIXES = [("{", "}"), ("(", ")"), ("not ", ""), ("flip ", ""), ("flipcolor ", 
             ("if check then ", " else mate"), ("line --> {", "}")]
 CHAINS = [" + ", " - ", " * ", " | ", " & ", " and ", " or ", " ", ":", " < "]
 ATOMS = ["1", "K", "check", "ply", "Ka1", "[Qq]", "mate", "parent", "0", "#P", "a-h1-8", "x"]
+#: CQL 5's relation (seed 001): its mutations reach the relation grammar's errors.
+RELATION_SEEDS = ["relation (tomove match) echoflipvertical (sourcesquares a1-8 targetsquares [Aa] match 3 64)",
+                  "K on darksquares relation K on lightsquares (tomove match) echoshift (mismatch 0)"]
 UNICODE = "²³¹٣٤۵०१๑߁᠑𝟙ⅯⅫ①⑴⒈éßЖ中😀\u200b\u200e\ufeff\x00\x7f♔♕♖♗♘♙♚♛♜♝♞♟△▲□◭✵⬓∀⊢◎∙∊≺≻≼≽→←≤≥≠∪∩×―▦"
 
 
@@ -65,7 +68,7 @@ def seeds() -> list[str]:
     # mostly queries the reference engine accepts: mutations of them are near misses
     cases = [c["query"] for i, c in enumerate(cases) if c["reference"] == "accept" or i % 4 == 0]
     visible = [json.loads(line)["query"] for line in shared_path("acceptance/visible.jsonl").open()]
-    return [q for q in cases + visible if q.strip()]
+    return [q for q in cases + visible + RELATION_SEEDS if q.strip()]
 
 
 def generate(count: int, seed: int = SEED) -> Iterator[str]:

@@ -66,6 +66,9 @@ GOLDEN_QUERIES = [
     ("distance(lca(currentposition initialposition) currentposition) > 70", True),
     ("pin from B through n to q", False),
     ("K--g1 move o-o", False),
+    ("relation (tomove match) (mismatch 0)", False),
+    ("relation (mismatch 1 2)", True),
+    ("K on darksquares relation K on lightsquares (tomove match) echoshift (mismatch 0)", True),
 ]
 
 #: Castling where the index holds Chess960 games (its rooks start anywhere).
@@ -89,6 +92,7 @@ VERDICTS = [
     ("sort #A >= 3", [PYTHON_OUTPUT], False),
     ("comment \"here\" check", [PYTHON_OUTPUT, SQL_DECIDES], False),
     ("e2--e4 btm", [SQL_DECIDES, SQL_DECIDES], True),
+    ("K on darksquares relation (tomove match) echoflip (mismatch 0)", [SQL_DECIDES, SQL_NARROWS], False),
 ]
 
 

@@ -779,6 +779,97 @@ ORDER BY
   p.gamenumber,
   p.positionid;
 
+-- relation (tomove match) (mismatch 0)  [main line, candidates]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline
+  AND EXISTS(
+    SELECT
+      1
+    FROM positions AS q1
+    WHERE
+      q1.gamenumber = p.gamenumber
+      AND q1.positionid <> p.positionid
+      AND q1.mainline
+      AND q1.wtm = p.wtm
+      AND q1.wk = p.wk
+      AND q1.wq = p.wq
+      AND q1.wr = p.wr
+      AND q1.wb = p.wb
+      AND q1.wn = p.wn
+      AND q1.wp = p.wp
+      AND q1.bk = p.bk
+      AND q1.bq = p.bq
+      AND q1.br = p.br
+      AND q1.bb = p.bb
+      AND q1.bn = p.bn
+      AND q1.bp = p.bp
+  )
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- relation (mismatch 1 2)  [variations, candidates]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  EXISTS(
+    SELECT
+      1
+    FROM positions AS q1
+    WHERE
+      q1.gamenumber = p.gamenumber
+      AND q1.positionid <> p.positionid
+      AND (
+        ABS(BIT_COUNT(q1.wk) - BIT_COUNT(p.wk)) + ABS(BIT_COUNT(q1.wq) - BIT_COUNT(p.wq)) + ABS(BIT_COUNT(q1.wr) - BIT_COUNT(p.wr)) + ABS(BIT_COUNT(q1.wb) - BIT_COUNT(p.wb)) + ABS(BIT_COUNT(q1.wn) - BIT_COUNT(p.wn)) + ABS(BIT_COUNT(q1.wp) - BIT_COUNT(p.wp)) + ABS(BIT_COUNT(q1.bk) - BIT_COUNT(p.bk)) + ABS(BIT_COUNT(q1.bq) - BIT_COUNT(p.bq)) + ABS(BIT_COUNT(q1.br) - BIT_COUNT(p.br)) + ABS(BIT_COUNT(q1.bb) - BIT_COUNT(p.bb)) + ABS(BIT_COUNT(q1.bn) - BIT_COUNT(p.bn)) + ABS(BIT_COUNT(q1.bp) - BIT_COUNT(p.bp))
+      ) <= 4
+  )
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
+-- K on darksquares relation K on lightsquares (tomove match) echoshift (mismatch 0)  [variations, candidates]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  (
+    p.wk & CAST(-6172840429334713771 AS BIGINT)
+  ) <> 0
+  AND EXISTS(
+    SELECT
+      1
+    FROM positions AS q1
+    WHERE
+      q1.gamenumber = p.gamenumber
+      AND q1.positionid <> p.positionid
+      AND q1.wtm = p.wtm
+      AND BIT_COUNT(q1.wk) = BIT_COUNT(p.wk)
+      AND BIT_COUNT(q1.wq) = BIT_COUNT(p.wq)
+      AND BIT_COUNT(q1.wr) = BIT_COUNT(p.wr)
+      AND BIT_COUNT(q1.wb) = BIT_COUNT(p.wb)
+      AND BIT_COUNT(q1.wn) = BIT_COUNT(p.wn)
+      AND BIT_COUNT(q1.wp) = BIT_COUNT(p.wp)
+      AND BIT_COUNT(q1.bk) = BIT_COUNT(p.bk)
+      AND BIT_COUNT(q1.bq) = BIT_COUNT(p.bq)
+      AND BIT_COUNT(q1.br) = BIT_COUNT(p.br)
+      AND BIT_COUNT(q1.bb) = BIT_COUNT(p.bb)
+      AND BIT_COUNT(q1.bn) = BIT_COUNT(p.bn)
+      AND BIT_COUNT(q1.bp) = BIT_COUNT(p.bp)
+      AND (
+        q1.wk & 6172840429334713770
+      ) <> 0
+  )
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
 -- K--g1 move o-o  [main line, exact, chess960]
 SELECT
   p.gamenumber,
