@@ -81,7 +81,8 @@ def holds(keyword: str | None, source: np.ndarray, sourcesquares: np.ndarray, ta
 
     ``source``: the source board (65 codes); ``sourcesquares``: its comparison squares (65 bools,
     the last False); ``targets``: the boards (n, 65); ``targetsquares``: their comparison squares
-    (n, 65), or None for all squares. Returns n bools.
+    (n, 65), or None for all squares. Returns n bools. The arrays are laid out (square,
+    transform, target) so that each count is a sum of k slabs, k the number of source squares.
     """
     n = targets.shape[0]
     forward, inverse = tables(keyword)
@@ -90,29 +91,45 @@ def holds(keyword: str | None, source: np.ndarray, sourcesquares: np.ndarray, ta
         return np.zeros(0, dtype=bool)
     if squares.size == 0:  # an empty comparison set: 0 matches, 0 mismatches
         return np.full(n, _within(0, match) and _within(0, mismatch))
-    images = forward[:, squares]  # (T, k)
-    equal = targets[:, images] == source[squares]  # (n, T, k): the mapped comparisons
-    empty = targets[:, squares] == 0  # (n, k): a remainder square is compared with empty
-    # A square r of C is tested when its pre-image is in C too; the others form the remainder.
+    by_square = targets.T  # (65, n)
+    images = forward[:, squares].T  # (k, T)
     if targetsquares is None:
-        in_c = sourcesquares  # C = sourcesquares, the same for every target
-        mapped_match = equal.sum(axis=2, dtype=np.int16)
-        mapped_mismatch = squares.size - mapped_match
-        remainder = ~in_c[inverse[:, squares]]  # (T, k)
-        rest_match = empty.astype(np.int16) @ remainder.T.astype(np.int16)  # (n, T)
-        rest_mismatch = remainder.sum(axis=1, dtype=np.int16) - rest_match
+        # A source piece whose image leaves the board mismatches whatever the target holds.
+        lost = ((images == OFF) & (source[squares] != 0)[:, None]).sum(axis=0)
+        usable = lost <= mismatch[1]
+        if not usable.any():
+            return np.zeros(n, dtype=bool)
+        images = images[:, usable]
+        preimages = inverse[usable][:, squares].T  # (k, T)
     else:
-        in_c = targetsquares & sourcesquares  # (n, 65)
-        compared = in_c[:, squares][:, None, :]  # (n, 1, k)
-        mapped_match = (equal & compared).sum(axis=2, dtype=np.int16)
-        mapped_mismatch = compared.sum(axis=2, dtype=np.int16) - mapped_match
-        remainder = compared & ~in_c[:, inverse[:, squares]]  # (n, T, k)
-        rest_match = (remainder & empty[:, None, :]).sum(axis=2, dtype=np.int16)
-        rest_mismatch = remainder.sum(axis=2, dtype=np.int16) - rest_match
-    matches = np.minimum(CAP, mapped_match + rest_match)
-    mismatches = np.minimum(CAP, mapped_mismatch + rest_mismatch)
+        preimages = inverse[:, squares].T
+    equal = by_square[images] == source[squares][:, None, None]  # (k, T, n): the mapped comparisons
+    empty = by_square[squares] == 0  # (k, n): a remainder square is compared with empty
+    # A square of C is tested when its pre-image is in C too; the others form the remainder.
+    if targetsquares is None:
+        mapped_match = equal.sum(axis=0, dtype=np.int16)  # (T, n)
+        mapped_mismatch = squares.size - mapped_match
+        remainder = ~sourcesquares[preimages]  # (k, T)
+        rest_match = remainder.T.astype(np.int16) @ empty.astype(np.int16)  # (T, n)
+        rest_mismatch = remainder.sum(axis=0, dtype=np.int16)[:, None] - rest_match
+    else:
+        in_c = (targetsquares & sourcesquares).T  # (65, n)
+        compared = in_c[squares][:, None, :]  # (k, 1, n)
+        mapped_match = (equal & compared).sum(axis=0, dtype=np.int16)
+        mapped_mismatch = compared.sum(axis=0, dtype=np.int16) - mapped_match
+        remainder = compared & ~in_c[preimages]  # (k, T, n)
+        rest_match = (remainder & empty[:, None, :]).sum(axis=0, dtype=np.int16)
+        rest_mismatch = remainder.sum(axis=0, dtype=np.int16) - rest_match
+    return _in_ranges(mapped_match + rest_match, mapped_mismatch + rest_mismatch, match, mismatch)
+
+
+def _in_ranges(matches: np.ndarray, mismatches: np.ndarray, match: tuple[int, int],
+               mismatch: tuple[int, int]) -> np.ndarray:
+    """(T, n) counts -> n bools: some transform has both capped counts in their ranges."""
+    matches = np.minimum(CAP, matches)
+    mismatches = np.minimum(CAP, mismatches)
     ok = (matches >= match[0]) & (matches <= match[1]) & (mismatches >= mismatch[0]) & (mismatches <= mismatch[1])
-    return ok.any(axis=1)
+    return ok.any(axis=0)
 
 
 def holds_full_board(keyword: str | None, source: np.ndarray, targets: np.ndarray, occupied: np.ndarray,
@@ -130,21 +147,16 @@ def holds_full_board(keyword: str | None, source: np.ndarray, targets: np.ndarra
     """
     forward, _ = tables(keyword)
     pieces = np.flatnonzero(source[:OFF])
-    images = forward[:, pieces]  # (T, k)
-    off_board = (images == OFF).sum(axis=1)
-    usable = off_board <= mismatch[1]
+    images = forward[:, pieces].T  # (k, T)
+    usable = (images == OFF).sum(axis=0) <= mismatch[1]
     if not usable.any() or targets.shape[0] == 0:
         return np.zeros(targets.shape[0], dtype=bool)
-    images = images[usable]
-    union = _union_size(keyword)[usable]  # (T,)
-    found = targets[:, images]  # (n, T, k)
-    same = (found == source[pieces]).sum(axis=2, dtype=np.int16)
-    overlap = (found != 0).sum(axis=2, dtype=np.int16)
-    mismatches = pieces.size + occupied[:, None].astype(np.int16) - overlap - same
-    matches = np.minimum(CAP, union[None, :] - mismatches)
-    mismatches = np.minimum(CAP, mismatches)
-    ok = (matches >= match[0]) & (matches <= match[1]) & (mismatches >= mismatch[0]) & (mismatches <= mismatch[1])
-    return ok.any(axis=1)
+    images = images[:, usable]
+    found = targets.T[images]  # (k, T, n)
+    same = (found == source[pieces][:, None, None]).sum(axis=0, dtype=np.int16)
+    overlap = (found != 0).sum(axis=0, dtype=np.int16)
+    mismatches = pieces.size + occupied[None, :].astype(np.int16) - overlap - same
+    return _in_ranges(_union_size(keyword)[usable][:, None] - mismatches, mismatches, match, mismatch)
 
 
 @lru_cache(maxsize=None)
@@ -181,7 +193,18 @@ def is_exact_image(param) -> bool:
     return full_board_limit(param) == 0 and param.mismatch[1] == 0 and param.match[0] <= CAP <= param.match[1]
 
 
-_WEIGHTS = np.random.default_rng(20260401).integers(1, 2**63, size=64, dtype=np.uint64) | np.uint64(1)
+# A polynomial hash, key = sum of code[q] * BASE**q (mod 2**64): translating a board by d squares
+# with every piece staying on the board multiplies its key by BASE**d (BASE is odd, so invertible).
+_BASE = np.uint64(0x9E3779B97F4A7C15)
+_BASE_INVERSE = np.uint64(pow(int(_BASE), -1, 1 << 64))
+
+
+def _power(exponent: int) -> np.uint64:
+    base = _BASE if exponent >= 0 else _BASE_INVERSE
+    return np.uint64(pow(int(base), abs(exponent), 1 << 64))
+
+
+_WEIGHTS = np.array([_power(q) for q in range(64)], dtype=np.uint64)
 
 
 def board_keys(boards: np.ndarray) -> np.ndarray:
@@ -190,18 +213,49 @@ def board_keys(boards: np.ndarray) -> np.ndarray:
         return (boards[..., :OFF].astype(np.uint64) * _WEIGHTS).sum(axis=-1, dtype=np.uint64)
 
 
+@lru_cache(maxsize=None)
+def _shift_steps(keyword: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """File steps, rank steps and key multipliers BASE**(8 * rank step + file step) of a shift keyword."""
+    steps = _SHIFT_SETS[keyword]
+    files = np.array([df for df, _ in steps])
+    ranks = np.array([dr for _, dr in steps])
+    return files, ranks, np.array([_power(8 * dr + df) for df, dr in steps], dtype=np.uint64)
+
+
+def _shifted_keys(keyword: str, boards: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(keys of every shifted board, whether the shift keeps every piece on the board), (N, T) each."""
+    occupied = (boards[:, :OFF] != 0).reshape(-1, 8, 8)  # (N, rank, file)
+    files_used, ranks_used = occupied.any(axis=1), occupied.any(axis=2)
+    empty = ~files_used.any(axis=1)
+    low_file = np.where(empty, 7, files_used.argmax(axis=1))
+    high_file = np.where(empty, 0, 7 - files_used[:, ::-1].argmax(axis=1))
+    low_rank = np.where(empty, 7, ranks_used.argmax(axis=1))
+    high_rank = np.where(empty, 0, 7 - ranks_used[:, ::-1].argmax(axis=1))
+    df, dr, multipliers = _shift_steps(keyword)
+    kept = ((low_file[:, None] + df >= 0) & (high_file[:, None] + df <= 7)
+            & (low_rank[:, None] + dr >= 0) & (high_rank[:, None] + dr <= 7))
+    with np.errstate(over="ignore"):
+        return keys[:, None] * multipliers[None, :], kept
+
+
 def image_pairs(keyword: str | None, boards: np.ndarray, occupied: np.ndarray, sources: np.ndarray) -> np.ndarray:
     """(len(sources), N) bools: the board of position j has the key of t(board of source i) for
-    some transform t of the keyword that keeps every source piece on the board.
+    some transform t of the keyword that keeps every piece of the source on the board.
 
     A necessary condition of :func:`is_exact_image` parameters (equal boards have equal keys),
-    computed for all pairs at once; :func:`holds_full_board` still decides each pair kept.
+    for many pairs at once; :func:`holds_full_board` still decides each pair kept. A shift's
+    keys come from the board's own key (a translation multiplies it), a dihedral map's from the
+    mapped boards.
     """
-    _, inverse = tables(keyword)
-    images = boards[sources][:, inverse]  # (s, T, 65): image[r] = source[inverse[r]]
-    kept = (images[..., :OFF] != 0).sum(axis=2) == occupied[sources][:, None]
-    keys = board_keys(images)
+    keyword = _SYNONYMS.get(keyword, keyword)
     targets = board_keys(boards)
+    if is_shift(keyword):
+        keys, kept = _shifted_keys(keyword, boards[sources], targets[sources])
+    else:
+        _, inverse = tables(keyword)
+        images = boards[sources][:, inverse]  # (s, T, 65): image[r] = board[inverse[r]]
+        kept = (images[..., :OFF] != 0).sum(axis=2) == occupied[sources][:, None]
+        keys = board_keys(images)
     unique, group = np.unique(targets, return_inverse=True)
     where = np.minimum(np.searchsorted(unique, keys), unique.size - 1)
     found = kept & (unique[where] == keys)

@@ -126,7 +126,7 @@ def _possible(game: GameBoards, node: ast.Relation, sources: np.ndarray) -> np.n
     return keep
 
 
-_CHUNK = 128  # sources per step of the pair matrix (bounds the (sources, transforms, 65) arrays)
+_CHUNK = 512  # sources per step of the pair matrix (bounds the (sources, transforms, 65) arrays)
 
 
 _ALL_SQUARES = np.ones(65, dtype=bool)
