@@ -1,11 +1,14 @@
 """The evaluation of ``relation``: a source against every other position of its game, vectorised.
 
 Per game, once (kept in the evaluator's per-game memo): every position's board as 65 piece
-codes, its side to move and its 12 piece counts. Per source, the targets are narrowed in
-order of cost: not the source node itself, the tomove parameters, the piece-count bound of
-full-board square parameters (:func:`echoes.mismatch_floor`), the target filters (evaluated
-once per target and game when they read no variable), and then each square parameter over
-all remaining targets and all transforms of its keyword at once (:func:`echoes.holds`).
+codes, its side to move and its 12 piece counts, and the matrix of pairs that pass the cheap
+necessary conditions: not the source node itself, the tomove parameters, and for full-board
+square parameters the piece-count bound (:func:`echoes.mismatch_floor`) or, with no mismatch
+allowed, the board hash of an exact image (:func:`echoes.image_pairs`). Per source, the
+remaining targets then meet the target filters (evaluated once per target and game when they
+read no variable) and each square parameter, over all of them and all the transforms of its
+keyword at once (:func:`echoes.holds`, :func:`echoes.holds_full_board`): numpy, no loop over
+squares or pairs in Python.
 """
 
 from __future__ import annotations
@@ -66,18 +69,15 @@ def relation(ev: Evaluator, node: ast.Relation, pos: Position) -> object:
     for param in node.params:
         if param.tomove is not None or not targets.size:
             continue
-        sourcesquares = _squares(ev.eval(param.sourcesquares, pos)) if param.sourcesquares is not None \
-            else _ALL_SQUARES
         if param.sourcesquares is None and param.targetsquares is None:
             held = echoes.holds_full_board(param.echo, source, game.boards[targets], game.occupied[targets],
                                            param.match, param.mismatch)
-            targets = targets[held]
-            continue
-        targetsquares = None
-        if param.targetsquares is not None:
-            targetsquares = np.array([_squares(ev.eval(param.targetsquares, ev.tree.positions[t])) for t in targets])
-        held = echoes.holds(param.echo, source, sourcesquares, game.boards[targets], targetsquares,
-                            param.match, param.mismatch)
+        else:
+            sourcesquares = _ALL_SQUARES if param.sourcesquares is None else _squares(ev.eval(param.sourcesquares,
+                                                                                               pos))
+            targetsquares = None if param.targetsquares is None else _target_squares(ev, param, targets)
+            held = echoes.holds(param.echo, source, sourcesquares, game.boards[targets], targetsquares,
+                                param.match, param.mismatch)
         targets = targets[held]
     return MATCH if targets.size else None
 
@@ -114,19 +114,24 @@ def _possible(game: GameBoards, node: ast.Relation, sources: np.ndarray) -> np.n
             keep &= same if param.tomove == "match" else ~same
             continue
         if echoes.is_exact_image(param):
-            for start in range(0, sources.size, _CHUNK):
-                chunk = slice(start, start + _CHUNK)
-                keep[chunk] &= echoes.image_pairs(param.echo, game.boards, game.occupied, sources[chunk])
+            keep &= _by_chunks(sources, lambda chunk: echoes.image_pairs(param.echo, game.boards, game.occupied,
+                                                                         chunk))
             continue
         limit = echoes.full_board_limit(param)
         if limit is not None:
-            for start in range(0, sources.size, _CHUNK):
-                chunk = slice(start, start + _CHUNK)
-                keep[chunk] &= echoes.mismatch_floor(game.counts[sources[chunk]][:, None, :], game.counts) <= limit
+            keep &= _by_chunks(sources, lambda chunk: echoes.mismatch_floor(game.counts[chunk][:, None, :],
+                                                                            game.counts) <= limit)
     return keep
 
 
-_CHUNK = 512  # sources per step of the pair matrix (bounds the (sources, transforms, 65) arrays)
+def _by_chunks(sources: np.ndarray, rows) -> np.ndarray:
+    """``rows(sources)`` computed a chunk of sources at a time (bounds the (sources, transforms, 65) arrays)."""
+    if sources.size <= _CHUNK:
+        return rows(sources)
+    return np.concatenate([rows(sources[start:start + _CHUNK]) for start in range(0, sources.size, _CHUNK)])
+
+
+_CHUNK = 512
 
 
 _ALL_SQUARES = np.ones(65, dtype=bool)
@@ -151,3 +156,18 @@ def _target_filters(ev: Evaluator, node: ast.Relation, targets: np.ndarray) -> n
         known[t] = all(ev.test(f, positions[t]) for f in node.targets)
     return known[targets] == 1
 
+
+def _target_squares(ev: Evaluator, param: ast.RelationParam, targets: np.ndarray) -> np.ndarray:
+    """(n, 65): the targetsquares set evaluated at each target (kept per game without variables)."""
+    positions = ev.tree.positions
+    if _reads_variables((param.targetsquares,)):
+        return np.array([_squares(ev.eval(param.targetsquares, positions[t])) for t in targets])
+    key = (_target_squares, id(param))
+    known = ev.memo.get(key)
+    if known is None:
+        known = ev.memo[key] = (np.zeros(len(positions), dtype=bool), np.zeros((len(positions), 65), dtype=bool))
+    done, masks = known
+    for t in targets[~done[targets]]:
+        masks[t] = _squares(ev.eval(param.targetsquares, positions[t]))
+        done[t] = True
+    return masks[targets]
