@@ -45,9 +45,12 @@ DECLS = (
         example=f"relation {word} (mismatch 0)") for word, what in ECHO_KEYWORDS),
     d("echorotate45", None, LOGICAL, "'echorotate45 (square parameter)': CQL 5's 45 degree rotations",
       where=_RELATION, refused="CQL 5's echorotate45 (not part of seed 001)", example="relation echorotate45 (mismatch 0)"),
-    *(d(word, None, LOGICAL, f"'({word}{' R' if ranged else ''})': CQL 5's lowest-common-ancestor parameter",
-        where=_RELATION, refused="CQL 5's lowest-common-ancestor parameters (not part of seed 001)",
-        example=f"relation ({word}{' 1 3' if ranged else ''})") for word, ranged in LATER_PARAMS),
+    *(d(word, None, LOGICAL, f"'({word}{' R' if ranged else ''})': CQL 5: {what}", where=_RELATION,
+        refused="CQL 5's game-tree parameters of relation (not part of seed 001)",
+        example=f"relation ({word}{' 1 3' if ranged else ''})")
+      for word, ranged in LATER_PARAMS
+      for what in ("the target is an ancestor or descendant of the source" if not ranged
+                   else "a bound on the distances through the lowest common ancestor",)),
     d("on", ast.Binary, SET, "CQL 5: 'S on T', the squares of S that are in T (as 'S & T')", sql=EXACT,
       traits=SQUARES, example="K on darksquares"),
     *(d(word, ast.Pieces, SET, f"CQL 5: the {word[:-7]} squares", grammar="parse_cql5_squares", sql=EXACT,

@@ -75,8 +75,8 @@ class RelationGrammar(Reader):
                                      DEFAULT_RANGE)
         if word.kind is Kind.WORD and word.text in _LATER:
             self.next()
-            self.defer_unsupported(f"the relation parameter '{word.text}' (CQL 5's lowest-common-ancestor "
-                                   "parameters, not part of seed 001)", word)
+            self.defer_unsupported(f"the relation parameter '{word.text}' (CQL 5's game-tree parameters of "
+                                   "relation, not part of seed 001)", word)
             if _LATER[word.text]:
                 self._relation_range(word)
             end = self.expect_op(")", f"to close '({word.text} ...'")
