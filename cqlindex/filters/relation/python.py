@@ -24,6 +24,7 @@ from cqlindex.filters.relation import echoes
 from cqlindex.store.trees import Position
 
 _BITS = np.arange(64, dtype=np.uint64)
+_CODES = np.arange(1, 13, dtype=np.int8)  # K Q R B N P k q r b n p; 0 is empty
 
 
 class GameBoards:
@@ -32,10 +33,11 @@ class GameBoards:
     __slots__ = ("boards", "counts", "occupied", "wtm")
 
     def __init__(self, positions: list[Position]) -> None:
-        bitboards = np.array([p.bitboards for p in positions], dtype=np.uint64).reshape(len(positions), 12)
-        bits = ((bitboards[:, :, None] >> _BITS) & np.uint64(1)).astype(np.int8)  # (N, 12, 64)
+        bitboards = np.array([p.bitboards for p in positions], dtype="<u8").reshape(len(positions), 12)
+        bits = np.unpackbits(bitboards.view(np.uint8).reshape(len(positions), 12, 8), axis=2,
+                             bitorder="little").view(np.int8)  # (N, 12, 64): bit q of each bitboard
         boards = np.zeros((len(positions), 65), dtype=np.int8)
-        boards[:, :64] = (bits * np.arange(1, 13, dtype=np.int8)[None, :, None]).sum(axis=1, dtype=np.int8)
+        boards[:, :64] = np.einsum("npq,p->nq", bits, _CODES)
         self.boards = boards
         self.counts = bits.sum(axis=2, dtype=np.int16)  # (N, 12)
         self.occupied = self.counts.sum(axis=1, dtype=np.int16)
@@ -82,25 +84,30 @@ def relation(ev: Evaluator, node: ast.Relation, pos: Position) -> object:
     return MATCH if targets.size else None
 
 
-#: Games with more positions than this get their possible pairs per source, not all at once.
-_PAIR_MATRIX_LIMIT = 3000
+#: Sources whose possible targets are worked out together: the next ones along the tree (the
+#: default engine asks only about its candidates, often a few consecutive positions of a game).
+_BLOCK = 64
 
 
 def _pairs(ev: Evaluator, game: GameBoards, node: ast.Relation, here: int) -> np.ndarray:
     """The possible targets of source ``here`` (bools by positionid), from what is cheap to test.
 
-    Not the source node itself (a repetition elsewhere is a target), the tomove parameters, and
-    the piece-count bound of full-board square parameters. Small games get the matrix of every
-    pair once, so each source only reads its row.
+    Rows of the game's pair matrix are made a block of sources at a time, when first asked for,
+    and kept for the rest of the game.
     """
     n = len(game.wtm)
-    if n <= _PAIR_MATRIX_LIMIT:
-        key = (_pairs, id(node))
-        matrix = ev.memo.get(key)
-        if matrix is None:
-            matrix = ev.memo[key] = _possible(game, node, np.arange(n))
-        return matrix[here]
-    return _possible(game, node, np.array([here]))[0]
+    key = (_pairs, id(node))
+    known = ev.memo.get(key)
+    if known is None:
+        known = ev.memo[key] = (np.zeros(n, dtype=bool), {})
+    done, rows = known
+    if not done[here]:
+        block = np.arange(here, min(n, here + _BLOCK))
+        block = block[~done[block]]
+        for source, row in zip(block, _possible(game, node, block)):
+            rows[source] = row
+        done[block] = True
+    return rows[here]
 
 
 def _possible(game: GameBoards, node: ast.Relation, sources: np.ndarray) -> np.ndarray:
