@@ -862,6 +862,13 @@ WHERE
       AND BIT_COUNT(q1.bb) = BIT_COUNT(p.bb)
       AND BIT_COUNT(q1.bn) = BIT_COUNT(p.bn)
       AND BIT_COUNT(q1.bp) = BIT_COUNT(p.bp)
+      AND CASE
+        WHEN BIT_COUNT(q1.wk) = 1 AND BIT_COUNT(q1.bk) = 1
+        THEN CASE WHEN q1.bk < 0 THEN 63 ELSE BIT_COUNT(q1.bk - 1) END - CASE WHEN q1.wk < 0 THEN 63 ELSE BIT_COUNT(q1.wk - 1) END
+      END IS NOT DISTINCT FROM CASE
+        WHEN BIT_COUNT(p.wk) = 1 AND BIT_COUNT(p.bk) = 1
+        THEN CASE WHEN p.bk < 0 THEN 63 ELSE BIT_COUNT(p.bk - 1) END - CASE WHEN p.wk < 0 THEN 63 ELSE BIT_COUNT(p.wk - 1) END
+      END
       AND (
         q1.wk & 6172840429334713770
       ) <> 0
