@@ -133,6 +133,26 @@ class Call(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class Capture(Node):
+    """``\\n``: what group n of the last regular-expression match ``~~`` caught (``\\0``: the whole
+    match); ``\\-n`` (``index``): where in the string that group starts."""
+
+    group: int
+    index: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Index(Node):
+    """``x[i]``: the character of string x at i; ``x[i:j]`` (``is_slice``): its characters i to j-1,
+    either bound left out (None)."""
+
+    target: Node
+    start: Node | None
+    end: Node | None
+    is_slice: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Colon(Node):
     """``pos : F``: evaluate F at the position ``pos`` yields."""
 

@@ -61,6 +61,8 @@ class Evaluator:
         #: Checked before each position is tested: anything with a ``check()`` that raises when
         #: the query's time is up (cqlindex.exec.timeout.Deadline), or None for no limit.
         self.deadline = None
+        #: Whether readfile and writefile may touch files (the command line allows it, the API when asked).
+        self.allow_files = False
         if any(isinstance(n, ast.Output) and n.name == "comment" for n in ast.walk(query.body)):
             self.eval = self._eval_keeping_comments  # type: ignore[method-assign]
 

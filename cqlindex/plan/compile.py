@@ -29,13 +29,14 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from cqlindex.cql import ast
-from cqlindex.cql.kinds import NUMBER, SET, kind_of
+from cqlindex.cql.kinds import NUMBER, SET, STRING, kind_of
 from cqlindex.filters.game.sql import GameSQL
 from cqlindex.filters.moves.sql import MovesSQL
 from cqlindex.filters.output.sql import OutputSQL
 from cqlindex.filters.position.sql import PositionSQL
 from cqlindex.filters.sequences.sql import SequencesSQL
 from cqlindex.filters.sets.sql import SetsSQL
+from cqlindex.filters.strings.sql import StringsSQL
 from cqlindex.filters.transforms.sql import TransformsSQL
 from cqlindex.filters.tree.sql import TreeSQL
 from cqlindex.plan import sql as S
@@ -44,7 +45,7 @@ from cqlindex.query.rewrite import expand
 
 
 @dataclass
-class Compiler(PositionSQL, SetsSQL, MovesSQL, TreeSQL, SequencesSQL, GameSQL, TransformsSQL, OutputSQL):
+class Compiler(PositionSQL, SetsSQL, MovesSQL, TreeSQL, SequencesSQL, GameSQL, TransformsSQL, OutputSQL, StringsSQL):
     """Compiles the filters of one query for one search mode (main line only, or variations).
 
     Here: the dispatch on node type, logic and comparison, and the links to other rows; each
@@ -133,6 +134,8 @@ class Compiler(PositionSQL, SetsSQL, MovesSQL, TreeSQL, SequencesSQL, GameSQL, T
 
     def _cond_compare(self, node: ast.Compare, row: Row) -> Cond:
         kinds = [kind_of(o) for o in node.operands]
+        if STRING in kinds:
+            return self.string_compare(node, row)
         counts = len(node.operands) > 2 and NUMBER in kinds
         sql: exp.Expression | None = None
         exact = True

@@ -59,6 +59,7 @@ def string(ev: Evaluator, node: ast.String, pos: Position) -> object:
 
 
 def _holds(op: str, left: object, right: object) -> bool:
+    op = op.strip("[]")  # CQL 6.2's [<] [>] [<=] [>=] compare as < > <= >= do
     if isinstance(left, Squares) and isinstance(right, Squares):
         return (int(left) == int(right)) == (op == "==")
     if isinstance(left, Position) or isinstance(right, Position):
@@ -103,6 +104,10 @@ def binary(ev: Evaluator, node: ast.Binary, pos: Position) -> object:
 
     if node.op in ("|", "&", "attacks", "attackedby", "in"):
         return set_binary(ev, node, pos)
+    if node.op == "~~":
+        from cqlindex.filters.strings.python import regex_match
+
+        return regex_match(ev, node, pos)
     values = ev.operands(node.left, node.right, pos)
     if values is None:
         return None
@@ -155,7 +160,10 @@ def call(ev: Evaluator, node: ast.Call, pos: Position) -> object:
         return max(values) if node.name == "max" else min(values)
     from cqlindex.filters.position.python import tree_call
     from cqlindex.filters.sets.python import set_call
+    from cqlindex.filters.strings.python import CALLS
 
+    if node.name in CALLS:
+        return CALLS[node.name](ev, node, pos)
     if node.name in ("between", "makesquare"):
         return set_call(ev, node, pos)
     return tree_call(ev, node, pos)

@@ -53,6 +53,8 @@ def set_binary(ev: Evaluator, node: ast.Binary, pos: Position) -> object:
     left, right = values
     if node.op == "&" and isinstance(left, Position) and isinstance(right, Position):
         return Squares(_same_contents(left, right))
+    if node.op == "in" and isinstance(left, str) and isinstance(right, str):
+        return MATCH if left in right else None  # a substring
     a, b = as_set(left), as_set(right)
     if a is None or b is None:
         raise ev.unsupported(f"'{node.op}' on values that are not sets", node)
