@@ -113,6 +113,8 @@ class Direction(Node):
     low: int
     high: int
     arg: Node
+    #: 'up n S' with a numeric variable n: n steps (a negative n steps the other way); low/high unused
+    distance: Node | None = None
 
 
 @dataclass(frozen=True, slots=True)

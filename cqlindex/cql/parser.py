@@ -153,7 +153,7 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, GameGramm
         if self.at_word("in"):
             self.next()
             right = self.parse_compare()
-            if {kind_of(left, self.variables), kind_of(right, self.variables)} == {STRING}:
+            if STRING in {kind_of(left, self.variables), kind_of(right, self.variables)} <= {STRING, "any"}:
                 return ast.Binary(left.span.to(right.span), "in", left, right)  # a substring
             for side in (left, right):
                 if kind_of(side, self.variables) not in (SET, "any"):
@@ -333,12 +333,17 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, GameGramm
         if token.is_word(*DIRECTIONS) and not self.peek(1).is_op(":"):
             self.next()
             low, high = 1, 7
+            distance = None
             if self.at_number():
                 low = high = self.number("")
                 if self.at_number():
                     high = self.number("")
+            elif self.peek().kind is Kind.WORD and self.variables.get(self.peek().text) == NUMBER \
+                    and not self.peek(1).is_op(":"):
+                word = self.next()  # 'up DeltaRank Piece': a distance computed by the query
+                distance = ast.Variable(word.span, word.text)
             arg = self.parse_tight()
-            return ast.Direction(token.span.to(arg.span), token.text, low, high, arg)
+            return ast.Direction(token.span.to(arg.span), token.text, low, high, arg, distance)
         if token.is_word(*_TIGHT_WORDS):
             self.next()
             arg = self.parse_tight()

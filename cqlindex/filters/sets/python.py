@@ -12,7 +12,7 @@ import chess
 from cqlindex.board.directions import COMPOSITE, STEPS
 from cqlindex.cql import ast
 from cqlindex.evaluate.context import Evaluator, evaluates
-from cqlindex.evaluate.values import ALL_SQUARES, MATCH, Squares
+from cqlindex.evaluate.values import ALL_SQUARES, MATCH, Squares, count
 from cqlindex.store.trees import Position
 
 _LETTERS = "KQRBNPkqrbnp"
@@ -162,10 +162,15 @@ def direction_mask(name: str, low: int, high: int, mask: int) -> int:
 
 @evaluates(ast.Direction)
 def direction(ev: Evaluator, node: ast.Direction, pos: Position) -> object:
+    low, high = node.low, node.high
+    if node.distance is not None:
+        low = high = count(ev.eval(node.distance, pos))
+        if low is None:
+            return None
     mask = as_set(ev.eval(node.arg, pos))
     if mask is None:
         return None
-    return Squares(direction_mask(node.name, node.low, node.high, mask))
+    return Squares(direction_mask(node.name, low, high, mask))
 
 
 def set_call(ev: Evaluator, node: ast.Call, pos: Position) -> object:

@@ -154,7 +154,7 @@ class SetsSQL:
 
     def _set_direction(self, node: ast.Direction, row: Row) -> SetTerm:
         a = self.set(node.arg, row)
-        if a.const is not None:
+        if a.const is not None and node.distance is None:
             return const(direction_mask(node.name, node.low, node.high, a.const))
         return UNBOUNDED
 
