@@ -332,7 +332,7 @@ def test_reference_rejects(query: str, words: str) -> None:
     "A -> P -> k", "primary",
     "piece y=k", "piece x=q piece y=k piece y=x", "persistent v+=2 or q", "persistent quiet x=q",
     "X=1 atomic X=2", "x=0 isbound x", "v=1 unbind v or 2", "rotate45 count btm", "notransform 1 == 2",
-    "assert 1 and 2", 'settag("MyTag" "1")', "while (k) {q}", "loop K",
+    "assert 1 and 2", "while (k) {q}", "loop K",
     "currentmove -- and 1", "move legal count==3",
     "function fn(y){y==1} x=1 fn(x)", 'function F(T){--=T(R)}F("Q")',
     "function F(x){xray(x k)}y=r F(y)",

@@ -7,10 +7,15 @@ expectation countable by hand; the SQL engine and the Python engine must both gi
 
 from __future__ import annotations
 
+import io
+
+import chess.pgn
 import pytest
 
 from cqlindex.errors import CqlError, CqlSyntaxError
 from cqlindex.exec.run import run
+from cqlindex.output.pgn import write_pgn
+from cqlindex.store.database import connect
 from tests.conftest import build_inline
 
 TAGS = '[ECO "C20"]\n[EventDate "1999.??.??"]\n[Opening "Scholar"]\n'
@@ -86,6 +91,19 @@ def test_move_comment_goes_after_each_matching_move(db, engine: str) -> None:
     result = run(db, 'move from Q comment ("queen from " Q)', engine=engine)
     assert result.matches == {1: [2, 6]}
     assert result.comments[1] == {3: ["queen from Qd1"], 7: ["queen from Qh5"]}
+
+
+@pytest.mark.parametrize("engine", ["python", "sql"])
+def test_edits_of_the_output(db, engine: str) -> None:
+    """removecomment, settag and removetag change the PGN written, where the position matches."""
+    query = 'hascomment removecomment settag("Annotator" "cqlindex") removetag "Opening" {ply == 6 removetag "ECO"}'
+    result = run(db, query, engine=engine)
+    assert result.matches == {1: [6]}
+    out = io.StringIO()
+    write_pgn(connect(db), result, out, variations=False)
+    game = chess.pgn.read_game(io.StringIO(out.getvalue()))
+    assert game.headers["Annotator"] == "cqlindex" and "Opening" not in game.headers and "ECO" not in game.headers
+    assert [node.comment for node in game.mainline()][:6] == ["King's pawn, 1 of 2", "", "", "", "", "CQL"]
 
 
 def test_files_only_where_allowed(db, tmp_path, monkeypatch) -> None:

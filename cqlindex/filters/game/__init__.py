@@ -1,7 +1,7 @@
 """Game tags: the game's result, players, ratings, event, and the FEN of a position."""
 
 from cqlindex.cql import ast
-from cqlindex.filters.spec import EXACT, LOGICAL, NUMBER, STRING, Traits, declare
+from cqlindex.filters.spec import EXACT, LOGICAL, NUMBER, PYTHON, STRING, Traits, declare
 
 d = declare("game")
 _G = ast.GameFilter
@@ -32,8 +32,8 @@ DECLS = (
         ("hascomment", "the comment after the move that led here (CQL 6.1's older name)"))),
     d("tag", ast.Call, STRING, "'tag \"Name\"': the text of any PGN tag (no match if the game has none)",
       grammar="parse_string_function", sql=EXACT, example="tag \"ECO\" == \"C42\""),
-    d("settag", ast.Call, LOGICAL, "set a PGN tag of the output", grammar="parse_string_function",
-      refused="editing the output's tags", example="settag(\"A\" \"B\")"),
-    d("removetag", None, LOGICAL, "remove a PGN tag of the output", refused="editing the output's tags", at_once=True,
-      example="removetag"),
+    d("settag", ast.Call, LOGICAL, "'settag(\"Name\" \"value\")': set a PGN tag of the game written",
+      grammar="parse_string_function", sql=PYTHON, traits=Traits(pure=False), example="settag(\"A\" \"B\")"),
+    d("removetag", ast.Call, LOGICAL, "'removetag \"Name\"': remove a PGN tag of the game written (CQLi)",
+      grammar="parse_string_function", sql=PYTHON, traits=Traits(pure=False), example="removetag \"Annotator\""),
 )

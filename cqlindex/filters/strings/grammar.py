@@ -16,6 +16,7 @@ from cqlindex.cql.tokens import Kind, Token
 
 #: One-argument functions read up to '+ -', and the kinds their argument may have.
 _ADDITIVE = {"lowercase": (STRING,), "uppercase": (STRING,), "readfile": (STRING,), "tag": (STRING,),
+             "removetag": (STRING,),
              "typename": (SET,), "piecename": (SET,), "pieceid": (SET,)}
 #: One-argument functions that bind like '#'.
 _TIGHT = {"int": (STRING,), "ascii": (STRING, NUMBER)}
@@ -40,6 +41,8 @@ class StringsGrammar(Reader):
             if len(args) != 2 or any(kind_of(a, self.variables) not in (STRING, "any") for a in args):
                 raise self.error(f"'{name}' takes two strings: {name}(\"...\" \"...\")", token.span.to(end.span))
             return ast.Call(token.span.to(end.span), name, tuple(args))
+        if name == "removecomment":
+            return ast.Call(token.span, name, ())
         # str: one filter, or a parenthesised list whose texts are joined ('str("x is " x)')
         if self.at_op("("):
             self.next()

@@ -23,6 +23,7 @@ from cqlindex.cql import ast
 from cqlindex.errors import CqlError
 from cqlindex.evaluate.context import Evaluator, evaluates
 from cqlindex.evaluate.values import MATCH, count
+from cqlindex.filters.output.edits import EDIT_CALLS
 from cqlindex.filters.strings.pieces import PIECE_CALLS
 from cqlindex.store.trees import Position
 
@@ -214,5 +215,5 @@ def _tag(ev: Evaluator, node: ast.Call, pos: Position) -> object:
 #: The string functions, by name (:func:`cqlindex.filters.logic.python.call` asks here).
 CALLS: dict[str, Callable[[Evaluator, ast.Call, Position], object]] = {
     "str": _str, "int": _int, "ascii": _ascii, "lowercase": _case(str.lower), "uppercase": _case(str.upper),
-    "indexof": _indexof, "readfile": _readfile, "writefile": _writefile, "tag": _tag, **PIECE_CALLS,
+    "indexof": _indexof, "readfile": _readfile, "writefile": _writefile, "tag": _tag, **PIECE_CALLS, **EDIT_CALLS,
 }
