@@ -150,20 +150,32 @@ def unary(ev: Evaluator, node: ast.Unary, pos: Position) -> object:
 
 @evaluates(ast.Call)
 def call(ev: Evaluator, node: ast.Call, pos: Position) -> object:
-    if node.name in ("max", "min"):
-        values = []
-        for arg in node.args:
-            value = count(ev.eval(arg, pos))
-            if value is None:
-                return None
-            values.append(value)
-        return max(values) if node.name == "max" else min(values)
+    handler = _CALL_HANDLERS.get(node.name)
+    if handler is None:
+        handler = _CALL_HANDLERS[node.name] = _call_handler(node.name)
+    return handler(ev, node, pos)
+
+
+def _extreme(ev: Evaluator, node: ast.Call, pos: Position) -> object:
+    values = []
+    for arg in node.args:
+        value = count(ev.eval(arg, pos))
+        if value is None:
+            return None
+        values.append(value)
+    return max(values) if node.name == "max" else min(values)
+
+
+#: Each named helper's evaluator, found once (the families are imported when first asked for:
+#: they import this module's neighbours).
+_CALL_HANDLERS: dict = {"max": _extreme, "min": _extreme}
+
+
+def _call_handler(name: str):
     from cqlindex.filters.position.python import tree_call
     from cqlindex.filters.sets.python import set_call
     from cqlindex.filters.strings.python import CALLS
 
-    if node.name in CALLS:
-        return CALLS[node.name](ev, node, pos)
-    if node.name in ("between", "makesquare"):
-        return set_call(ev, node, pos)
-    return tree_call(ev, node, pos)
+    if name in CALLS:
+        return CALLS[name]
+    return set_call if name in ("between", "makesquare") else tree_call
