@@ -45,7 +45,8 @@ from cqlindex.query.rewrite import expand
 
 
 @dataclass
-class Compiler(PositionSQL, SetsSQL, MovesSQL, TreeSQL, SequencesSQL, GameSQL, TransformsSQL, OutputSQL, StringsSQL):
+class Compiler(PositionSQL, SetsSQL, MovesSQL, TreeSQL, SequencesSQL, GameSQL, TransformsSQL, OutputSQL,
+               StringsSQL):
     """Compiles the filters of one query for one search mode (main line only, or variations).
 
     Here: the dispatch on node type, logic and comparison, and the links to other rows; each
