@@ -67,8 +67,8 @@ TABLE = [
     Row("maindiagonal Bc1 & b", NARROWED),
     Row('P & makesquare "e4"', NARROWED),
     # a direction's distance computed by the query: n steps, a negative n the other way
-    Row("n = rank k - rank K up n K", NARROWED),
-    Row("n = file K - 5 right n [Pp]", NARROWED),
+    Row("Dist = rank k - rank K up Dist K", NARROWED),
+    Row("Dist = file K - 5 right Dist [Pp]", NARROWED),
 ]
 
 
