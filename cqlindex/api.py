@@ -156,19 +156,22 @@ class Database:
     def query(self, cql: str, *, variations: bool | None = None, engine: str = "sql",
               gamenumbers: tuple[int, int] | None = None,
               matchcount: tuple[int, int | None] | None = None, timeout: float | None = None,
-              include_unplayable: bool = False) -> Matches:
+              include_unplayable: bool = False, allow_files: bool = False) -> Matches:
         """Run a CQL query (a body or a whole ``cql(...)`` file's text).
 
         ``gamenumbers`` (low, high) and ``matchcount`` (low, high or None) override the
         query's header, as CQL's options of those names do. ``timeout`` (seconds) stops a
         query that runs longer with :class:`~cqlindex.errors.QueryTimeout`. Games of unsupported
         variants (and text that is not a game) are left out unless ``include_unplayable``.
+        CQL's ``readfile`` and ``writefile`` touch files only with ``allow_files``: without it
+        such a query stops with an error, so a query cannot make a service read or write files.
         """
         from cqlindex.exec.run import run
 
         try:
             result = run(self.path, cql, variations=variations, engine=engine, gamenumbers=gamenumbers,
-                         matchcount=matchcount, timeout=timeout, include_unplayable=include_unplayable)
+                         matchcount=matchcount, timeout=timeout, include_unplayable=include_unplayable,
+                         allow_files=allow_files)
         except RecursionError:  # the limits of cql/limits.py are meant to make this unreachable
             raise CqlindexError(TOO_DEEP) from None
         con = connect(self.path)

@@ -491,7 +491,7 @@ def query(
         return
     result = _guard(lambda: run(index, text, variations=variations, source=source, gamenumbers=games,
                                 matchcount=count, engine=engine.value, timeout=timeout,
-                                include_unplayable=unplayable))
+                                include_unplayable=unplayable, allow_files=True))  # files, as CQL's command line
     header = result.query.header
     # CQL's closing line ('N matches of M games'), counted before --limit cuts the output.
     summary = (f"{len(result.matches)} matches of {result.games_examined} games in {result.seconds:.2f} seconds "

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 
 import pytest
@@ -26,8 +27,13 @@ SUPPORTED = [decl for decl in catalogue.declarations() if decl.supported and dec
 
 @pytest.fixture(scope="module")
 def con(tmp_path_factory):
-    connection = connect(build_index(tmp_path_factory.mktemp("traits")))
+    folder = tmp_path_factory.mktemp("traits")
+    (folder / "a.txt").write_text("x")  # what the file filters' examples read and write
+    connection = connect(build_index(folder))
+    was = os.getcwd()
+    os.chdir(folder)
     yield connection
+    os.chdir(was)
     connection.close()
 
 
@@ -54,6 +60,7 @@ def evaluate(con, text: str, *, rows_only: bool) -> tuple[dict[int, list[int]], 
     """The example's matches over whole trees, or with each position seeing its own row alone."""
     prepared = prepare(text, variations=True)
     evaluator = Evaluator(prepared.query, True, prepared.expansions)
+    evaluator.allow_files = True
     every = {game: list(range(count)) for game, count in
              con.execute("SELECT gamenumber, count(*) FROM positions GROUP BY 1").fetchall()}
     found: dict[int, list[int]] = {}

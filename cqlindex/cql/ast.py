@@ -113,6 +113,8 @@ class Direction(Node):
     low: int
     high: int
     arg: Node
+    #: 'up n S' with a numeric variable n: n steps (a negative n steps the other way); low/high unused
+    distance: Node | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +132,26 @@ class Call(Node):
 
     name: str
     args: tuple[Node, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Capture(Node):
+    """``\\n``: what group n of the last regular-expression match ``~~`` caught (``\\0``: the whole
+    match); ``\\-n`` (``index``): where in the string that group starts."""
+
+    group: int
+    index: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Index(Node):
+    """``x[i]``: the character of string x at i; ``x[i:j]`` (``is_slice``): its characters i to j-1,
+    either bound left out (None)."""
+
+    target: Node
+    start: Node | None
+    end: Node | None
+    is_slice: bool
 
 
 @dataclass(frozen=True, slots=True)

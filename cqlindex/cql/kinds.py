@@ -23,8 +23,10 @@ def kind_of(node: ast.Node, variables: dict[str, str] | None = None) -> str:
         return SET
     if isinstance(node, ast.Number):
         return NUMBER
-    if isinstance(node, ast.String):
+    if isinstance(node, (ast.String, ast.Index)):
         return STRING
+    if isinstance(node, ast.Capture):
+        return NUMBER if node.index else STRING
     if isinstance(node, ast.Keyword):
         return catalogue.keyword_kind(ast.Keyword, node.name) or ANY
     if isinstance(node, ast.Unary):

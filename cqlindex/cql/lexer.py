@@ -25,11 +25,12 @@ _SQUARE_RE = re.compile(_SQUARE_PART)
 _DESIGNATOR_RE = re.compile(rf"([KQRBNPkqrbnpAa_])?({_SQUARE_PART})?")
 _WORD_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _NUMBER_RE = re.compile(r"[0-9]+")
+_CAPTURE_RE = re.compile(r"-?[0-9]")
 _DIGITS = frozenset("0123456789")
 _CASTLE_RE = re.compile(r"[oO]-[oO](?:-[oO])?(?![A-Za-z0-9_$-])")
 _OPERATORS = sorted(
     ["-->", "<--", "--", "->", "<-", "==", "!=", "<=", ">=", "=?", "+=", "-=", "*=", "/=", "%=", "~~",
-     "<", ">", "=", "+", "-", "*", "/", "%", "|", "&", "~", "#", ":", "(", ")", "{", "}", ",", ".", "?"],
+     "<", ">", "=", "+", "-", "*", "/", "%", "|", "&", "~", "#", ":", "(", ")", "{", "}", ",", ".", "?", "]"],
     key=len, reverse=True)
 
 # CQL 6.2 Unicode spellings. Figurines and piece-class symbols combine into one designator.
@@ -38,6 +39,8 @@ _FIGURINES = {"♔": "K", "♕": "Q", "♖": "R", "♗": "B", "♘": "N", "♙":
               "△": "A", "▲": "a", "□": "_", "◭": "Aa"}
 _SYMBOL_WORDS = {"✵": "flip", "⬓": "flipcolor", "∀": "all", "⊢": "path", "◎": "focus", "∙": "currentposition",
                  "∊": "in"}
+#: What a backslash and the character after it stand for, in a string or alone (``"pin" + \\n``).
+_BARE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\"}
 _BRACKET_WORDS = {"element": "in", "forall": "all"}
 _SYMBOL_OPS = {"≺": "[<]", "≻": "[>]", "≼": "[<=]", "≽": "[>=]", "→": "->", "←": "<-", "≤": "<=", "≥": ">=", "≠": "!=", "∪": "|", "∩": "&", "×": "[x]",
                "――": "--", "―": "--", "▦": "."}
@@ -128,10 +131,8 @@ class Lexer:
         if castle:
             self.pos = castle.end()
             return Token(Kind.WORD, castle.group(0).lower(), self._span(start, self.pos))
-        if c == "\\" and start + 1 < len(text) and text[start + 1] in _DIGITS:
-            m = _NUMBER_RE.match(text, start + 1)
-            self.pos = m.end()
-            return Token(Kind.OP, text[start:self.pos], self._span(start, self.pos))  # a regex capture, \1
+        if c == "\\":
+            return self._backslash(start)
         if c in _DIGITS:  # ASCII only: str.isdigit() also takes '²' and other digits CQL does not read
             m = _NUMBER_RE.match(text, start)
             self.pos = m.end()
@@ -153,6 +154,21 @@ class Lexer:
                 self.pos += len(op)
                 return Token(Kind.OP, op, self._span(start, self.pos))
         raise self.error(f"unexpected character {c!r}", start)
+
+    def _backslash(self, start: int) -> Token:
+        """Outside a string: a regular-expression capture (``\\1``; ``\\-1``, where it starts) or a
+        one-character string (``\\n``, ``\\t``, ``\\r``, ``\\"``, ``\\\\``), as CQL reads them."""
+        text = self.text
+        capture = _CAPTURE_RE.match(text, start + 1)
+        if capture:
+            self.pos = capture.end()
+            return Token(Kind.OP, text[start:self.pos], self._span(start, self.pos))
+        following = text[start + 1:start + 2]
+        if following in _BARE_ESCAPES:
+            self.pos = start + 2
+            return Token(Kind.STRING, _BARE_ESCAPES[following], self._span(start, self.pos))
+        raise self.error("unexpected '\\': outside a string a backslash starts a capture (\\0 .. \\9, \\-1 ..) "
+                         "or one of \\n \\t \\r \\\" \\\\", start, start + 2)
 
     def _designator(self, start: int) -> Token | None:
         """A piece designator starting at ``start`` if the longest reading ends at a word break.
@@ -211,7 +227,8 @@ class Lexer:
                 raise self.error("a string may not span lines: missing closing '\"'", start, pos)
             if text[pos] == "\\" and pos + 1 < len(text):
                 pos += 1
-                chars.append({"n": "\n", "t": "\t"}.get(text[pos], text[pos]))
+                # \" \\ \n \t \r are escapes; any other backslash stays, for regular expressions ("\d+")
+                chars.append(_BARE_ESCAPES.get(text[pos], "\\" + text[pos]))
             else:
                 chars.append(text[pos])
             pos += 1
@@ -256,6 +273,11 @@ class Lexer:
             return self._pieces(start, frozenset(), 0)
         if any(ch in _FIGURINES for ch in inner) and any(ch in _PIECE_LETTERS for ch in inner):
             raise self.error(f"do not mix figurines and letters in {text[start:end + 1]!r}", start, end + 1)
+        if start > 0 and (text[start - 1] in '")]_$' or text[start - 1].isalnum()) and any(
+                ch not in _PIECE_LETTERS and ch not in _FIGURINES and not ch.isspace() for ch in inner):
+            # written against a string or a name, and no piece designator: an index, "mate"[1] or x[1:3]
+            self.pos = start + 1
+            return Token(Kind.OP, "[", self._span(start, self.pos))
         letters: set[str] = set()
         for ch in inner:
             if ch in _PIECE_LETTERS:

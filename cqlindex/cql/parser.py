@@ -38,6 +38,7 @@ from cqlindex.filters.sequences.grammar import SequencesGrammar
 from cqlindex.filters.sets import DIRECTIONS
 from cqlindex.filters.sets.grammar import SetsGrammar
 from cqlindex.filters.spec import DASH_TARGET, HEADER
+from cqlindex.filters.strings.grammar import StringsGrammar
 from cqlindex.filters.transforms.grammar import TransformsGrammar
 from cqlindex.filters.tree.grammar import TreeGrammar
 from cqlindex.filters.variables.grammar import VariablesGrammar
@@ -53,7 +54,7 @@ _STOP_AFTER_WILDCARD = ("-->", "<--", ")", "}", "--", "[x]")
 
 
 class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationGrammar, GameGrammar,
-             LogicGrammar, VariablesGrammar, OutputGrammar, TransformsGrammar, RefusedGrammar):
+             LogicGrammar, VariablesGrammar, OutputGrammar, TransformsGrammar, StringsGrammar, RefusedGrammar):
     """One query's parser. Use :func:`parse`."""
 
     # -- query ---------------------------------------------------------------------------------
@@ -153,9 +154,8 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
         if self.at_word("in"):
             self.next()
             right = self.parse_compare()
-            if {kind_of(left, self.variables), kind_of(right, self.variables)} == {STRING}:
-                self.defer_unsupported("'in' between strings", left.span.to(right.span))
-                return ast.Binary(left.span.to(right.span), "in", left, right)
+            if STRING in {kind_of(left, self.variables), kind_of(right, self.variables)} <= {STRING, "any"}:
+                return ast.Binary(left.span.to(right.span), "in", left, right)  # a substring
             for side in (left, right):
                 if kind_of(side, self.variables) not in (SET, "any"):
                     raise self.error("both sides of 'in' must be sets", side.span)
@@ -170,18 +170,13 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
             # belongs to an enclosing level (``find all check >= 20`` is ``{find all check} >= 20``,
             # as the reference engine reads it).
             return operands[0]
-        tokens: list[Token] = []
         while self.peek().kind is Kind.OP and self.peek().text in _RELATIONAL + _PATH_COMPARISONS:
-            tokens.append(self.next())
-            ops.append(tokens[-1].text)
+            ops.append(self.next().text)
             operands.append(self.parse_additive())
         if not ops:
             return operands[0]
         for op, left, right in zip(ops, operands, operands[1:]):
             self.check_comparable(op.strip("[]"), left, right)
-        for token in tokens:
-            if token.text in _PATH_COMPARISONS:
-                self.defer_unsupported(f"the CQL 6.2 comparison '{token.text}'", token)
         return ast.Compare(operands[0].span.to(operands[-1].span), tuple(ops), tuple(operands))
 
     def check_comparable(self, op: str, left: ast.Node, right: ast.Node) -> None:
@@ -339,12 +334,17 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
         if token.is_word(*DIRECTIONS) and not self.peek(1).is_op(":"):
             self.next()
             low, high = 1, 7
+            distance = None
             if self.at_number():
                 low = high = self.number("")
                 if self.at_number():
                     high = self.number("")
+            elif self.peek().kind is Kind.WORD and self.variables.get(self.peek().text) == NUMBER \
+                    and not self.peek(1).is_op(":"):
+                word = self.next()  # 'up DeltaRank Piece': a distance computed by the query
+                distance = ast.Variable(word.span, word.text)
             arg = self.parse_tight()
-            return ast.Direction(token.span.to(arg.span), token.text, low, high, arg)
+            return ast.Direction(token.span.to(arg.span), token.text, low, high, arg, distance)
         if token.is_word(*_TIGHT_WORDS):
             self.next()
             arg = self.parse_tight()
@@ -353,14 +353,13 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
 
     @nested
     def parse_colon(self) -> ast.Node:
-        left = self.parse_primary()
+        left = self.parse_indexed()
         while self.at_op("~~"):  # CQL 6.1 regular-expression match on strings
-            op = self.next()
-            right = self.parse_primary()
+            self.next()
+            right = self.parse_indexed()
             for side in (left, right):
                 if kind_of(side, self.variables) not in (STRING, "any"):
                     raise self.error("'~~' needs strings on both sides", side.span)
-            self.defer_unsupported("the regular-expression match '~~'", op)
             left = ast.Binary(left.span.to(right.span), "~~", left, right)
         if self.at_op(":") and not self.colon_barred:
             self.next()
@@ -377,6 +376,13 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
                 body = self.parse_colon()
             return ast.Colon(left.span.to(body.span), left, body)
         return left
+
+    def parse_indexed(self) -> ast.Node:
+        """A primary, and the string indexes written against it: ``"mate"[1]``, ``x[1:3]``."""
+        node = self.parse_primary()
+        while self.at_op("[") and self.peek().span.start == node.span.end:
+            node = self.parse_indexing(node)
+        return node
 
     # -- primaries -------------------------------------------------------------------------
     def parse_primary(self) -> ast.Node:
@@ -417,7 +423,7 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
             self.expect_op(")", "to close '('")
             return node
         if token.kind is Kind.OP and token.text.startswith("\\"):
-            raise self.unsupported(f"the regular-expression capture '{token.text}'", token)
+            return self.parse_capture(self.next())
         if token.is_op(*_PATH_COMPARISONS):
             raise self.error(f"expected a filter before '{token.text}'", token)
         if token.is_op("--", "[x]"):

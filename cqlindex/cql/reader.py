@@ -173,6 +173,9 @@ class Reader(ABC):
     def parse_additive(self) -> ast.Node: ...
 
     @abstractmethod
+    def parse_unary(self) -> ast.Node: ...
+
+    @abstractmethod
     def parse_items(self) -> list[ast.Node]: ...
 
     @abstractmethod

@@ -56,11 +56,17 @@ class Evaluator:
         self.comments: dict[int, list[str]] = {}
         #: Comments made while the body is tested at one position: kept only if it matches.
         self.pending: list[tuple[int, str]] = []
+        #: Per game, removecomment / settag / removetag edits of the output (cqlindex.filters.output.edits),
+        #: and those made while the body is tested at one position: kept only if it matches.
+        self.edits: list[tuple] = []
+        self.pending_edits: list[tuple] = []
         #: What message filters said, in the order they said it (the whole run).
         self.messages: list[str] = []
         #: Checked before each position is tested: anything with a ``check()`` that raises when
         #: the query's time is up (cqlindex.exec.timeout.Deadline), or None for no limit.
         self.deadline = None
+        #: Whether readfile and writefile may touch files (the command line allows it, the API when asked).
+        self.allow_files = False
         if any(isinstance(n, ast.Output) and n.name == "comment" for n in ast.walk(query.body)):
             self.eval = self._eval_keeping_comments  # type: ignore[method-assign]
 
@@ -113,6 +119,7 @@ class Evaluator:
         self.sort_values = {}
         self.memo = {}
         self.comments = {}
+        self.edits = []
         out = []
         body = self.query.body
         positions = tree.positions if only is None else [tree.positions[i] for i in only]
@@ -121,8 +128,10 @@ class Evaluator:
                 self.deadline.check()
             self.variables = {}
             self.pending = []
+            self.pending_edits = []
             if self.test(body, pos):
                 out.append(pos.id)
+                self.edits += self.pending_edits
                 for target, text in self.pending:
                     said = self.comments.setdefault(target, [])
                     if text not in said:

@@ -18,6 +18,7 @@ import cqlindex.filters.sequences.line
 import cqlindex.filters.sequences.path
 import cqlindex.filters.sets.pins_rays
 import cqlindex.filters.sets.python
+import cqlindex.filters.strings.python
 import cqlindex.filters.transforms.python
 import cqlindex.filters.variables.python  # noqa: F401  (each import registers a family)
 from cqlindex.evaluate.context import Evaluator, evaluated_nodes

@@ -20,6 +20,7 @@ class Evaluated(Protocol):
 
     sort_values: dict[Node, int]
     comments: dict[int, list[str]]
+    edits: list[tuple]
 
 
 @dataclass(slots=True)
@@ -38,6 +39,8 @@ class QueryResult:
     sort_values: dict[int, tuple[int | None, ...]] = field(default_factory=dict)
     #: Per matching game, the text of the query's comment filters by positionid (CQL's smart comments).
     comments: dict[int, dict[int, list[str]]] = field(default_factory=dict)
+    #: Per matching game, its removecomment / settag / removetag edits of the output, in order.
+    edits: dict[int, list[tuple]] = field(default_factory=dict)
     #: What the query's message filters said, in order.
     messages: list[str] = field(default_factory=list)
 
@@ -53,6 +56,8 @@ class QueryResult:
         self.matches[gamenumber] = ids
         if evaluator is not None and evaluator.comments:
             self.comments[gamenumber] = evaluator.comments
+        if evaluator is not None and evaluator.edits:
+            self.edits[gamenumber] = evaluator.edits
         if self.keys:
             found = evaluator.sort_values if evaluator is not None else {}
             self.sort_values[gamenumber] = tuple(

@@ -17,6 +17,7 @@ from itertools import groupby
 from operator import itemgetter
 from pathlib import Path
 
+from cqlindex.errors import CqlError
 from cqlindex.evaluate.core import Evaluator
 from cqlindex.exec.result import QueryResult
 from cqlindex.exec.timeout import Deadline, running
@@ -54,36 +55,45 @@ def plan_prepared(con, prepared: Prepared, include_unplayable: bool = False) -> 
 def run(db: str | Path, text: str, *, variations: bool | None = None, source: str = "<query>",
         gamenumbers: tuple[int, int] | None = None, matchcount: tuple[int, int | None] | None = None,
         engine: Engine | str = Engine.sql, timeout: float | None = None,
-        include_unplayable: bool = False) -> QueryResult:
+        include_unplayable: bool = False, allow_files: bool = False) -> QueryResult:
     """Parse ``text`` and find its matches in the index at ``db``.
 
     ``gamenumbers`` and ``matchcount`` override the query's header, as CQL's options of those names do.
     ``timeout`` (seconds) stops the run with QueryTimeout when it is up (see :mod:`cqlindex.exec.timeout`).
     Games marked unplayable (:mod:`cqlindex.store.playable`) are left out unless ``include_unplayable``.
+    ``readfile`` and ``writefile`` touch files only with ``allow_files`` (else the run stops with
+    CqlError before it starts); a query that writes files is evaluated at every position, as CQL does.
     """
     started = time.perf_counter()
     deadline = Deadline(timeout)
     prepared = prepare(text, source, variations=variations, gamenumbers=gamenumbers, matchcount=matchcount)
+    if prepared.analysis.files is not None and not allow_files:
+        query = prepared.query
+        raise CqlError(f"'{prepared.analysis.files.name}' reads or writes files, which is off here "
+                       "(allow_files=True allows it; the command line does)", query.text, prepared.analysis.files.span,
+                       query.source)
     result = QueryResult(prepared.query, prepared.variations, prepared.analysis.sort_keys)
     con = connect(db)
     with closing(con), running(con, deadline, text):
-        if Engine(engine) is Engine.python or prepared.analysis.says_messages:
-            _evaluate_every_game(con, prepared, result, deadline, include_unplayable)
+        writes = prepared.analysis.files is not None and prepared.analysis.files.name == "writefile"
+        if Engine(engine) is Engine.python or prepared.analysis.says_messages or writes:
+            _evaluate_every_game(con, prepared, result, deadline, include_unplayable, allow_files)
         else:
-            _run_plan(con, prepared, result, deadline, include_unplayable)
+            _run_plan(con, prepared, result, deadline, include_unplayable, allow_files)
     result.order()
     result.seconds = time.perf_counter() - started
     return result
 
 
 def _evaluate_every_game(con, prepared: Prepared, result: QueryResult, deadline: Deadline,
-                         include_unplayable: bool) -> None:
+                         include_unplayable: bool, allow_files: bool = False) -> None:
     """The reference: the evaluator at every position of every game in the gamenumber range
     (but those marked unplayable, unless ``include_unplayable``)."""
     skip = frozenset() if include_unplayable else unplayable_games(con)
     header = prepared.query.header
     evaluator = Evaluator(prepared.query, prepared.variations, prepared.expansions)
     evaluator.deadline = deadline
+    evaluator.allow_files = allow_files
     span = header.gamenumber
     selection = range(span[0], span[1] + 1) if span is not None else None
     for tree in load_games(con, selection, variations=prepared.variations):
@@ -96,7 +106,8 @@ def _evaluate_every_game(con, prepared: Prepared, result: QueryResult, deadline:
     result.messages = evaluator.messages
 
 
-def _run_plan(con, prepared: Prepared, result: QueryResult, deadline: Deadline, include_unplayable: bool) -> None:
+def _run_plan(con, prepared: Prepared, result: QueryResult, deadline: Deadline, include_unplayable: bool,
+              allow_files: bool = False) -> None:
     """SQL for the candidates (or the matches), the evaluator for what SQL cannot decide."""
     p = plan_prepared(con, prepared, include_unplayable)
     table = con.sql(p.sql).to_arrow_table()
@@ -112,6 +123,7 @@ def _run_plan(con, prepared: Prepared, result: QueryResult, deadline: Deadline, 
         return
     evaluator = Evaluator(prepared.query, p.variations, prepared.expansions)
     evaluator.deadline = deadline
+    evaluator.allow_files = allow_files
     for body, select in p.prefilters:
         rows = con.sql(select.sql(dialect="duckdb")).to_arrow_table()
         possible: dict[int, set[int]] = {}

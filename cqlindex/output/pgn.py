@@ -49,6 +49,7 @@ import chess.pgn
 import chess.polyglot
 
 from cqlindex.errors import InputError
+from cqlindex.filters.output.edits import apply_edits
 from cqlindex.ingest.source import open_binary
 from cqlindex.ingest.worker import decode, prepare
 
@@ -132,6 +133,7 @@ def annotated_games(con, result, *, matchstring: str = "CQL", variations: bool,
                 if nodes is None:
                     nodes = _from_index(con, number)
                 if not silent:
+                    apply_edits(nodes[0].game(), nodes, result.edits.get(number, []))
                     values = result.sort_values.get(number, ())
                     header = "; ".join([f"Game number {number}",
                                         *(f"{label}: {'none' if v is None else v}" for label, v in zip(labels, values))]

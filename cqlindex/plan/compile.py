@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from cqlindex.cql import ast
-from cqlindex.cql.kinds import NUMBER, SET, kind_of
+from cqlindex.cql.kinds import NUMBER, SET, STRING, kind_of
 from cqlindex.filters.game.sql import GameSQL
 from cqlindex.filters.moves.sql import MovesSQL
 from cqlindex.filters.output.sql import OutputSQL
@@ -37,6 +37,7 @@ from cqlindex.filters.position.sql import PositionSQL
 from cqlindex.filters.relation.sql import RelationSQL
 from cqlindex.filters.sequences.sql import SequencesSQL
 from cqlindex.filters.sets.sql import SetsSQL
+from cqlindex.filters.strings.sql import StringsSQL
 from cqlindex.filters.transforms.sql import TransformsSQL
 from cqlindex.filters.tree.sql import TreeSQL
 from cqlindex.plan import sql as S
@@ -46,7 +47,7 @@ from cqlindex.query.rewrite import expand
 
 @dataclass
 class Compiler(PositionSQL, SetsSQL, MovesSQL, TreeSQL, SequencesSQL, RelationSQL, GameSQL, TransformsSQL,
-               OutputSQL):
+               OutputSQL, StringsSQL):
     """Compiles the filters of one query for one search mode (main line only, or variations).
 
     Here: the dispatch on node type, logic and comparison, and the links to other rows; each
@@ -135,6 +136,8 @@ class Compiler(PositionSQL, SetsSQL, MovesSQL, TreeSQL, SequencesSQL, RelationSQ
 
     def _cond_compare(self, node: ast.Compare, row: Row) -> Cond:
         kinds = [kind_of(o) for o in node.operands]
+        if STRING in kinds:
+            return self.string_compare(node, row)
         counts = len(node.operands) > 2 and NUMBER in kinds
         sql: exp.Expression | None = None
         exact = True

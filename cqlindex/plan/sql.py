@@ -89,7 +89,8 @@ def has(bitboard: exp.Expression, square: exp.Expression) -> exp.Expression:
 
 
 def cmp(op: str, a: exp.Expression, b: exp.Expression) -> exp.Expression:
-    cls = {"<": exp.LT, "<=": exp.LTE, "==": exp.EQ, ">=": exp.GTE, ">": exp.GT, "!=": exp.NEQ}[op]
+    """``a op b``; CQL 6.2's [<] [>] [<=] [>=] compare as < > <= >= do."""
+    cls = {"<": exp.LT, "<=": exp.LTE, "==": exp.EQ, ">=": exp.GTE, ">": exp.GT, "!=": exp.NEQ}[op.strip("[]")]
     return cls(this=paren(a), expression=paren(b))
 
 

@@ -38,6 +38,8 @@ class Analysis:
     comments: bool
     #: A sort value may come from a position outside the planner's candidates (see :func:`analyse`).
     sorts_beyond_candidates: bool
+    #: The first ``writefile`` (else ``readfile``) of the query: it touches files, if it may.
+    files: ast.Call | None = None
 
 
 def reads_other_positions(node: ast.Node) -> bool:
@@ -74,4 +76,7 @@ def analyse(query: ast.Query) -> Analysis:
     outputs = {node.name for node in ast.walk(query.body) if isinstance(node, ast.Output)}
     sorts = [key.node for key in keys if key.node is not None]
     beyond = bool(sorts) and (len(sorts) > 1 or sorts[0] is not query.body.items[-1])
-    return Analysis(reads_other_positions(query.body), keys, "message" in outputs, "comment" in outputs, beyond)
+    files = sorted((node for node in ast.walk(query.body) if isinstance(node, ast.Call)
+                    and node.name in ("writefile", "readfile")), key=lambda node: node.name != "writefile")
+    return Analysis(reads_other_positions(query.body), keys, "message" in outputs, "comment" in outputs, beyond,
+                    files[0] if files else None)

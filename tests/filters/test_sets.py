@@ -66,6 +66,9 @@ TABLE = [
     Row("piece all x in B light x", NARROWED),
     Row("maindiagonal Bc1 & b", NARROWED),
     Row('P & makesquare "e4"', NARROWED),
+    # a direction's distance computed by the query: n steps, a negative n the other way
+    Row("Dist = rank k - rank K up Dist K", NARROWED),
+    Row("Dist = file K - 5 right Dist [Pp]", NARROWED),
 ]
 
 

@@ -7,7 +7,6 @@ import re
 from cqlindex.cql import ast
 from cqlindex.cql.reader import Reader
 from cqlindex.cql.tokens import Kind, Token
-from cqlindex.filters import catalogue
 
 _FEN_RANK_RE = re.compile(r"[KQRBNPkqrbnpAa._1-8]+")
 
@@ -25,20 +24,16 @@ class GameGrammar(Reader):
         if name in ("player", "elo") and self.at_word("white", "black"):
             side = self.next()
             args.append(ast.Keyword(side.span, side.text))
-        if name in ("player", "event", "site", "date", "eco", "eventdate", "hascomment", "originalcomment"):
-            if self.peek().kind is not Kind.STRING or name in ("eventdate", "hascomment", "originalcomment"):
-                # the tag's text as a string value ('event ~~ "Lon"'), and the CQL 6.1 tag filters
-                if catalogue.refusal(name) is None:
-                    self.defer_unsupported(f"'{name}' used as a string value", token)
-            if self.peek().kind is Kind.STRING:
-                value = self.next()
-                args.append(ast.String(value.span, value.text))
+        if name in ("player", "event", "site", "date", "eco", "eventdate", "hascomment", "originalcomment") \
+                and self.peek().kind is Kind.STRING:
+            # 'event "Lon"' searches the text; without the string it is the text ('event ~~ "Lon"')
+            value = self.next()
+            args.append(ast.String(value.span, value.text))
         return ast.GameFilter(token.span.to(args[-1].span if args else token.span), name, tuple(args))
 
     def parse_fen(self, token: Token) -> ast.Node:
         if self.peek().kind is not Kind.STRING:
-            self.defer_unsupported("'fen' used as a string value", token)
-            return ast.GameFilter(token.span, "fen", ())
+            return ast.GameFilter(token.span, "fen", ())  # the current position's FEN, a string
         value = self.next()
         ranks = value.text.split(" ")[0].split("/")
         if len(ranks) < 8 or any(not _FEN_RANK_RE.fullmatch(rank) or sum(

@@ -1,4 +1,5 @@
-"""Game-level filters: result, player, elo, year, event, site, date, eco."""
+"""Game-level filters: result, player, elo, year, event, site, date, eco, eventdate, and the
+comment of the move that led here; without their string each is that text (CQL 6.1)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from cqlindex.evaluate.context import Evaluator, evaluates
 from cqlindex.evaluate.values import MATCH
 from cqlindex.store.trees import Position
 
-_TAGS = {"event": "Event", "site": "Site", "date": "Date", "eco": "ECO"}
+#: The PGN tag each tag filter reads.
+TAGS = {"event": "Event", "site": "Site", "date": "Date", "eco": "ECO", "eventdate": "EventDate"}
 
 
 @evaluates(ast.GameFilter)
@@ -17,6 +19,8 @@ def game_filter(ev: Evaluator, node: ast.GameFilter, pos: Position) -> object:
     strings = [a.value for a in node.args if isinstance(a, ast.String)]
     side = next((a.name for a in node.args if isinstance(a, ast.Keyword)), None)
     if name == "fen":
+        if not strings:
+            return pos.board().fen(en_passant="fen")
         return MATCH if _same_board(strings[0], pos) else None
     if name == "result":
         return MATCH if (tree.result or "") == strings[0] else None
@@ -28,9 +32,23 @@ def game_filter(ev: Evaluator, node: ast.GameFilter, pos: Position) -> object:
         return tree.white_elo if side == "white" else tree.black_elo
     if name == "player":
         names = [tree.white] if side == "white" else [tree.black] if side == "black" else [tree.white, tree.black]
+        if not strings:
+            if side is None:
+                raise ev.unsupported("'player' without 'white' or 'black' as a string (but with '~~')", node)
+            return names[0]
         return MATCH if any(strings[0] in (n or "") for n in names) else None
-    value = tree.headers.get(_TAGS[name], "")
-    return MATCH if strings[0] in value else None
+    value = text_of(ev, node, pos)
+    if not strings:
+        return value
+    return MATCH if strings[0] in (value or "") else None
+
+
+def text_of(ev: Evaluator, node: ast.GameFilter, pos: Position) -> str | None:
+    """The text a tag filter searches: its tag's value, or the comment after the move that led
+    here; None where the game has no such tag (or the move no comment)."""
+    if node.name in ("originalcomment", "hascomment"):
+        return pos.comment
+    return ev.tree.headers.get(TAGS[node.name])
 
 
 def _same_board(fen: str, pos: Position) -> bool:

@@ -10,9 +10,9 @@ from sqlglot import exp
 
 from cqlindex.cql import ast
 from cqlindex.plan import sql as S
-from cqlindex.plan.terms import PIECE_COLUMNS, RESIDUAL, Cond, NumTerm, Row
+from cqlindex.filters.game.python import TAGS
+from cqlindex.plan.terms import PIECE_COLUMNS, RESIDUAL, TRUE, Cond, NumTerm, Row
 
-_TAGS = {"event": "Event", "site": "Site", "date": "Date", "eco": "ECO"}
 
 
 class GameSQL:
@@ -24,7 +24,12 @@ class GameSQL:
         strings = [a.value for a in node.args if isinstance(a, ast.String)]
         side = next((a.name for a in node.args if isinstance(a, ast.Keyword)), None)
         if node.name == "fen":
-            return self._fen(strings[0], row)
+            return self._fen(strings[0], row) if strings else TRUE  # alone: the FEN, always there
+        if node.name in ("originalcomment", "hascomment"):
+            comment = S.col("comment", row.alias)
+            if not strings:
+                return Cond(S.not_null(comment), True)
+            return Cond(exp.func("contains", _coalesce_text(comment), S.text(strings[0])), True)
         if not row.top:
             return RESIDUAL  # the game row is joined at the top only; the top condition prunes games
         self.uses_games = True
@@ -33,10 +38,14 @@ class GameSQL:
                         True)
         if node.name == "player":
             names = ["white"] if side == "white" else ["black"] if side == "black" else ["white", "black"]
+            if not strings:
+                return Cond(S.not_null(S.col(names[0], "g")), True) if side else RESIDUAL
             tests = [exp.func("contains", _coalesce_text(S.col(n, "g")), S.text(strings[0])) for n in names]
             return Cond(tests[0] if len(tests) == 1 else S.either(*tests), True)
-        if node.name in _TAGS:
-            tag = exp.Bracket(this=S.col("tags", "g"), expressions=[S.text(_TAGS[node.name])])
+        if node.name in TAGS:
+            tag = exp.Bracket(this=S.col("tags", "g"), expressions=[S.text(TAGS[node.name])])
+            if not strings:
+                return Cond(S.not_null(tag), True)
             return Cond(exp.func("contains", _coalesce_text(tag), S.text(strings[0])), True)
         return self._num_cond(self.num(node, row))
 

@@ -59,6 +59,7 @@ def string(ev: Evaluator, node: ast.String, pos: Position) -> object:
 
 
 def _holds(op: str, left: object, right: object) -> bool:
+    op = op.strip("[]")  # CQL 6.2's [<] [>] [<=] [>=] compare as < > <= >= do
     if isinstance(left, Squares) and isinstance(right, Squares):
         return (int(left) == int(right)) == (op == "==")
     if isinstance(left, Position) or isinstance(right, Position):
@@ -103,6 +104,10 @@ def binary(ev: Evaluator, node: ast.Binary, pos: Position) -> object:
 
     if node.op in ("|", "&", "attacks", "attackedby", "in"):
         return set_binary(ev, node, pos)
+    if node.op == "~~":
+        from cqlindex.filters.strings.python import regex_match
+
+        return regex_match(ev, node, pos)
     values = ev.operands(node.left, node.right, pos)
     if values is None:
         return None
@@ -145,17 +150,32 @@ def unary(ev: Evaluator, node: ast.Unary, pos: Position) -> object:
 
 @evaluates(ast.Call)
 def call(ev: Evaluator, node: ast.Call, pos: Position) -> object:
-    if node.name in ("max", "min"):
-        values = []
-        for arg in node.args:
-            value = count(ev.eval(arg, pos))
-            if value is None:
-                return None
-            values.append(value)
-        return max(values) if node.name == "max" else min(values)
+    handler = _CALL_HANDLERS.get(node.name)
+    if handler is None:
+        handler = _CALL_HANDLERS[node.name] = _call_handler(node.name)
+    return handler(ev, node, pos)
+
+
+def _extreme(ev: Evaluator, node: ast.Call, pos: Position) -> object:
+    values = []
+    for arg in node.args:
+        value = count(ev.eval(arg, pos))
+        if value is None:
+            return None
+        values.append(value)
+    return max(values) if node.name == "max" else min(values)
+
+
+#: Each named helper's evaluator, found once (the families are imported when first asked for:
+#: they import this module's neighbours).
+_CALL_HANDLERS: dict = {"max": _extreme, "min": _extreme}
+
+
+def _call_handler(name: str):
     from cqlindex.filters.position.python import tree_call
     from cqlindex.filters.sets.python import set_call
+    from cqlindex.filters.strings.python import CALLS
 
-    if node.name in ("between", "makesquare"):
-        return set_call(ev, node, pos)
-    return tree_call(ev, node, pos)
+    if name in CALLS:
+        return CALLS[name]
+    return set_call if name in ("between", "makesquare") else tree_call

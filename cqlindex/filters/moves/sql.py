@@ -21,6 +21,9 @@ class MovesSQL:
     __slots__ = ()
 
     def _cond_move(self, node: ast.Move, row: Row) -> Cond:
+        says = next((value for name, value in node.params if name == "comment"), None)
+        if says is not None:
+            self.python_needed.append(says)  # 'move comment (...)': the evaluator writes the text
         if node.mode == "legal" and not node.params:
             return Cond(S.cmp(">", S.col("legal_moves", row.alias), S.num(0)), True)
         if node.mode == "legal":

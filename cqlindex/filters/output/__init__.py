@@ -1,7 +1,7 @@
 """Output: comments in the PGN written, messages, and sort values that order the games."""
 
 from cqlindex.cql import ast
-from cqlindex.filters.spec import EXACT, LOGICAL, NUMBER, STRING, Traits, declare
+from cqlindex.filters.spec import EXACT, LOGICAL, NUMBER, PYTHON, Traits, declare
 
 d = declare("output")
 _SAYS = Traits(pure=False)
@@ -18,8 +18,6 @@ DECLS = (
       sql=EXACT, traits=_SAYS, example="sort ply"),
     d("min", None, NUMBER, "'sort min': smallest first", where="sort", example="sort min ply"),
     d("max", None, NUMBER, "'sort max': largest first (the default)", where="sort", example="sort max ply"),
-    d("str", ast.Call, STRING, "the text of a filter's value", grammar="parse_unsupported_prefix",
-      refused="string functions", example="str K"),
-    d("removecomment", None, LOGICAL, "remove the game's comments", refused="comment editing", at_once=True,
-      example="removecomment"),
+    d("removecomment", ast.Call, LOGICAL, "remove the comment after the move that led here from the output",
+      grammar="parse_string_function", sql=PYTHON, traits=_SAYS, example="removecomment"),
 )

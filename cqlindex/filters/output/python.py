@@ -64,7 +64,7 @@ def output(ev: Evaluator, node: ast.Output, pos: Position) -> object:
     evaluated at (the evaluator drops it again if an enclosing filter fails). A message is said
     at once, as CQL's debugging aid does: after the move number, side to move and game number
     (and the positionid in a variation), or alone with ``quiet``."""
-    text = "".join(_text(ev, arg, pos) for arg in node.args)
+    text = say(ev, node, pos)
     if node.name == "comment":
         ev.pending.append((pos.id, text))
     else:
@@ -78,13 +78,21 @@ def output(ev: Evaluator, node: ast.Output, pos: Position) -> object:
     return MATCH
 
 
+def say(ev: Evaluator, node: ast.Output, pos: Position) -> str:
+    """The text of a comment or message filter's arguments, evaluated at ``pos``."""
+    return "".join(_text(ev, arg, pos) for arg in node.args)
+
+
 def _text(ev: Evaluator, arg: ast.Node, pos: Position) -> str:
     """An argument of comment as CQL writes it: strings as they are, numbers, squares with their pieces."""
     if isinstance(arg, ast.String):
         return arg.value
     value = ev.eval(arg, pos)
-    if value is None:
-        return "<none>"
+    return "<none>" if value is None else written(value, pos)
+
+
+def written(value: object, pos: Position) -> str:
+    """A value as text (comment, message and str write it so): a set as its pieces and squares."""
     if type(value) is Squares:
         board = pos.board()
         names = []

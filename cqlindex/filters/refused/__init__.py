@@ -1,4 +1,4 @@
-"""CQL that cqlindex refuses, each with why: Tier 3 strings, files and control flow, and the
+"""CQL that cqlindex refuses, each with why: Tier 3 control flow, and the
 problem-chess predicates. A refused name is parsed in full where its syntax is known (so a
 syntax error anywhere is still reported as one) and refused once the whole query has parsed."""
 
@@ -11,18 +11,11 @@ _C = ast.Call
 DECLS = (
     *(d(name, _C, kind, what, grammar="parse_tier3", refused=why, example=example)
       for name, kind, what, why, example in (
-        ("int", NUMBER, "the number a string spells", "string functions", "int \"3\""),
-        ("lowercase", STRING, "a string in lower case", "string functions", "lowercase \"A\""),
-        ("uppercase", STRING, "a string in upper case", "string functions", "uppercase \"a\""),
-        ("readfile", STRING, "the text of a file", "file access", "readfile \"a.txt\""),
-        ("writefile", LOGICAL, "append text to a file", "file access", "writefile(\"a.txt\" \"x\")"),
         ("assert", LOGICAL, "stop with an error unless a filter matches", "assertions", "assert check"),
         ("while", LOGICAL, "'while (C) F': repeat F while C matches", "loops", "while (check) mate"),
         ("loop", LOGICAL, "'loop F': repeat F until it fails", "loops", "loop check"),
     )),
     *(d(name, None, kind, what, refused=why, at_once=True, example=name) for name, kind, what, why in (
-        ("ascii", NUMBER, "a character's code", "string functions"),
-        ("indexof", NUMBER, "where a string occurs in another", "string functions"),
         ("try", LOGICAL, "catch a failing filter", "control flow"),
         ("cql_abort", LOGICAL, "stop the run", "control flow"),
         ("similarposition", LOGICAL, "a position like this one elsewhere", "position similarity"),

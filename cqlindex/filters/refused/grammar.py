@@ -3,39 +3,19 @@
 from __future__ import annotations
 
 from cqlindex.cql import ast
-from cqlindex.cql.kinds import SET, STRING, kind_of
 from cqlindex.cql.reader import Reader
-from cqlindex.cql.tokens import Kind, Token
-
-#: One-argument Tier 3 filters and the kinds their argument may have.
-_TIER3_UNARY = {"int": (STRING,), "lowercase": (STRING,), "uppercase": (STRING,), "readfile": (STRING,),
-                "tag": (STRING,), "typename": (SET,), "piecename": (SET,), "pieceid": (SET,)}
+from cqlindex.cql.tokens import Token
 
 
 class RefusedGrammar(Reader):
     """The refused family's grammar."""
 
     def parse_tier3(self, token: Token) -> ast.Node:
-        """String, file and control filters of Tier 3: parsed in full, then refused."""
+        """Control filters of Tier 3: parsed in full, then refused."""
         name = token.text
-        if name in _TIER3_UNARY:
-            wanted = _TIER3_UNARY[name]
-            arg = self.parse_additive()
-            if kind_of(arg, self.variables) not in (*wanted, "any"):
-                raise self.error(f"'{name}' takes a {' or '.join(wanted)}", arg.span)
-            return ast.Call(token.span.to(arg.span), name, (arg,))
         if name == "assert":
             arg = self.parse_compare()
             return ast.Call(token.span.to(arg.span), name, (arg,))
-        if name in ("settag", "writefile"):
-            self.expect_op("(", f"after '{name}'")
-            args = []
-            while not (self.at_op(")") or self.peek().kind is Kind.EOF):
-                args.append(self.parse_filter())
-            end = self.expect_op(")", f"to close '{name}('")
-            if len(args) != 2 or any(kind_of(a, self.variables) not in (STRING, "any") for a in args):
-                raise self.error(f"'{name}' takes two strings", token.span.to(end.span))
-            return ast.Call(token.span.to(end.span), name, tuple(args))
         if name == "while":
             self.expect_op("(", "after 'while'")
             if self.at_op(")"):

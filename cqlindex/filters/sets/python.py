@@ -12,7 +12,7 @@ import chess
 from cqlindex.board.directions import COMPOSITE, STEPS
 from cqlindex.cql import ast
 from cqlindex.evaluate.context import Evaluator, evaluates
-from cqlindex.evaluate.values import ALL_SQUARES, MATCH, Squares
+from cqlindex.evaluate.values import ALL_SQUARES, MATCH, Squares, count
 from cqlindex.store.trees import Position
 
 _LETTERS = "KQRBNPkqrbnp"
@@ -53,6 +53,8 @@ def set_binary(ev: Evaluator, node: ast.Binary, pos: Position) -> object:
     left, right = values
     if node.op == "&" and isinstance(left, Position) and isinstance(right, Position):
         return Squares(_same_contents(left, right))
+    if node.op == "in" and isinstance(left, str) and isinstance(right, str):
+        return MATCH if left in right else None  # a substring
     a, b = as_set(left), as_set(right)
     if a is None or b is None:
         raise ev.unsupported(f"'{node.op}' on values that are not sets", node)
@@ -160,10 +162,15 @@ def direction_mask(name: str, low: int, high: int, mask: int) -> int:
 
 @evaluates(ast.Direction)
 def direction(ev: Evaluator, node: ast.Direction, pos: Position) -> object:
+    low, high = node.low, node.high
+    if node.distance is not None:
+        low = high = count(ev.eval(node.distance, pos))
+        if low is None:
+            return None
     mask = as_set(ev.eval(node.arg, pos))
     if mask is None:
         return None
-    return Squares(direction_mask(node.name, node.low, node.high, mask))
+    return Squares(direction_mask(node.name, low, high, mask))
 
 
 def set_call(ev: Evaluator, node: ast.Call, pos: Position) -> object:

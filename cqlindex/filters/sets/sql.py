@@ -11,7 +11,7 @@ import chess
 from sqlglot import exp
 
 from cqlindex.cql import ast
-from cqlindex.cql.kinds import NUMBER, SET, kind_of
+from cqlindex.cql.kinds import NUMBER, SET, STRING, kind_of
 from cqlindex.filters.sets.python import direction_mask
 from cqlindex.plan import sql as S
 from cqlindex.plan.terms import (ALL_SQUARES, LETTERS, PIECE_COLUMNS, RESIDUAL, UNBOUNDED, Cond, NumTerm, Row, SetTerm,
@@ -29,6 +29,10 @@ class SetsSQL:
         return self._set_cond(self.set(node, row))
 
     def _cond_binary(self, node: ast.Binary, row: Row) -> Cond:
+        if node.op == "~~":
+            return self.regex_cond(node, row)
+        if node.op == "in" and kind_of(node.left) == STRING:
+            return self.substring_cond(node, row)
         if node.op == "in":
             a, b = self.set(node.left, row), self.set(node.right, row)
             if a.exact and b.exact and a.sql is not None and b.sql is not None:
@@ -53,6 +57,8 @@ class SetsSQL:
         return self._set_cond(self.set(node, row))
 
     def _cond_call(self, node: ast.Call, row: Row) -> Cond:
+        if node.name == "tag":
+            return self.text_present(node, row)
         if node.name in ("between", "makesquare"):
             return self._set_cond(self.set(node, row))
         if node.name in ("max", "min"):
@@ -148,7 +154,7 @@ class SetsSQL:
 
     def _set_direction(self, node: ast.Direction, row: Row) -> SetTerm:
         a = self.set(node.arg, row)
-        if a.const is not None:
+        if a.const is not None and node.distance is None:
             return const(direction_mask(node.name, node.low, node.high, a.const))
         return UNBOUNDED
 

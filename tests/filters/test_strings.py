@@ -1,0 +1,51 @@
+"""Strings: SQL against Python on every position of the filter indexes (see differential.py).
+
+Game tags and comments are stored, so a comparison of one with a string of the query, ``~~``
+with a pattern both engines read alike and ``in`` are decided in SQL; computed strings, the
+string functions and patterns only Python reads are left to the evaluator.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.filters.differential import EXACT, NARROWED, Row, cases, check
+
+TABLE = [
+    Row('eco ~~ "C[0-4]"', EXACT),
+    Row('eco ~~ "^B"', EXACT),
+    Row('date < "1930"', EXACT),
+    Row('date >= "2000" date < "2016"', EXACT),
+    Row('"1930" [<] date', EXACT),
+    Row('event == "World Championship"', EXACT),
+    Row('site != "London"', EXACT),
+    Row("event", EXACT),
+    Row("eventdate", EXACT),
+    Row('eventdate "19"', EXACT),
+    Row('player white ~~ "^[A-K]"', EXACT),
+    Row('player ~~ "arl"', EXACT),
+    Row('player black < player white', EXACT),
+    Row('tag "Round" == "1"', EXACT),
+    Row('tag "Opening"', EXACT),
+    Row('"Bot" in event', EXACT),
+    Row("originalcomment", EXACT),
+    Row('originalcomment "!"', EXACT),
+    Row('hascomment ~~ "[Dd]raw"', EXACT),
+    Row('originalcomment ~~ "\\d+"', NARROWED),  # '\d': left to Python's re
+    Row('player white + " " + player black ~~ "^[A-M]"', NARROWED),
+    Row('lowercase event ~~ "world"', NARROWED),
+    Row('eco ~~ "(C)(\\d)" \\2 == "4"', NARROWED),
+    Row('"RBNQ" ~~ "N" \\-0 == 2 wtm', NARROWED),
+    Row('str(K) ~~ "Kg1" check', NARROWED),
+    Row('typename to == "N" check', NARROWED),
+    Row('piecename e4 == "P"', NARROWED),
+    Row('pieceid K == 4 move from K', NARROWED),
+    Row('int (eco[1:3]) > 40', NARROWED),
+    Row('indexof("-" date) == 4 uppercase "a" == "A"', NARROWED),
+    Row('fen ~~ "^8/8" btm', NARROWED),
+]
+
+
+@pytest.mark.parametrize("row, cell", cases(TABLE))
+def test_sql_against_python(filter_indexes, row: Row, cell: tuple[str, bool]) -> None:
+    check(filter_indexes, row, cell)
