@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from cqlindex.cql import ast
 from cqlindex.evaluate.context import Evaluator, evaluates
+from cqlindex.filters.sequences.path_focus import Focus
 from cqlindex.filters.sequences.path_refs import ACTIVE, STATUS, PathStatus
 from cqlindex.filters.sequences.path_walk import Walk, has_effects
 from cqlindex.store.trees import GameTree, Position
@@ -42,7 +43,12 @@ def path(ev: Evaluator, node: ast.Path, pos: Position) -> object:
     banned = _banned(ev, node) if "nestban" in node.params else None
     if banned is not None and pos.id in banned:
         return None
-    walk = Walk(ev, node, pos, not _effects(ev, node))
+    focus = None
+    if node.focus is not None or "singlecolor" in node.params:
+        focus = Focus(ev, node, pos)
+        if not focus.children(pos) and _starts_with_move(node.items):
+            return None  # the first move must be a focused move played here: none is
+    walk = Walk(ev, node, pos, not _effects(ev, node), focus)
     walks = getattr(ev, ACTIVE, None)
     if walks is None:
         walks = []
@@ -65,6 +71,20 @@ def path(ev: Evaluator, node: ast.Path, pos: Position) -> object:
             current = ev.tree.positions[current.parent]
             banned.add(current.id)
     return last if "lastposition" in node.params else value
+
+
+def _starts_with_move(items: tuple[ast.Node, ...]) -> bool:
+    """Whether every walk of ``items`` begins with a move (nothing is tested before it)."""
+    first = items[0]
+    while True:
+        if isinstance(first, ast.Dash):
+            return True
+        if isinstance(first, ast.Repeat) and first.low >= 1:
+            first = first.arg
+        elif isinstance(first, ast.Sequence):
+            first = first.items[0]
+        else:
+            return False
 
 
 def _effects(ev: Evaluator, node: ast.Path) -> bool:

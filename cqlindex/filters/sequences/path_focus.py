@@ -66,7 +66,11 @@ class Focus:
 
     def children(self, pos: Position) -> list[int]:
         """The moves in focus played at ``pos`` (the start of the path), as the children they lead to."""
-        return [c for c in pos.children if self.in_focus(self.positions[c])]
+        found = self._below.get(-1 - pos.id)
+        if found is None:
+            found = [c for c in pos.children if self.in_focus(self.positions[c])] if self.pieces else []
+            self._below[-1 - pos.id] = found
+        return found
 
     def below(self, pos: Position) -> list[int]:
         """The first move in focus on each line below ``pos``, in pre-order, as the positions they lead to."""

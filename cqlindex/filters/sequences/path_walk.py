@@ -70,12 +70,12 @@ class _Round:
 class Walk:
     """The search of one path filter from one start position."""
 
-    def __init__(self, ev: Evaluator, node: ast.Path, start: Position, pure: bool) -> None:
+    def __init__(self, ev: Evaluator, node: ast.Path, start: Position, pure: bool, focus: Focus | None) -> None:
         self.ev = ev
         self.node = node
         self.start = start
         self.positions = ev.tree.positions
-        self.focus = Focus(ev, node, start) if node.focus is not None or "singlecolor" in node.params else None
+        self.focus = focus
         self.primary = "primary" in node.params
         self.firstmatch = "firstmatch" in node.params
         self.count = 0
