@@ -37,10 +37,10 @@ DECLS = (
     *(d(word, None, NUMBER, f"'line {word}': {what}", where="line", example=f"line {word} --> check --> check")
       for word, what in _LINE_PARAMS),
     d("path", ast.Path, NUMBER, "'path F -- G ...': the longest run of moves and filters (CQL 6.2)",
-      grammar="parse_path", sql=PYTHON, traits=TREE, example="path check --"),
+      grammar="parse_path", sql=NARROWED, traits=TREE, example="path check --"),
     *(d(word, None, NUMBER, f"'path {word}': {what}", where="path", example=example)
       for word, what, example in _PATH_PARAMS),
     *(d(name, ast.Keyword, kind, description, grammar="parse_keyword", sql=PYTHON, traits=TREE,
-        python=path_reference(name), example=f"path -- check {name}")
+        python=path_reference(name), example=name)
       for name, kind, description in _PATH_REFS),
 )

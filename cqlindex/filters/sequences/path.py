@@ -34,7 +34,7 @@ from cqlindex.cql import ast
 from cqlindex.evaluate.context import Evaluator, evaluates
 from cqlindex.filters.sequences.path_focus import Focus
 from cqlindex.filters.sequences.path_refs import ACTIVE, STATUS, PathStatus
-from cqlindex.filters.sequences.path_walk import Walk, has_effects
+from cqlindex.filters.sequences.path_walk import Walk, has_effects, memo_allowed
 from cqlindex.store.trees import GameTree, Position
 
 
@@ -48,7 +48,7 @@ def path(ev: Evaluator, node: ast.Path, pos: Position) -> object:
         focus = Focus(ev, node, pos)
         if not focus.children(pos) and _starts_with_move(node.items):
             return None  # the first move must be a focused move played here: none is
-    walk = Walk(ev, node, pos, not _effects(ev, node), focus)
+    walk = Walk(ev, node, pos, not _effects(ev, node), focus, _memo(ev, node))
     walks = getattr(ev, ACTIVE, None)
     if walks is None:
         walks = []
@@ -87,14 +87,23 @@ def _starts_with_move(items: tuple[ast.Node, ...]) -> bool:
             return False
 
 
+def _memo(ev: Evaluator, node: ast.Path) -> bool:
+    return _known(ev, node, "_path_memo", memo_allowed)
+
+
 def _effects(ev: Evaluator, node: ast.Path) -> bool:
-    known: dict[int, tuple[ast.Path, bool]] | None = getattr(ev, "_path_effects", None)
+    return _known(ev, node, "_path_effects", has_effects)
+
+
+def _known(ev: Evaluator, node: ast.Path, attribute: str, fact) -> bool:
+    """``fact(node)``, worked out once per path node and evaluator."""
+    known: dict[int, tuple[ast.Path, bool]] | None = getattr(ev, attribute, None)
     if known is None:
         known = {}
-        ev._path_effects = known
+        setattr(ev, attribute, known)
     entry = known.get(id(node))
     if entry is None or entry[0] is not node:
-        entry = (node, has_effects(node))
+        entry = (node, fact(node))
         known[id(node)] = entry
     return entry[1]
 

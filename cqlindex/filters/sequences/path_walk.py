@@ -35,11 +35,16 @@ from cqlindex.evaluate.context import Evaluator
 from cqlindex.evaluate.values import MATCH, count
 from cqlindex.filters.moves.python import dash_moves
 from cqlindex.filters.sequences.path_focus import Focus
+from cqlindex.filters.variables.python import PieceBinding, piece_ids
 from cqlindex.store.trees import Position
 
 #: Python frames per move of a walk are a handful; games are at most a few thousand plies.
 _DEPTH = 50_000
 _EFFECTS = (ast.Assign, ast.Output, ast.Sort, ast.Path)
+#: The evaluator memo key of the states known to fail, per path and variable values, per game.
+_FAILED = "path failed states"
+#: The evaluator memo key of the moves of variable-free path moves, per (move, position), per game.
+_STATIC_STEPS = "path static steps"
 _PATH_FILTERS = frozenset({"pathcount", "pathcountunfocused", "pathstart", "pathlastposition"})
 
 
@@ -70,7 +75,8 @@ class _Round:
 class Walk:
     """The search of one path filter from one start position."""
 
-    def __init__(self, ev: Evaluator, node: ast.Path, start: Position, pure: bool, focus: Focus | None) -> None:
+    def __init__(self, ev: Evaluator, node: ast.Path, start: Position, pure: bool, focus: Focus | None,
+                 memo: bool = False) -> None:
         self.ev = ev
         self.node = node
         self.start = start
@@ -84,6 +90,9 @@ class Walk:
         self._mark = len(ev.pending)
         self._tests: dict[tuple[int, int], bool] | None = {} if pure else None
         self._steps: dict[tuple[int, int], list[int]] = {}
+        self._static: dict[int, bool] = {}
+        self.ends = 0  # walks that reached their end (kept or not)
+        self._failed = failures(ev, node, focus) if memo else None
 
     def best_position(self) -> Position | None:
         return None if self.best is None else self.best[1]
@@ -99,10 +108,24 @@ class Walk:
     def _go(self, pos: Position, rest) -> None:
         if rest is None:
             if pos is not self.start:
+                self.ends += 1
                 self._end(pos)
             return
         if self.firstmatch and self.best is not None:
             return
+        failed = self._failed
+        if failed is not None and pos is not self.start:
+            key = (pos.id, _rest_key(rest, pos.id))
+            if key in failed:
+                return
+            ends = self.ends
+            self._step(pos, rest)
+            if self.ends == ends:
+                failed.add(key)
+            return
+        self._step(pos, rest)
+
+    def _step(self, pos: Position, rest) -> None:
         item, rest = rest
         kind = type(item)
         if kind is ast.Dash:
@@ -141,8 +164,9 @@ class Walk:
         if found is not None:
             return found
         if self.focus is None:
-            found = [c for c in dash_moves(self.ev, item, pos)
-                     if not self.primary or not starts_variation(self.ev, self.positions[c])]
+            found = self._children_by(item, pos)
+            if self.primary:
+                found = [c for c in found if not starts_variation(self.ev, self.positions[c])]
         else:
             tails = self.focus.children(pos) if pos is self.start else self.focus.below(pos)
             found = [c for c in tails if c in self._made_by(item, self.positions[c].parent)]
@@ -154,9 +178,34 @@ class Walk:
         key = (id(item), -1 - head)
         found = self._steps.get(key)
         if found is None:
-            found = list(dash_moves(self.ev, item, self.positions[head]))
+            found = self._children_by(item, self.positions[head])
             self._steps[key] = found
         return frozenset(found)
+
+    def _children_by(self, item: ast.Dash, pos: Position) -> list[int]:
+        """The children of ``pos`` reached by a move ``item`` describes. A promotion or a capture
+        needs such a move among the children before its sides are worth evaluating; a move
+        whose sides name no variable gives the same children from any start, so those are
+        kept for the whole game."""
+        positions = self.positions
+        if item.promote is not None and not any(positions[c].promotion for c in pos.children):
+            return []
+        if item.capture and not any(positions[c].captured is not None or positions[c].en_passant
+                                    for c in pos.children):
+            return []
+        static = self._static.get(id(item))
+        if static is None:
+            static = not any(isinstance(n, (ast.Variable, ast.Keyword, ast.Path, ast.Call))
+                             for n in ast.walk((item.left, item.right)))
+            self._static[id(item)] = static
+        if not static:
+            return list(dash_moves(self.ev, item, pos))
+        kept = self.ev.memo.setdefault(_STATIC_STEPS, {})
+        found = kept.get((id(item), pos.id))
+        if found is None:
+            found = list(dash_moves(self.ev, item, pos))
+            kept[(id(item), pos.id)] = found
+        return found
 
     def _test(self, item: ast.Node, pos: Position) -> bool:
         tests = self._tests
@@ -185,6 +234,62 @@ class Walk:
             value = None
         self.best = (self.count, pos, value)
         self.best_comments = self.ev.pending[self._mark:]
+
+
+def failures(ev: Evaluator, node: ast.Path, focus: Focus | None) -> set | None:
+    """The (position, what is left) states of ``node`` known, in this game, to reach no end.
+
+    Shared by every evaluation of the path in the game with the same values of the variables
+    it reads (and the same focused pieces): from such a state the search does the same
+    wherever it started, so a state that reached no end once reaches none again. Only for
+    paths whose constituents change nothing and do not read the walk under way (see
+    :func:`memo_allowed`); None when a variable's value cannot be a key.
+    """
+    names = sorted({n.name for n in ast.walk(node.items) if isinstance(n, ast.Variable)})
+    values = []
+    for name in names:
+        value = ev.variables.get(name)
+        if isinstance(value, PieceBinding):
+            value = ("piece", piece_ids(ev).at(ev.tree.positions[value.position])[value.square])
+        elif isinstance(value, Position):
+            value = ("position", value.id)
+        elif value is not None and not isinstance(value, (int, str)):
+            return None
+        values.append(value)
+    store = ev.memo.setdefault(_FAILED, {})
+    key = (id(node), tuple(values), None if focus is None else focus.pieces)
+    found = store.get(key)
+    if found is None:
+        found = store[key] = set()
+    return found
+
+
+def memo_allowed(node: ast.Path) -> bool:
+    """Whether a failed state of ``node`` fails whenever it is reached again: nothing in it changes
+    anything but comments (dropped with a failed walk anyway) or reads the walk under way."""
+    if node.max is not None:
+        return False
+    for item in ast.walk(node.items):
+        if isinstance(item, (ast.Assign, ast.Sort, ast.Path)) or type(item).__name__ in ("Call", "FunctionCall"):
+            return False
+        if isinstance(item, ast.Keyword) and item.name in _PATH_FILTERS:
+            return False
+    return True
+
+
+def _rest_key(rest, here: int) -> tuple:
+    """What is left to match, as a key: constituents by identity, a repetition by the rounds that
+    still matter (beyond its minimum an unbounded one only cares whether the last round moved)."""
+    key = []
+    while rest is not None:
+        item, rest = rest
+        if type(item) is _Round:
+            repeat = item.repeat
+            done = item.done if repeat.high is not None or item.done < repeat.low else -1
+            key.append((id(repeat), done, item.begun == here))
+        else:
+            key.append(id(item))
+    return tuple(key)
 
 
 def max_value(ev: Evaluator, node: ast.Node, pos: Position) -> int | None:
