@@ -31,45 +31,73 @@ from cqlindex.store.trees import Position
 class Focus:
     """The focused pieces of one evaluation of a path, and the moves in focus below a position."""
 
-    __slots__ = ("ev", "positions", "ids", "pieces", "capture", "_below")
+    __slots__ = ("ev", "positions", "ids", "squares", "start", "_pieces", "capture", "_below")
 
     def __init__(self, ev: Evaluator, node: ast.Path, start: Position) -> None:
         self.ev = ev
         self.positions = ev.tree.positions
-        self.ids = piece_ids(ev)
         if node.focus is None:  # singlecolor: the side to move's pieces
-            board = start.board()
-            squares = board.occupied_co[start.wtm]
+            self.squares = start.board().occupied_co[start.wtm]
         else:
-            squares = as_set(ev.eval(node.focus, start)) or 0
-        at_start = self.ids.at(start)
-        self.pieces = frozenset(at_start[sq] for sq in chess.scan_forward(squares) if at_start[sq] >= 0)
+            self.squares = as_set(ev.eval(node.focus, start)) or 0
+        self.start = start
         self.capture = node.focus_capture
+        self._pieces: frozenset[int] | None = None
         self._below: dict[int, list[int]] = {}
+
+    @property
+    def pieces(self) -> frozenset[int]:
+        """The focused pieces' identities (made when a move below the start is asked about)."""
+        if self._pieces is None:
+            self.ids = piece_ids(self.ev)
+            at_start = self.ids.at(self.start)
+            self._pieces = frozenset(at_start[sq] for sq in chess.scan_forward(self.squares) if at_start[sq] >= 0)
+        return self._pieces
 
     def in_focus(self, child: Position) -> bool:
         """Whether the move that led to ``child`` is in focus."""
-        if child.parent is None or child.null_move or child.move_from is None or not self.pieces:
+        if child.parent is None or child.null_move or child.move_from is None:
             return False
         parent = self.positions[child.parent]
+        pieces = self.pieces
         before = self.ids.at(parent)
-        if before[child.move_from] in self.pieces:
+        if before[child.move_from] in pieces:
             return True
         if child.castle is not None:
             rook_from, _ = castling_rook(child, parent, self.ev.tree.chess960)
-            return before[rook_from] in self.pieces
+            return before[rook_from] in pieces
         if not self.capture:
             return False
         if child.en_passant:
-            return before[child.move_to + (-8 if not child.wtm else 8)] in self.pieces
-        return child.captured is not None and before[child.move_to] in self.pieces
+            return before[child.move_to + (-8 if not child.wtm else 8)] in pieces
+        return child.captured is not None and before[child.move_to] in pieces
 
     def children(self, pos: Position) -> list[int]:
-        """The moves in focus played at ``pos`` (the start of the path), as the children they lead to."""
+        """The moves in focus played at ``pos`` (the start of the path), as the children they lead to.
+
+        At the start the focused pieces are those on the focused squares, so this needs no
+        piece identities: a move is in focus when it leaves such a square (castling: the king's
+        or the rook's), or with ``capture`` takes on one.
+        """
         found = self._below.get(-1 - pos.id)
-        if found is None:
-            found = [c for c in pos.children if self.in_focus(self.positions[c])] if self.pieces else []
-            self._below[-1 - pos.id] = found
+        if found is not None:
+            return found
+        squares, positions = self.squares, self.positions
+        found = []
+        for c in pos.children:
+            child = positions[c]
+            if child.null_move or child.move_from is None:
+                continue
+            if squares >> child.move_from & 1:
+                found.append(c)
+            elif child.castle is not None:
+                if squares >> castling_rook(child, pos, self.ev.tree.chess960)[0] & 1:
+                    found.append(c)
+            elif self.capture and (child.captured is not None or child.en_passant):
+                taken = child.move_to + (-8 if not child.wtm else 8) if child.en_passant else child.move_to
+                if squares >> taken & 1:
+                    found.append(c)
+        self._below[-1 - pos.id] = found
         return found
 
     def below(self, pos: Position) -> list[int]:
