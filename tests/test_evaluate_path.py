@@ -138,6 +138,22 @@ def test_a_path_ends_where_the_next_path_starts() -> None:
     assert [type(x) for x in only.items] == [ast.Path, ast.Path]
 
 
+@pytest.mark.parametrize(("query", "outside"), [
+    ("path -- x=to -- y=to find {check}", ast.Find),     # followpaths-simple: find comes after the path
+    ("x=0 path -- check x+=1", ast.Assign),              # babson1: the compound assignment follows it
+])
+def test_what_ends_a_path_at_its_top_level(query: str, outside: type) -> None:
+    *_, path, after = parse(query).body.items
+    assert isinstance(path, ast.Path) and isinstance(after, outside)
+    assert any(isinstance(item, ast.Assign) for item in path.items) == ("x=to" in query)
+
+
+def test_inside_a_group_an_assignment_is_a_constituent() -> None:
+    _, _, path = parse("C=a1 n=0 path (-- C=C|to -- n+=1)+").body.items
+    (group,) = path.items
+    assert [type(x) for x in group.arg.items] == [ast.Dash, ast.Assign, ast.Dash, ast.Assign]
+
+
 def test_unicode_spelling() -> None:
     items = _items("⊢ ♗×h7 check ♚×h7 ♘――g5=♕ check")
     assert [type(x) for x in items] == [ast.Dash, ast.Keyword, ast.Dash, ast.Dash, ast.Keyword]

@@ -136,9 +136,12 @@ class _Params:
 def _at_end(parser: Reader, top: bool) -> bool:
     """At what closes the path: ')' or '}' of an enclosing filter, the end, or an operator
     that takes the path as its left operand (``path -- + == 3``, ``path -- check or mate``), or
-    the next path."""
+    the next path; at its top level also a compound assignment (see :func:`_at_assignment`) or a
+    ``find``: followpaths-simple writes ``path focus T1 ... -- z=to&~x`` and then ``find{...}``,
+    and the reference engine's matches (game 43 at positions 14 and 16) come from that ``find``
+    evaluated where the path starts, not where it ends."""
     return parser.peek().kind is Kind.EOF or parser.at_op(")", "}", ":", *_BINARY_OPS) or parser.at_word(
-        "and", "or", "in", "attacks", "attackedby", "path") or (top and _at_assignment(parser))
+        "and", "or", "in", "attacks", "attackedby", "path") or (top and (_at_assignment(parser) or parser.at_word("find")))
 
 
 def _at_assignment(parser: Reader) -> bool:
