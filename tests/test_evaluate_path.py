@@ -149,7 +149,7 @@ def test_what_ends_a_path_at_its_top_level(query: str, outside: type) -> None:
 
 
 def test_inside_a_group_an_assignment_is_a_constituent() -> None:
-    _, _, path = parse("C=a1 n=0 path (-- C=C|to -- n+=1)+").body.items
+    _, _, path = parse("C=a1 cnt=0 path (-- C=C|to -- cnt+=1)+").body.items
     (group,) = path.items
     assert [type(x) for x in group.arg.items] == [ast.Dash, ast.Assign, ast.Dash, ast.Assign]
 
