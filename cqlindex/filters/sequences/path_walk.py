@@ -40,7 +40,10 @@ from cqlindex.store.trees import Position
 
 #: Python frames per move of a walk are a handful; games are at most a few thousand plies.
 _DEPTH = 50_000
-_EFFECTS = (ast.Assign, ast.Output, ast.Sort, ast.Path)
+_PURE = (ast.Pieces, ast.Number, ast.String, ast.Compound, ast.Not, ast.And, ast.Or, ast.Compare, ast.Binary,
+         ast.Unary, ast.Direction, ast.Transform, ast.Colon, ast.ChildN, ast.If, ast.Variable, ast.Iterate,
+         ast.Move, ast.Dash, ast.Pin, ast.Ray, ast.Find, ast.ConsecutiveMoves, ast.Repeat, ast.Sequence, ast.Echo,
+         ast.GameFilter)
 #: The evaluator memo key of the states known to fail, per path and variable values, per game.
 _FAILED = "path failed states"
 #: The evaluator memo key of the moves of variable-free path moves, per (move, position), per game.
@@ -55,12 +58,15 @@ def starts_variation(ev: Evaluator, position: Position) -> bool:
 
 def has_effects(node: ast.Path) -> bool:
     """Whether a filter of the path may change something or depend on the walk under way."""
-    for item in ast.walk(node.items):
-        if isinstance(item, _EFFECTS) or (isinstance(item, ast.Keyword) and item.name in _PATH_FILTERS):
-            return True
-        if type(item).__name__ in ("Call", "FunctionCall"):  # functions and Tier 3 forms: assume they may
-            return True
-    return False
+    return not all(_pure(item) for item in ast.walk(node.items))
+
+
+def _pure(item: ast.Node) -> bool:
+    """Whether ``item`` changes nothing and reads nothing but the position and the variables
+    (a whitelist, so that a construct added later counts as having effects until listed)."""
+    if isinstance(item, ast.Keyword):
+        return item.name not in _PATH_FILTERS
+    return isinstance(item, _PURE)
 
 
 class _Round:
@@ -269,12 +275,8 @@ def memo_allowed(node: ast.Path) -> bool:
     anything but comments (dropped with a failed walk anyway) or reads the walk under way."""
     if node.max is not None:
         return False
-    for item in ast.walk(node.items):
-        if isinstance(item, (ast.Assign, ast.Sort, ast.Path)) or type(item).__name__ in ("Call", "FunctionCall"):
-            return False
-        if isinstance(item, ast.Keyword) and item.name in _PATH_FILTERS:
-            return False
-    return True
+    return all(_pure(item) or (isinstance(item, ast.Output) and item.name != "message")
+               for item in ast.walk(node.items))
 
 
 def _rest_key(rest, here: int) -> tuple:
