@@ -104,9 +104,14 @@ class Walk:
         return None if self.best is None else self.best[1]
 
     def run(self) -> None:
-        if sys.getrecursionlimit() < _DEPTH:
-            sys.setrecursionlimit(_DEPTH)
-        self._go(self.start, _stack(self.node.items, None))
+        limit = sys.getrecursionlimit()
+        if limit < _DEPTH:
+            sys.setrecursionlimit(_DEPTH)  # for this search only (Python's own frames, not C's, in 3.11+)
+        try:
+            self._go(self.start, _stack(self.node.items, None))
+        finally:
+            if limit < _DEPTH:
+                sys.setrecursionlimit(limit)
         del self.ev.pending[self._mark:]
         if self.best is not None:
             self.ev.pending.extend(self.best_comments)
