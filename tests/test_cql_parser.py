@@ -329,7 +329,7 @@ def test_reference_rejects(query: str, words: str) -> None:
 
 @pytest.mark.parametrize("query", [
     '--="qa5"', 'v="Q" --=v(btm)', 'function F(T){path p--=T P--=T primary}F("Q")',
-    "a≺1", "1[<]A", '"a"[>]"b"', "primary",
+    "a≺1", "1[<]A", '"a"[>]"b"',
     "piece y=k", "piece x=q piece y=k piece y=x", "persistent v+=2 or q", "persistent quiet x=q",
     "X=1 atomic X=2", "x=0 isbound x", "v=1 unbind v or 2", "rotate45 count btm", "notransform 1 == 2",
     'str "t" == str "a"', 'str("string" "string")', '"Q" in "s"',
