@@ -301,6 +301,12 @@ class Path(Node):
 
     params: frozenset[str]
     items: tuple[Node, ...]
+    focus: Node | None = None  # 'focus S' (or 'singlecolor': 'if wtm A else a'): whose moves count
+    focus_capture: bool = False  # 'focus capture S': moves taking a focused piece count too
+    max: Node | None = None  # 'max F': the walk kept is the one where F is largest at its end
+    low: int | None = None  # a range on the value (the count, or the max)
+    high: int | None = None
+    title: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

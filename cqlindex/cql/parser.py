@@ -308,24 +308,32 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
 
     def parse_attacks(self) -> ast.Node:
         left = self.parse_tight()
-        arrows = 0
-        first_arrow = ""
         while self.at_word("attacks", "attackedby") or self.at_op("->", "<-"):
             token = self.next()
             op = {"->": "attacks", "<-": "attackedby"}.get(token.text, token.text)
-            if token.kind is Kind.OP:
-                arrows += 1
-                if arrows > 1:
-                    if token.text != first_arrow:
-                        raise self.error("a chain of attack arrows cannot mix '->' and '<-'", token)
-                    self.defer_unsupported("a chain of attack arrows", token)
-                first_arrow = token.text
             right = self.parse_tight()
             for side in (left, right):
                 if kind_of(side, self.variables) not in (SET, "any"):
                     raise self.error(f"'{token.text}' needs sets on both sides", side.span)
+            if token.kind is Kind.OP and self.at_op("->", "<-"):
+                left = self._arrow_chain(token, left, right)
+                continue
             left = ast.Binary(left.span.to(right.span), op, left, right)
         return left
+
+    def _arrow_chain(self, first: Token, left: ast.Node, right: ast.Node) -> ast.Node:
+        """``a -> b -> c ...`` (three sets or more, one direction): a ray of attacks (CQL 6.2),
+        evaluated by :mod:`cqlindex.filters.sets.pins_rays`; its value is the first set's squares."""
+        args = [left, right]
+        while self.at_op("->", "<-"):
+            token = self.next()
+            if token.text != first.text:
+                raise self.error("a chain of attack arrows cannot mix '->' and '<-'", token)
+            arg = self.parse_tight()
+            if kind_of(arg, self.variables) not in (SET, "any"):
+                raise self.error(f"'{token.text}' needs sets on both sides", arg.span)
+            args.append(arg)
+        return ast.Ray(left.span.to(args[-1].span), first.text, (), tuple(args))
 
     @nested
     def parse_tight(self) -> ast.Node:
@@ -394,6 +402,11 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
                 # CQL 6.2 writes 'piece x in S' as '◭x∊S' ('[Aa]x[element]S' in ASCII).
                 self.next()
                 return self.parse_iterate(ast.Keyword(token.span, "piece"), written_name=True)
+            if (token.pieces == ANY_PIECE and following.kind is Kind.WORD and following.span.start == token.span.end
+                    and self.peek(2).is_op("=")):
+                # and 'piece x = S' as '◭x=S' ('[Aa]x=S'), not as '[Aa]' and then 'x=S'.
+                self.next()
+                return self.parse_iterate(ast.Keyword(token.span, "piece"))
             self.next()
             return ast.Pieces(token.span, token.pieces, token.squares, token.text)
         if token.kind is Kind.NUMBER:

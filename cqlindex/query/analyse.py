@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from cqlindex.cql import ast
 from cqlindex.filters import catalogue
+from cqlindex.filters.sequences.path_refs import carries_state
 
 
 
@@ -70,7 +71,7 @@ def analyse(query: ast.Query) -> Analysis:
     is evaluated only where every filter before it matched, and where it is evaluated the body
     matches exactly when it does, so a position outside the candidates never reaches it with a
     value. Otherwise the candidate games are evaluated at every position, as the reference
-    engine does.
+    engine does; so are they when a path's matches change what happens at other positions.
     """
     keys = sort_keys(query)
     outputs = {node.name for node in ast.walk(query.body) if isinstance(node, ast.Output)}
@@ -78,5 +79,8 @@ def analyse(query: ast.Query) -> Analysis:
     beyond = bool(sorts) and (len(sorts) > 1 or sorts[0] is not query.body.items[-1])
     files = sorted((node for node in ast.walk(query.body) if isinstance(node, ast.Call)
                     and node.name in ("writefile", "readfile")), key=lambda node: node.name != "writefile")
+    # A nestban path, or pathcount & co. outside a path, depend on the paths matched at the
+    # game's other positions: those are evaluated too, as the reference engine does.
+    beyond = beyond or carries_state(query.body)
     return Analysis(reads_other_positions(query.body), keys, "message" in outputs, "comment" in outputs, beyond,
                     files[0] if files else None)

@@ -638,6 +638,8 @@ SELECT
   p.gamenumber,
   p.positionid
 FROM positions AS p
+WHERE
+  p.children > 0
 ORDER BY
   p.gamenumber,
   p.positionid;

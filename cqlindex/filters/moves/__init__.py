@@ -62,9 +62,15 @@ DECLS = (
       example="countmoves"),
     d("currentmove", ast.Call, LOGICAL, "the move being examined", grammar="parse_tier3",
       refused="the current move of a move loop", example="currentmove --"),
-    *(d(word, ast.Keyword, LOGICAL, f"the last move was a {what} move", grammar="parse_keyword",
-        refused="outside 'move', 'line' and 'path'", example=word)
-      for word, what in (("primary", "main-line"), ("secondary", "variation"))),
+    fact("primary", LOGICAL, "the move that led here is its position's main continuation (CQL 6.2)",
+         lambda ev, pos: pos.parent is not None and ev.tree.positions[pos.parent].children[0] == pos.id,
+         lambda a: S.both(S.not_null(S.col("parent", a)),
+                          S.definite(exp.EQ(this=S.col("child_index", a), expression=S.num(0)))), "primary",
+         traits=TREE),
+    fact("secondary", LOGICAL, "the move that led here is not its position's main continuation (CQL 6.2)",
+         lambda ev, pos: pos.parent is not None and ev.tree.positions[pos.parent].children[0] != pos.id,
+         lambda a: S.definite(exp.GT(this=S.col("child_index", a), expression=S.num(0))), "secondary",
+         traits=TREE),
     fact("nullmove", LOGICAL, "the move that led here was a null move (CQL 6.2)", lambda ev, pos: pos.null_move,
          lambda alias: S.col("null_move", alias), "nullmove"),
 )

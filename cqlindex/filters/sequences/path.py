@@ -2,49 +2,39 @@
 
 A path walks down the tree from the position it is evaluated at. A *move* constituent
 (``F--G``, ``F[x]G``) steps to a child reached by a move it describes (any child with
-``variations``; without, the loaded tree is the main line); an ordinary filter constituent
-tests the position the walk has reached and does not move; groups and repetitions combine
-them as the parser folded them (:mod:`cqlindex.filters.sequences.path_grammar`).
+``variations``; without, the loaded tree is the main line), or with a ``focus`` to the next
+move in focus below (:mod:`path_focus`); an ordinary filter constituent tests the position the
+walk has reached and does not move; groups and repetitions combine them as the parser folded
+them (:mod:`path_grammar`). The search itself is :mod:`path_walk`; this module decides what a
+finished search means. These are the reference engine's rules (CQL 6.2, build 9.493), which
+the example files and the acceptance answers confirm:
 
-Matching is a set simulation, as for ``line``: a state is the position reached, and since
-the way from the start to a position in a tree is unique, a state stands for the whole walk.
-Each constituent maps the set of states it starts in to the set it can end in; a repetition
-iterates its argument and, unbounded, stops at a fixpoint.
-
-The rules below are what the reference engine's answers imply where nothing else says:
-
-* The value is the number of moves of the selected walk (plies from the start to its end).
-  The example consecutive-checks sorts ``path nestban -- check{5,}`` as "number of
-  consecutive checks": one move per check, and game 122 of cql6-sample matches at
-  position 6, followed by exactly five checking moves.
-* The path matches at the position it starts from (D30 matches game 252 at position 22, the
-  position before Bxh7+).
-* The selected walk is the longest (``firstmatch``: the shortest); between walks of the same
-  length the one ending at the lowest position id, as for ``line``.
-* A walk of no moves matches, with value 0 (``path k`` is accepted by the reference parser;
-  no oracle shows such a match or its absence, so this is a guess).
-* ``nestban``: the positions strictly inside a selected walk (after its start, before its
-  end: those a move of the walk is made from) cannot start a later match of the same path
-  filter in the same game. consecutive-checks matches games 74 and 190 only at position 0,
-  though checks continue for many moves after it; queentriangulation matches game 155 at
-  positions 10, 20, 30 ..., each walk ending where the next one starts, so the end of a
-  walk stays free (``line`` bans its end too).
-* ``primary`` / ``secondary`` (parameters) admit only moves that are / are not the main
-  continuation, like ``line``'s; the filters ``primary`` / ``secondary`` inside a path hold
-  at a position reached by such a move (and at the start of the game neither holds).
-* ``quiet`` only concerns comments, which the evaluator does not write.
-
-Not done (refused when parsed): the Tier-3 path family (``focus``, ``piecepath``,
-``pathcount``, ``pathstart``, ``keepallbest``, ``max`` ...). Filters inside a path see the
-position as it is: an ordinary ``move`` filter there sees every continuation (no move
-linearization as ``line`` does; no oracle covers it).
+* The path matches at the position it starts from, when some walk of at least one move
+  matches; its value is the number of moves of the walk kept (focused moves only, with a
+  focus), or with ``max F`` the largest value of ``F`` at the end of a walk (``F`` must match
+  there), or with ``lastposition`` that walk's last position. A range among the parameters
+  (``path 3 10 ...``) bounds that number (the max value, with ``max``).
+* ``nestban``: the positions a kept walk starts from and passes through (all but its end)
+  cannot start a later match of the same path filter in the same game. consecutive-checks
+  matches games 74 and 190 only at position 0, though checks continue long after it;
+  queentriangulation matches game 155 at positions 10, 20, 30 ..., each walk ending where the
+  next one starts. The start itself is banned too: a path inside a piece loop matches once
+  per start position, for the first piece that makes it match.
+* ``primary`` admits only main continuations; the filters ``primary`` / ``secondary`` inside a
+  path hold at a position reached by such a move (and at the start of the game neither holds).
+* ``quiet``, ``title``, ``verbose``, ``piecepath`` and ``keepallbest`` only shape comments,
+  which cqlindex does not write for a path; they change no match.
+* A match leaves its start, last position and count for ``pathstart``, ``pathlastposition``
+  and ``pathcount`` written after it (:mod:`path_refs`).
 """
 
 from __future__ import annotations
 
 from cqlindex.cql import ast
 from cqlindex.evaluate.context import Evaluator, evaluates
-from cqlindex.filters.moves.python import dash_moves
+from cqlindex.filters.sequences.path_focus import Focus
+from cqlindex.filters.sequences.path_refs import ACTIVE, STATUS, PathStatus
+from cqlindex.filters.sequences.path_walk import Walk, has_effects, memo_allowed
 from cqlindex.store.trees import GameTree, Position
 
 
@@ -53,27 +43,69 @@ def path(ev: Evaluator, node: ast.Path, pos: Position) -> object:
     banned = _banned(ev, node) if "nestban" in node.params else None
     if banned is not None and pos.id in banned:
         return None
-    walker = _Walker(ev, node)
-    ends = walker.advance_all(node.items, {pos.id})
-    if not ends:
+    focus = None
+    if node.focus is not None or "singlecolor" in node.params:
+        focus = Focus(ev, node, pos)
+        if not focus.children(pos) and _starts_with_move(node.items):
+            return None  # the first move must be a focused move played here: none is
+    walk = Walk(ev, node, pos, not _effects(ev, node), focus, _memo(ev, node))
+    walks = getattr(ev, ACTIVE, None)
+    if walks is None:
+        walks = []
+        setattr(ev, ACTIVE, walks)
+    walks.append(walk)
+    try:
+        walk.run()
+    finally:
+        walks.pop()
+    if walk.best is None:
         return None
-    positions = ev.tree.positions
-    if "firstmatch" in node.params:
-        length, last = min((positions[end].ply - pos.ply, end) for end in ends)
-    else:
-        length = max(positions[end].ply for end in ends) - pos.ply
-        last = min(end for end in ends if positions[end].ply - pos.ply == length)
-    if banned is not None and last != pos.id:
-        current = positions[last].parent
-        while current != pos.id:
-            banned.add(current)
-            current = positions[current].parent
-    return length
+    length, last, best_max = walk.best
+    value = length if node.max is None else best_max
+    if node.low is not None and not (node.low <= value <= node.high):
+        return None
+    ev.memo[STATUS] = PathStatus(pos, last, length)
+    if banned is not None:
+        current = last
+        while current.id != pos.id:
+            current = ev.tree.positions[current.parent]
+            banned.add(current.id)
+    return last if "lastposition" in node.params else value
 
 
-def starts_variation(tree: GameTree, position: Position) -> bool:
-    """Whether the move that led to ``position`` is not its parent's main continuation."""
-    return position.parent is not None and tree.positions[position.parent].children[0] != position.id
+def _starts_with_move(items: tuple[ast.Node, ...]) -> bool:
+    """Whether every walk of ``items`` begins with a move (nothing is tested before it)."""
+    first = items[0]
+    while True:
+        if isinstance(first, ast.Dash):
+            return True
+        if isinstance(first, ast.Repeat) and first.low >= 1:
+            first = first.arg
+        elif isinstance(first, ast.Sequence):
+            first = first.items[0]
+        else:
+            return False
+
+
+def _memo(ev: Evaluator, node: ast.Path) -> bool:
+    return _known(ev, node, "_path_memo", memo_allowed)
+
+
+def _effects(ev: Evaluator, node: ast.Path) -> bool:
+    return _known(ev, node, "_path_effects", has_effects)
+
+
+def _known(ev: Evaluator, node: ast.Path, attribute: str, fact) -> bool:
+    """``fact(node)``, worked out once per path node and evaluator."""
+    known: dict[int, tuple[ast.Path, bool]] | None = getattr(ev, attribute, None)
+    if known is None:
+        known = {}
+        setattr(ev, attribute, known)
+    entry = known.get(id(node))
+    if entry is None or entry[0] is not node:
+        entry = (node, fact(node))
+        known[id(node)] = entry
+    return entry[1]
 
 
 def _banned(ev: Evaluator, node: ast.Path) -> set[int]:
@@ -87,80 +119,3 @@ def _banned(ev: Evaluator, node: ast.Path) -> set[int]:
         entry = (ev.tree, node, set())  # a new game (or a new node at a reused id): nothing banned yet
         store[id(node)] = entry
     return entry[2]
-
-
-class _Walker:
-    """One evaluation of a path filter at one start position."""
-
-    def __init__(self, ev: Evaluator, node: ast.Path) -> None:
-        self.ev = ev
-        self.positions = ev.tree.positions
-        self.primary = "primary" in node.params
-        self.secondary = "secondary" in node.params
-        self.tests: dict[tuple[int, int], bool] = {}
-        self.steps: dict[tuple[int, int], list[int]] = {}
-
-    def advance_all(self, items: tuple[ast.Node, ...], states: set[int]) -> set[int]:
-        for item in items:
-            states = self.advance(item, states)
-            if not states:
-                break
-        return states
-
-    def advance(self, item: ast.Node, states: set[int]) -> set[int]:
-        """The positions ``item`` can end at, started at any of ``states``."""
-        if isinstance(item, ast.Sequence):
-            return self.advance_all(item.items, states)
-        if isinstance(item, ast.Repeat):
-            return self.repeat(item, states)
-        if isinstance(item, ast.Dash):
-            return {child for state in states for child in self.step(item, state)}
-        return {state for state in states if self.test(item, state)}
-
-    def repeat(self, item: ast.Repeat, states: set[int]) -> set[int]:
-        if item.high is not None and item.high < item.low:
-            return set()
-        for _ in range(item.low):
-            before, states = states, self.advance(item.arg, states)
-            if not states:
-                return states
-            if states == before:
-                break  # the same again: every further round gives the same (a huge '{m,}' ends here)
-        # A position reached again in a later round can do no more than it already did, so
-        # each round goes on from the new positions alone; unbounded, this is a fixpoint.
-        result = set(states)
-        frontier = states
-        rounds = None if item.high is None else item.high - item.low
-        while frontier and (rounds is None or rounds > 0):
-            frontier = self.advance(item.arg, frontier) - result
-            result |= frontier
-            if rounds is not None:
-                rounds -= 1
-        return result
-
-    def step(self, item: ast.Dash, state: int) -> list[int]:
-        key = (id(item), state)
-        found = self.steps.get(key)
-        if found is None:
-            found = [c for c in dash_moves(self.ev, item, self.positions[state]) if self._admits(c)]
-            self.steps[key] = found
-        return found
-
-    def _admits(self, child: int) -> bool:
-        if not (self.primary or self.secondary):
-            return True
-        secondary = starts_variation(self.ev.tree, self.positions[child])
-        return secondary if self.secondary else not secondary
-
-    def test(self, item: ast.Node, state: int) -> bool:
-        key = (id(item), state)
-        known = self.tests.get(key)
-        if known is None:
-            position = self.positions[state]
-            if isinstance(item, ast.Keyword) and item.name in ("primary", "secondary"):
-                known = position.parent is not None and (
-                    starts_variation(self.ev.tree, position) == (item.name == "secondary"))
-            else:
-                known = self.ev.test(item, position)
-            self.tests[key] = known
-        return known

@@ -39,26 +39,23 @@ next constituent, as ``N--g5 check`` shows.
 from __future__ import annotations
 
 from cqlindex.cql import ast
+from cqlindex.cql.kinds import SET, kind_of
 from cqlindex.cql.reader import Reader
 from cqlindex.cql.tokens import Kind, Token
 from cqlindex.filters import catalogue
 
 _DASHES = ("--", "[x]")
-_ASSIGNMENTS = ("=", "+=", "-=", "*=", "/=", "%=", "=?")
+_COMPOUND_ASSIGNMENTS = ("+=", "-=", "*=", "/=", "%=")
 #: Operators that cannot start a constituent, so they end the path and apply to its value.
 _BINARY_OPS = ("<", "<=", "==", ">=", ">", "!=", "[<]", "[>]", "[<=]", "[>=]", "/", "%", "|", "&", "->", "<-")
 
 
 def parse_path(parser: Reader, token: Token) -> ast.Node:
     """``path [params] constituent ...``; ``token`` is the ``path`` keyword, already read."""
-    params: set[str] = set()
-    while parser.peek().kind is Kind.WORD and catalogue.lookup(parser.peek().text, "path"):
-        word = parser.next()
-        if catalogue.refusal(word.text, "path"):
-            raise parser.unsupported(f"the path parameter '{word.text}'", word)
-        params.add(word.text)
-    if {"primary", "secondary"} <= params:
-        raise parser.error("'primary' and 'secondary' exclude each other", token)
+    params = _Params(parser)
+    while params.read_one():
+        pass
+    params.check(token)
     parser.in_line += 1  # '+' '*' before ')' '}' '--' or the end are repetitions, not arithmetic
     try:
         items = _constituents(parser)
@@ -66,28 +63,101 @@ def parse_path(parser: Reader, token: Token) -> ast.Node:
         parser.in_line -= 1
     if not items:
         raise parser.error("a path needs at least one constituent", parser.peek())
-    return ast.Path(token.span.to(items[-1].span), frozenset(params), tuple(items))
+    return ast.Path(token.span.to(items[-1].span), frozenset(params.words), tuple(items), params.focus,
+                    params.focus_capture, params.max, params.low, params.high, params.title)
 
 
-def _at_end(parser: Reader) -> bool:
+class _Params:
+    """The parameters before a path's constituents, in any order, each at most once.
+
+    The reference parser's rules: ``focus`` (or ``focus capture``) takes a set, ``max`` a
+    filter, ``title`` a quoted string, and a range (one or two numbers) may stand among them;
+    ``singlecolor`` excludes ``focus`` (it is a focus on the side to move), ``piecepath`` needs
+    a focus, ``focus`` with ``primary`` is refused by the reference ("not currently supported"),
+    and ``secondary`` is not a path parameter in CQL 6.2.
+    """
+
+    def __init__(self, parser: Reader) -> None:
+        self.parser = parser
+        self.words: set[str] = set()
+        self.focus: ast.Node | None = None
+        self.focus_capture = False
+        self.max: ast.Node | None = None
+        self.low: int | None = None
+        self.high: int | None = None
+        self.title: str | None = None
+
+    def read_one(self) -> bool:
+        parser = self.parser
+        token = parser.peek()
+        if token.kind is Kind.NUMBER and self.low is None:
+            self.low = self.high = parser.number("")
+            if parser.at_number():
+                self.high = parser.number("")
+            return True
+        if token.is_word("secondary"):
+            raise parser.error("'secondary' is not a parameter of 'path' in CQL 6.2 (only 'primary' is)", token)
+        if token.kind is not Kind.WORD or token.text == "capture" or not catalogue.lookup(token.text, "path"):
+            return False
+        word = parser.next().text
+        if word in self.words and word != "lastposition":
+            raise parser.error(f"'{word}' is given twice to 'path'", token)
+        self.words.add(word)
+        if word == "focus":
+            if parser.at_word("capture"):
+                parser.next()
+                self.focus_capture = True
+            if parser.peek().kind is Kind.EOF:
+                raise parser.error("'focus' needs a set of pieces", parser.peek())
+            self.focus = parser.parse_union()
+            if kind_of(self.focus, parser.variables) not in (SET, "any"):
+                raise parser.error("'focus' needs a set of pieces", self.focus.span)
+        elif word == "max":
+            if parser.peek().kind is Kind.EOF:
+                raise parser.error("'max' needs a numeric filter", parser.peek())
+            self.max = parser.parse_filter()
+        elif word == "title":
+            if parser.peek().kind is not Kind.STRING or not parser.peek().text:
+                raise parser.error("'title' needs a non-empty quoted string", parser.peek())
+            self.title = parser.next().text
+        return True
+
+    def check(self, token: Token) -> None:
+        words = self.words
+        if "singlecolor" in words and "focus" in words:
+            raise self.parser.error("'singlecolor' and 'focus' exclude each other in 'path'", token)
+        if "piecepath" in words and not ({"focus", "singlecolor"} & words):
+            raise self.parser.error("'piecepath' needs a 'focus' in 'path'", token)
+        if "primary" in words and ({"focus", "singlecolor"} & words):
+            raise self.parser.error("'focus' with 'primary' is not supported by CQL 6.2's path "
+                                    "(write 'pathstart:depth==depth' as a constituent)", token)
+
+
+def _at_end(parser: Reader, top: bool) -> bool:
     """At what closes the path: ')' or '}' of an enclosing filter, the end, or an operator
     that takes the path as its left operand (``path -- + == 3``, ``path -- check or mate``), or
-    the next path."""
+    the next path; at its top level also a compound assignment (see :func:`_at_assignment`) or a
+    ``find``: followpaths-simple writes ``path focus T1 ... -- z=to&~x`` and then ``find{...}``,
+    and the reference engine's matches (game 43 at positions 14 and 16) come from that ``find``
+    evaluated where the path starts, not where it ends."""
     return parser.peek().kind is Kind.EOF or parser.at_op(")", "}", ":", *_BINARY_OPS) or parser.at_word(
-        "and", "or", "in", "attacks", "attackedby", "path") or _at_assignment(parser)
+        "and", "or", "in", "attacks", "attackedby", "path") or (top and (_at_assignment(parser) or parser.at_word("find")))
 
 
 def _at_assignment(parser: Reader) -> bool:
-    """At ``x = ...`` / ``x += ...``: an assignment is not a step of a path but what follows it
-    (babson1.cql: ``if path p--=T P--=T primary NTypes+=1`` gives the ``if`` its body)."""
-    return parser.peek().kind is Kind.WORD and parser.peek(1).is_op(*_ASSIGNMENTS)
+    """At ``x += ...`` (a compound assignment) at a path's top level: it is not a step of the
+    path but what follows it (babson1.cql: ``if path p--=T P--=T primary NTypes+=1`` gives the
+    ``if`` its body). A plain ``x = F`` is a constituent, at the top level (followpaths-simple:
+    ``path focus T1 piecepath -- x=to -- y=to``) as in a group (two-piece-cycle:
+    ``(T1--~C1 C1=C1|T1 T2--~C2 C2=C2|T2)+``)."""
+    return parser.peek().kind is Kind.WORD and parser.peek(1).is_op(*_COMPOUND_ASSIGNMENTS)
 
 
-def _constituents(parser: Reader) -> list[ast.Node]:
+def _constituents(parser: Reader, top: bool = True) -> list[ast.Node]:
     """Constituents up to the closing ')' / '}' or the end, repetitions folded into their unit."""
     items: list[ast.Node] = []
     unit: int | None = None  # index in items where the unit a repetition would repeat starts
-    while not _at_end(parser):
+    while not _at_end(parser, top):
         if _at_repetition(parser):
             if unit is None:
                 raise parser.error("a repetition in a path must follow a move or a '( ... )' group", parser.peek())
@@ -124,7 +194,7 @@ def _at_repetition(parser: Reader) -> bool:
 
 def _group(parser: Reader) -> ast.Node:
     start = parser.next()
-    items = _constituents(parser)
+    items = _constituents(parser, top=False)
     end = parser.expect_op(")", "to close the '(' group of the path")
     if not items:
         raise parser.error("a '( )' group in a path needs a constituent", start.span.to(end.span))

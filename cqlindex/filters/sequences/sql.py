@@ -1,4 +1,4 @@
-"""The SQL of line: a chain of child rows, and game-level conditions.
+"""The SQL of line (a chain of child rows, and game-level conditions) and of path (a move here).
 
 Methods of :class:`cqlindex.plan.compile.Compiler`, mixed in.
 """
@@ -34,6 +34,11 @@ class SequencesSQL:
             part = self._game_level(item, row, linear=True)
             sql = S.both(sql, part.sql)
         return Cond(sql, False) if sql is not None else RESIDUAL
+
+    def _cond_path(self, node: ast.Path, row: Row) -> Cond:
+        # Every match is a walk of at least one move, and its first move is played here (with a
+        # focus too: the first focused move must be the next move), so the position has a child.
+        return Cond(S.cmp(">", S.col("children", row.alias), S.num(0)), False)
 
     def _chain(self, filters: list[ast.Node], row: Row, backward: bool) -> exp.Expression | None:
         """``filters[0]`` here, ``filters[1]`` one step on, ...: a necessary condition (None: no SQL)."""

@@ -111,6 +111,8 @@ def ray(ev: Evaluator, node: ast.Ray, pos: Position) -> object:
         return None
     white, black = _occupied(pos)
     occupied = white | black
+    if node.kind in ("->", "<-"):
+        return Squares(arrow_chain(sets if node.kind == "->" else sets[::-1], pos, occupied, node.kind == "->"))
     steps = _steps(node.directions)
     if node.kind == "ray":
         return Squares(ray_ends(sets, steps, occupied))
@@ -125,6 +127,26 @@ def ray(ev: Evaluator, node: ast.Ray, pos: Position) -> object:
     if diagonal:
         out |= ray_ends([sets[0] & bishop_movers, *sets[1:]], diagonal, occupied)
     return Squares(out)
+
+
+def arrow_chain(sets: list[int], pos: Position, occupied: int, starts: bool) -> int:
+    """``S1 -> S2 -> ... -> Sn``: a ray match of the sets (as for ``ray``) along a line the piece on
+    its first square moves along (a rook's, a bishop's or a queen's). The reference engine reads a
+    chain of three or more arrows as such a ray of attacks; its value is the set of first squares
+    that start one (``starts``), or, for ``Sn <- ... <- S1`` (the sets given here as S1 ... Sn),
+    the set of last squares."""
+    bb = pos.bitboards
+    lines = {"up": bb[1] | bb[2] | bb[7] | bb[8], "diagonal": bb[1] | bb[3] | bb[7] | bb[9]}
+    out = 0
+    for start in chess.scan_forward(sets[0]):
+        bit = 1 << start
+        for step in _ALL:
+            if not lines["up" if step in _ORTHOGONAL else "diagonal"] & bit:
+                continue
+            ends = ray_ends([bit, *sets[1:]], (step,), occupied)
+            if ends:
+                out |= bit if starts else ends
+    return out
 
 
 def pins(pos: Position, pinners: int, pinned: int, targets: int) -> list[tuple[int, int, int]]:

@@ -1,0 +1,320 @@
+"""One evaluation of a path at one start position: a depth-first search, in the reference's order.
+
+Why depth-first and not a set of states: a constituent may change variables
+(``C1=C1|T1`` in two-piece-cycle, ``x=to`` in followpaths-simple), and what it sets stays set
+when the search backs out of a branch and tries the next one, as in the reference engine. The
+walk kept, and the values the variables end with, then depend on the order the walks are
+tried in, so this search tries them in the reference's order:
+
+* the constituents are a stack of what is left to match; a group pushes its items;
+* a move tries each move it may make in turn (the children of the position in child order, or
+  with a focus the moves in focus below it in pre-order, see :mod:`path_focus`), and for each
+  goes on with the rest from the position it reached; a filter goes on only where it holds;
+* a repetition first tries to stop (when it has matched enough times), then to match once
+  more (when it may): ``*`` ``?`` ``{m,n}`` stop first, so does ``+`` after one round;
+* when nothing is left, the walk ends: a walk of no moves is not a match (CQL 6.2: "we do not
+  allow matches at the start"); otherwise it is kept if it has more moves than the best so far
+  (with ``max``: a larger value of the max filter at its end, which must match there), so of
+  equally long walks the first found is kept; ``firstmatch`` stops at the first walk kept.
+
+An unbounded repetition that comes back to where its previous round started (a round that
+made no move) is not tried again: it could only do what it already did. The reference
+engine recurses for ever there; a bounded one is followed as written.
+
+Filter results are kept per (constituent, position) for the one evaluation when nothing in
+the path has an effect (no assignment, comment, sort, nested path or path filter), since
+only then is a filter's result at a position the same whenever the search reaches it.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from cqlindex.cql import ast
+from cqlindex.evaluate.context import Evaluator
+from cqlindex.evaluate.values import MATCH, count
+from cqlindex.filters.moves.python import dash_moves
+from cqlindex.filters.sequences.path_focus import Focus
+from cqlindex.filters.variables.python import PieceBinding, piece_ids
+from cqlindex.store.trees import Position
+
+#: Python frames per move of a walk are a handful; games are at most a few thousand plies.
+_DEPTH = 50_000
+_PURE = (ast.Pieces, ast.Number, ast.String, ast.Compound, ast.Not, ast.And, ast.Or, ast.Compare, ast.Binary,
+         ast.Unary, ast.Direction, ast.Transform, ast.Colon, ast.ChildN, ast.If, ast.Variable, ast.Iterate,
+         ast.Move, ast.Dash, ast.Pin, ast.Ray, ast.Find, ast.ConsecutiveMoves, ast.Repeat, ast.Sequence, ast.Echo,
+         ast.GameFilter)
+#: The evaluator memo key of the states known to fail, per path and variable values, per game.
+_FAILED = "path failed states"
+#: The evaluator memo key of the moves of variable-free path moves, per (move, position), per game.
+_STATIC_STEPS = "path static steps"
+_PATH_FILTERS = frozenset({"pathcount", "pathcountunfocused", "pathstart", "pathlastposition"})
+
+
+def starts_variation(ev: Evaluator, position: Position) -> bool:
+    """Whether the move that led to ``position`` is not its parent's main continuation."""
+    return position.parent is not None and ev.tree.positions[position.parent].children[0] != position.id
+
+
+def has_effects(node: ast.Path) -> bool:
+    """Whether a filter of the path may change something or depend on the walk under way."""
+    return not all(_pure(item) for item in ast.walk(node.items))
+
+
+def _pure(item: ast.Node) -> bool:
+    """Whether ``item`` changes nothing and reads nothing but the position and the variables
+    (a whitelist, so that a construct added later counts as having effects until listed)."""
+    if isinstance(item, ast.Keyword):
+        return item.name not in _PATH_FILTERS
+    return isinstance(item, _PURE)
+
+
+class _Round:
+    """A repetition under way: ``done`` rounds matched, the last one started at ``begun``."""
+
+    __slots__ = ("repeat", "done", "begun")
+
+    def __init__(self, repeat: ast.Repeat, done: int, begun: int) -> None:
+        self.repeat, self.done, self.begun = repeat, done, begun
+
+
+class Walk:
+    """The search of one path filter from one start position."""
+
+    def __init__(self, ev: Evaluator, node: ast.Path, start: Position, pure: bool, focus: Focus | None,
+                 memo: bool = False) -> None:
+        self.ev = ev
+        self.node = node
+        self.start = start
+        self.positions = ev.tree.positions
+        self.focus = focus
+        self.primary = "primary" in node.params
+        self.firstmatch = "firstmatch" in node.params
+        self.count = 0
+        self.best: tuple[int, Position, int | None] | None = None  # (count, last position, max value)
+        self.best_comments: list = []
+        self._mark = len(ev.pending)
+        self._tests: dict[tuple[int, int], bool] | None = {} if pure else None
+        self._steps: dict[tuple[int, int], list[int]] = {}
+        self._static: dict[int, bool] = {}
+        self.ends = 0  # walks that reached their end (kept or not)
+        self._failed = failures(ev, node, focus) if memo else None
+
+    def best_position(self) -> Position | None:
+        return None if self.best is None else self.best[1]
+
+    def run(self) -> None:
+        limit = sys.getrecursionlimit()
+        if limit < _DEPTH:
+            sys.setrecursionlimit(_DEPTH)  # for this search only (Python's own frames, not C's, in 3.11+)
+        try:
+            self._go(self.start, _stack(self.node.items, None))
+        finally:
+            if limit < _DEPTH:
+                sys.setrecursionlimit(limit)
+        del self.ev.pending[self._mark:]
+        if self.best is not None:
+            self.ev.pending.extend(self.best_comments)
+
+    def _go(self, pos: Position, rest) -> None:
+        if rest is None:
+            if pos is not self.start:
+                self.ends += 1
+                self._end(pos)
+            return
+        if self.firstmatch and self.best is not None:
+            return
+        failed = self._failed
+        if failed is not None and pos is not self.start:
+            key = (pos.id, _rest_key(rest, pos.id))
+            if key in failed:
+                return
+            ends = self.ends
+            self._step(pos, rest)
+            if self.ends == ends:
+                failed.add(key)
+            return
+        self._step(pos, rest)
+
+    def _step(self, pos: Position, rest) -> None:
+        item, rest = rest
+        kind = type(item)
+        if kind is ast.Dash:
+            self._move(item, pos, rest)
+        elif kind is ast.Sequence:
+            self._go(pos, _stack(item.items, rest))
+        elif kind is ast.Repeat:
+            self._round(_Round(item, 0, -1), pos, rest)
+        elif kind is _Round:
+            self._round(item, pos, rest)
+        elif self._test(item, pos):
+            self._go(pos, rest)
+
+    def _round(self, state: _Round, pos: Position, rest) -> None:
+        repeat, done = state.repeat, state.done
+        if done >= repeat.low and (repeat.high is None or done <= repeat.high):
+            self._go(pos, rest)
+        if repeat.high is not None and done >= repeat.high:
+            return
+        if repeat.high is None and done >= repeat.low and state.begun == pos.id:
+            return  # a round that made no move: another one would only do the same again
+        self._go(pos, (repeat.arg, (_Round(repeat, done + 1, pos.id), rest)))
+
+    def _move(self, item: ast.Dash, pos: Position, rest) -> None:
+        pending = self.ev.pending
+        for child_id in self._steps_from(item, pos):
+            kept = len(pending)
+            self.count += 1
+            self._go(self.positions[child_id], rest)
+            self.count -= 1
+            del pending[kept:]
+
+    def _steps_from(self, item: ast.Dash, pos: Position) -> list[int]:
+        key = (id(item), pos.id)
+        found = self._steps.get(key)
+        if found is not None:
+            return found
+        if self.focus is None:
+            found = self._children_by(item, pos)
+            if self.primary:
+                found = [c for c in found if not starts_variation(self.ev, self.positions[c])]
+        else:
+            tails = self.focus.children(pos) if pos is self.start else self.focus.below(pos)
+            found = [c for c in tails if c in self._made_by(item, self.positions[c].parent)]
+        self._steps[key] = found
+        return found
+
+    def _made_by(self, item: ast.Dash, head: int) -> frozenset[int]:
+        """The children of ``head`` reached by a move ``item`` describes (its sides seen at ``head``)."""
+        key = (id(item), -1 - head)
+        found = self._steps.get(key)
+        if found is None:
+            found = self._children_by(item, self.positions[head])
+            self._steps[key] = found
+        return frozenset(found)
+
+    def _children_by(self, item: ast.Dash, pos: Position) -> list[int]:
+        """The children of ``pos`` reached by a move ``item`` describes. A promotion or a capture
+        needs such a move among the children before its sides are worth evaluating; a move
+        whose sides name no variable gives the same children from any start, so those are
+        kept for the whole game."""
+        positions = self.positions
+        if item.promote is not None and not any(positions[c].promotion for c in pos.children):
+            return []
+        if item.capture and not any(positions[c].captured is not None or positions[c].en_passant
+                                    for c in pos.children):
+            return []
+        static = self._static.get(id(item))
+        if static is None:
+            static = not any(isinstance(n, (ast.Variable, ast.Keyword, ast.Path, ast.Call))
+                             for n in ast.walk((item.left, item.right)))
+            self._static[id(item)] = static
+        if not static:
+            return list(dash_moves(self.ev, item, pos))
+        kept = self.ev.memo.setdefault(_STATIC_STEPS, {})
+        found = kept.get((id(item), pos.id))
+        if found is None:
+            found = list(dash_moves(self.ev, item, pos))
+            kept[(id(item), pos.id)] = found
+        return found
+
+    def _test(self, item: ast.Node, pos: Position) -> bool:
+        tests = self._tests
+        if tests is not None:
+            known = tests.get((id(item), pos.id))
+            if known is not None:
+                return known
+        if isinstance(item, ast.Keyword) and item.name in ("primary", "secondary"):
+            known = pos.parent is not None and starts_variation(self.ev, pos) == (item.name == "secondary")
+        else:
+            known = self.ev.test(item, pos)
+        if tests is not None:
+            tests[(id(item), pos.id)] = known
+        return known
+
+    def _end(self, pos: Position) -> None:
+        """A walk ends at ``pos``: keep it if it is better than the best so far."""
+        best = self.best
+        if self.node.max is not None:
+            value = max_value(self.ev, self.node.max, pos)
+            if value is None or (best is not None and value <= best[2]):
+                return
+        elif best is not None and self.count <= best[0]:
+            return
+        else:
+            value = None
+        self.best = (self.count, pos, value)
+        self.best_comments = self.ev.pending[self._mark:]
+
+
+def failures(ev: Evaluator, node: ast.Path, focus: Focus | None) -> set | None:
+    """The (position, what is left) states of ``node`` known, in this game, to reach no end.
+
+    Shared by every evaluation of the path in the game with the same values of the variables
+    it reads (and the same focused pieces): from such a state the search does the same
+    wherever it started, so a state that reached no end once reaches none again. Only for
+    paths whose constituents change nothing and do not read the walk under way (see
+    :func:`memo_allowed`); None when a variable's value cannot be a key.
+    """
+    names = sorted({n.name for n in ast.walk(node.items) if isinstance(n, ast.Variable)})
+    values = []
+    for name in names:
+        value = ev.variables.get(name)
+        if isinstance(value, PieceBinding):
+            value = ("piece", piece_ids(ev).at(ev.tree.positions[value.position])[value.square])
+        elif isinstance(value, Position):
+            value = ("position", value.id)
+        elif value is not None and not isinstance(value, (int, str)):
+            return None
+        values.append(value)
+    store = ev.memo.setdefault(_FAILED, {})
+    key = (id(node), tuple(values), None if focus is None else focus.pieces)
+    found = store.get(key)
+    if found is None:
+        found = store[key] = set()
+    return found
+
+
+def memo_allowed(node: ast.Path) -> bool:
+    """Whether a failed state of ``node`` fails whenever it is reached again: nothing in it changes
+    anything but comments (dropped with a failed walk anyway) or reads the walk under way."""
+    if node.max is not None:
+        return False
+    return all(_pure(item) or (isinstance(item, ast.Output) and item.name != "message")
+               for item in ast.walk(node.items))
+
+
+def _rest_key(rest, here: int) -> tuple:
+    """What is left to match, as a key: constituents by identity, a repetition by the rounds that
+    still matter (beyond its minimum an unbounded one only cares whether the last round moved)."""
+    key = []
+    while rest is not None:
+        item, rest = rest
+        if type(item) is _Round:
+            repeat = item.repeat
+            done = item.done if repeat.high is not None or item.done < repeat.low else -1
+            key.append((id(repeat), done, item.begun == here))
+        else:
+            key.append(id(item))
+    return tuple(key)
+
+
+def max_value(ev: Evaluator, node: ast.Node, pos: Position) -> int | None:
+    """The number ``node`` stands for at ``pos``; a comparison that holds stands for its first
+    operand that is not a constant (``max pathcountunfocused>=5`` in clearance-delayed)."""
+    value = ev.eval(node, pos)
+    if value is None:
+        return None
+    if value is MATCH and isinstance(node, ast.Compare):
+        for operand in node.operands:
+            if not isinstance(operand, ast.Number):
+                return count(ev.eval(operand, pos))
+        return None
+    return count(value)
+
+
+def _stack(items: tuple[ast.Node, ...], rest):
+    """``items`` pushed in front of ``rest`` (a linked list of (constituent, rest) pairs)."""
+    for item in reversed(items):
+        rest = (item, rest)
+    return rest
