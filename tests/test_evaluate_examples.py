@@ -17,7 +17,7 @@ from cqlindex.evaluate.engine import run
 from tests.conftest import SHARED, shared_path
 
 #: Example files answered exactly so far (per spelling); losing one fails.
-EXACT_FLOOR = 41
+EXACT_FLOOR = 48
 
 _CASES = [json.loads(line) for line in (SHARED / "acceptance/examples.jsonl").read_text().splitlines()] \
     if (SHARED / "acceptance/examples.jsonl").exists() else []

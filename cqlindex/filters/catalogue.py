@@ -21,10 +21,11 @@ from collections.abc import Iterator
 
 from cqlindex.cql import ast
 from cqlindex.filters import game, header, logic, moves, output, position, refused, sequences, sets, transforms, tree
-from cqlindex.filters import variables
+from cqlindex.filters import control, dictionaries, variables
 from cqlindex.filters.spec import DASH_TARGET, EXACT, FILTER, NARROWED, PYTHON, Decl
 
-FAMILIES = (position, sets, moves, tree, sequences, game, logic, variables, output, transforms, refused, header)
+FAMILIES = (position, sets, moves, tree, sequences, game, logic, variables, dictionaries, control, output, transforms,
+            refused, header)
 KINDS = ("set", "number", "position", "string", "logical", "any")
 ALL: tuple[Decl, ...] = tuple(decl for family in FAMILIES for decl in family.DECLS)
 

@@ -158,4 +158,8 @@ def call(ev: Evaluator, node: ast.Call, pos: Position) -> object:
 
     if node.name in ("between", "makesquare"):
         return set_call(ev, node, pos)
+    if node.name == "unbind":
+        from cqlindex.filters.variables.python import unbind
+
+        return unbind(ev, node, pos)
     return tree_call(ev, node, pos)

@@ -18,12 +18,10 @@ DECLS = (
         ("writefile", LOGICAL, "append text to a file", "file access", "writefile(\"a.txt\" \"x\")"),
         ("assert", LOGICAL, "stop with an error unless a filter matches", "assertions", "assert check"),
         ("while", LOGICAL, "'while (C) F': repeat F while C matches", "loops", "while (check) mate"),
-        ("loop", LOGICAL, "'loop F': repeat F until it fails", "loops", "loop check"),
     )),
     *(d(name, None, kind, what, refused=why, at_once=True, example=name) for name, kind, what, why in (
         ("ascii", NUMBER, "a character's code", "string functions"),
         ("indexof", NUMBER, "where a string occurs in another", "string functions"),
-        ("try", LOGICAL, "catch a failing filter", "control flow"),
         ("cql_abort", LOGICAL, "stop the run", "control flow"),
         ("similarposition", LOGICAL, "a position like this one elsewhere", "position similarity"),
         ("idealmate", LOGICAL, "an ideal mate (chess problems)", "problem-chess mates"),
