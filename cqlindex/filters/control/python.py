@@ -20,15 +20,23 @@ from cqlindex.store.trees import Position
 
 
 def white_tries_on_the_way(ev: Evaluator, pos: Position) -> int:
-    """How many of ``pos`` and its ancestors are reached by a white move that is not primary."""
-    positions = ev.tree.positions
-    tries = 0
+    """How many of ``pos`` and its ancestors are reached by a white move that is not primary
+    (remembered per position for the game: ``echo`` asks it of every target again and again)."""
+    positions, memo = ev.tree.positions, ev.memo
+    pending = []  # pos and its ancestors not yet counted, nearest first (a loop: games are deep)
     current: Position | None = pos
-    while current is not None and current.parent is not None:
-        parent = positions[current.parent]
-        if not current.wtm and parent.children and parent.children[0] != current.id:
+    tries = 0
+    while current is not None:
+        known = memo.get(("try", current.id))
+        if known is not None:
+            tries = known  # type: ignore[assignment]
+            break
+        pending.append(current)
+        current = positions[current.parent] if current.parent is not None else None
+    for node in reversed(pending):
+        if node.parent is not None and not node.wtm and positions[node.parent].children[0] != node.id:
             tries += 1
-        current = parent
+        memo[("try", node.id)] = tries
     return tries
 
 
