@@ -115,3 +115,23 @@ def test_lexer_never_fails_with_a_python_error(text: str) -> None:
         assert 1 <= error.span.line <= text.count("\n") + 1
     else:
         assert tokens[-1].kind is Kind.EOF
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # a '[' written against a name opens a dictionary subscript, closed by an operator ']'
+    ("X[to]", [("WORD", "X"), ("OP", "["), ("WORD", "to"), ("OP", "]")]),
+    ('X["a"]', [("WORD", "X"), ("OP", "["), ("STRING", "a"), ("OP", "]")]),
+    ("D[pathcount]", [("WORD", "D"), ("OP", "["), ("WORD", "pathcount"), ("OP", "]")]),
+    ("X[ a5 ]", [("WORD", "X"), ("OP", "["), ("PIECES", "a5"), ("OP", "]")]),
+    # ... but not a bracket the lexer reads whole: a designator, [element], a spaced bracket
+    ("X[a5]", [("WORD", "X"), ("PIECES", "[a5]")]),
+    ("X[Q]", [("WORD", "X"), ("PIECES", "[Q]")]),
+    ("x[element]", [("WORD", "x"), ("WORD", "in")]),
+    ("X [1]", None),  # not against the name: '[1]' is no designator
+])
+def test_dictionary_subscripts(text: str, expected) -> None:
+    if expected is None:
+        with pytest.raises(CqlSyntaxError):
+            tokenize(text)
+        return
+    assert [(t.kind.name, t.text) for t in tokenize(text)[:-1]] == expected

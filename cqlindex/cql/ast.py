@@ -317,6 +317,48 @@ class Sort(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class Control(Node):
+    """Tier 3 control flow: ``try`` (no args), ``loop body``."""
+
+    name: str
+    args: tuple[Node, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Lasting(Node):
+    """``persistent [quiet] x op v``: an assignment to a variable that outlives the game."""
+
+    quiet: bool
+    assign: Assign
+
+
+@dataclass(frozen=True, slots=True)
+class Dictionary(Node):
+    """``[local] dictionary X``: declares the dictionary X (a filter that always matches)."""
+
+    name: str
+    local: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Subscript(Node):
+    """``X[key]``: the value X holds at ``key`` (no match when it holds none); ``kind``: its kind."""
+
+    name: str
+    key: Node
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class SubscriptAssign(Node):
+    """``X[key] = value``: X holds ``value`` at ``key`` from now on."""
+
+    name: str
+    key: Node
+    value: Node
+
+
+@dataclass(frozen=True, slots=True)
 class Echo(Node):
     source: str
     target: str

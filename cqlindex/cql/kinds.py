@@ -81,7 +81,9 @@ def kind_of(node: ast.Node, variables: dict[str, str] | None = None) -> str:
         return kind_of(node.body, variables)
     if isinstance(node, ast.Variable):
         return (variables or {}).get(node.name, ANY)
-    if isinstance(node, ast.Assign):
+    if isinstance(node, ast.Subscript):
+        return node.kind
+    if isinstance(node, (ast.Assign, ast.Lasting, ast.Control, ast.Dictionary, ast.SubscriptAssign)):
         return LOGICAL
     if isinstance(node, ast.If):
         return ANY

@@ -67,6 +67,8 @@ class Lexer:
         self.pos = 0
         self.line = 1
         self.line_start = 0
+        self.last: Token | None = None  # the token before the one being read
+        self.subscripts = 0  # dictionary subscripts 'X[' open, each closed by an operator ']'
 
     def error(self, message: str, start: int, end: int | None = None) -> CqlSyntaxError:
         return CqlSyntaxError(message, self.text, self._span(start, end or start + 1), self.source)
@@ -80,6 +82,7 @@ class Lexer:
         out: list[Token] = []
         while True:
             token = self._next()
+            self.last = token
             out.append(token)
             if token.kind is Kind.EOF:
                 return out
@@ -122,6 +125,14 @@ class Lexer:
                 return Token(Kind.OP, op, self._span(start, self.pos))
         if c == '"':
             return self._string(start)
+        if c == "[" and self._at_subscript(start):
+            self.pos += 1
+            self.subscripts += 1
+            return Token(Kind.OP, "[", self._span(start, self.pos))
+        if c == "]" and self.subscripts:
+            self.pos += 1
+            self.subscripts -= 1
+            return Token(Kind.OP, "]", self._span(start, self.pos))
         if c == "[":
             return self._bracket(start)
         if c == "/" and text.startswith("///", start):
@@ -169,6 +180,25 @@ class Lexer:
             return Token(Kind.STRING, _BARE_ESCAPES[following], self._span(start, self.pos))
         raise self.error("unexpected '\\': outside a string a backslash starts a capture (\\0 .. \\9, \\-1 ..) "
                          "or one of \\n \\t \\r \\\" \\\\", start, start + 2)
+
+    def _at_subscript(self, start: int) -> bool:
+        """At the '[' of a dictionary subscript ``X[key]``: written against a name, and not a
+        bracket the lexer reads as a whole (``x[element]``, a piece designator such as ``X[a5]``,
+        which the reference engine reads so too; ``X[ a5 ]`` with spaces is a subscript)."""
+        last = self.last
+        if last is None or last.kind is not Kind.WORD or last.span.end != start:
+            return False
+        end = self.text.find("]", start)
+        if end < 0:
+            return False
+        inner = self.text[start + 1:end]
+        if inner in _BRACKET_WORDS:
+            return False
+        if inner != inner.strip() or not inner:
+            return bool(inner)
+        if inner == "x" or inner in (">", "<", ">=", "<=") or self._at_square_list():
+            return False
+        return not all(ch in _PIECE_LETTERS or ch in _FIGURINES for ch in inner)
 
     def _designator(self, start: int) -> Token | None:
         """A piece designator starting at ``start`` if the longest reading ends at a word break.

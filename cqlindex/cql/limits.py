@@ -42,7 +42,8 @@ MAX_NUMBER = 2**63 - 1
 #: Operators whose chains are regrouped: associative on every value they take.
 ASSOCIATIVE = frozenset({"+", "*", "|", "&"})
 #: Nodes with an effect beyond their value: never dropped as repeats.
-_EFFECTS = (ast.Assign, ast.Iterate, ast.Output, ast.Sort, ast.Echo)
+_EFFECTS = (ast.Assign, ast.Iterate, ast.Output, ast.Sort, ast.Echo, ast.Lasting, ast.Control, ast.Dictionary,
+            ast.SubscriptAssign)
 
 _F = TypeVar("_F", bound=Callable)
 

@@ -28,6 +28,8 @@ from cqlindex.cql.limits import enforce, nested
 from cqlindex.cql.reader import ANY_PIECE
 from cqlindex.cql.tokens import Kind, Token
 from cqlindex.filters import catalogue
+from cqlindex.filters.control.grammar import ControlGrammar
+from cqlindex.filters.dictionaries.grammar import DictionariesGrammar
 from cqlindex.filters.game.grammar import GameGrammar
 from cqlindex.filters.logic.grammar import LogicGrammar
 from cqlindex.filters.moves.grammar import MovesGrammar
@@ -54,7 +56,8 @@ _STOP_AFTER_WILDCARD = ("-->", "<--", ")", "}", "--", "[x]")
 
 
 class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationGrammar, GameGrammar,
-             LogicGrammar, VariablesGrammar, OutputGrammar, TransformsGrammar, StringsGrammar, RefusedGrammar):
+             LogicGrammar, VariablesGrammar, DictionariesGrammar, ControlGrammar, OutputGrammar, TransformsGrammar,
+             StringsGrammar, RefusedGrammar):
     """One query's parser. Use :func:`parse`."""
 
     # -- query ---------------------------------------------------------------------------------
@@ -404,9 +407,9 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
                 return self.parse_iterate(ast.Keyword(token.span, "piece"), written_name=True)
             if (token.pieces == ANY_PIECE and following.kind is Kind.WORD and following.span.start == token.span.end
                     and self.peek(2).is_op("=")):
-                # and 'piece x = S' as '◭x=S' ('[Aa]x=S'), not as '[Aa]' and then 'x=S'.
+                # ... and 'piece x = S' as '◭x=S' ('[Aa]x=S')
                 self.next()
-                return self.parse_iterate(ast.Keyword(token.span, "piece"))
+                return self.parse_piece_assignment(ast.Keyword(token.span, "piece"), self.next())
             self.next()
             return ast.Pieces(token.span, token.pieces, token.squares, token.text)
         if token.kind is Kind.NUMBER:
@@ -449,9 +452,7 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
         if token.is_op("///"):
             return self.parse_slash_comment(self.next())
         if token.kind is Kind.WORD and self.bindings and token.text in self.bindings[-1]:
-            self.next()
-            # wrapped, so that a parameter is never taken for a literal such as the Q of '--=Q'
-            return ast.Compound(token.span, (self.bindings[-1][token.text],))
+            return self.parse_bound_name(token)
         if token.kind is Kind.WORD:
             return self.parse_named(token)
         if token.kind is Kind.EOF:

@@ -45,6 +45,8 @@ class Reader(ABC):
         # for the arguments, so the body's type errors show at the call, as in the reference.
         self.functions: dict[str, tuple[tuple[str, ...], list[Token]]] = {}
         self.bindings: list[dict[str, ast.Node]] = []
+        self.dictionaries: dict[str, list] = {}  # name -> [local, key kind, value kind] (None: not yet known)
+        self.fresh_names = 0  # variables made for the arguments of calls (see function_grammar)
         # Valid CQL that cqlindex does not run: reported only once the whole query has parsed, so
         # a syntax error anywhere still wins (as it does in the reference engine).
         self.deferred: list[CqlUnsupportedError] = []
@@ -186,6 +188,15 @@ class Reader(ABC):
 
     @abstractmethod
     def parse_output(self, token: Token) -> ast.Node: ...
+
+    @abstractmethod
+    def parse_variable(self, token: Token) -> ast.Node: ...
+
+    @abstractmethod
+    def parse_subscript(self, name: Token) -> ast.Node: ...
+
+    @abstractmethod
+    def parse_bound_name(self, token: Token) -> ast.Node: ...
 
     @abstractmethod
     def parse_iterate(self, token: Token | ast.Keyword, written_name: bool = False) -> ast.Node: ...

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from cqlindex.cql import ast
 from cqlindex.errors import CqlUnsupportedError
+from cqlindex.evaluate.lasting import initial_values, keep_lasting, lasting_names
 from cqlindex.evaluate.values import Squares
 from cqlindex.query.rewrite import Expansions
 from cqlindex.store.trees import GameTree, Position
@@ -62,6 +63,10 @@ class Evaluator:
         self.pending_edits: list[tuple] = []
         #: What message filters said, in the order they said it (the whole run).
         self.messages: list[str] = []
+        #: Variables that outlive a position (see :mod:`cqlindex.evaluate.lasting`): their
+        #: values, the names kept for the whole run, and those kept for one game only.
+        self.lasting: dict[str, object] = initial_values(query)
+        self.run_names, self.game_names = lasting_names(query)
         #: Checked before each position is tested: anything with a ``check()`` that raises when
         #: the query's time is up (cqlindex.exec.timeout.Deadline), or None for no limit.
         self.deadline = None
@@ -116,6 +121,8 @@ class Evaluator:
         the body matches at a position never depends on what it did at another one.
         """
         self.tree = tree
+        for name in self.game_names:
+            self.lasting.pop(name, None)
         self.sort_values = {}
         self.memo = {}
         self.comments = {}
@@ -126,10 +133,13 @@ class Evaluator:
         for pos in positions:
             if self.deadline is not None:
                 self.deadline.check()
-            self.variables = {}
+            self.variables = dict(self.lasting) if self.lasting else {}
             self.pending = []
             self.pending_edits = []
-            if self.test(body, pos):
+            matched = self.test(body, pos)
+            if self.run_names or self.game_names:
+                keep_lasting(self)
+            if matched:
                 out.append(pos.id)
                 self.edits += self.pending_edits
                 for target, text in self.pending:

@@ -7,7 +7,9 @@ them all, and then checks the catalogue's promise that every supported filter is
 
 from __future__ import annotations
 
-import cqlindex.filters.game.python  # noqa: F401
+import cqlindex.filters.control.python  # noqa: F401
+import cqlindex.filters.dictionaries.python
+import cqlindex.filters.game.python
 import cqlindex.filters.logic.python
 import cqlindex.filters.moves.consecutive
 import cqlindex.filters.moves.python

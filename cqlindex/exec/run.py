@@ -5,7 +5,8 @@ The query is prepared once (:mod:`cqlindex.query`). The default engine plans it
 plan) or asks the evaluator about the candidate positions only: it loads the candidate rows
 alone when the query looks at nothing but the current position, and the candidate games' trees
 otherwise. ``engine="python"`` runs the evaluator on every game, the reference the planner is
-tested against; so does a query with a ``message`` filter, which speaks wherever it is evaluated.
+tested against; so does a query with a ``message`` filter, which speaks wherever it is evaluated,
+and one with ``persistent`` variables or dictionaries, whose values carry from position to position.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 
 from cqlindex.errors import CqlError
 from cqlindex.evaluate.core import Evaluator
+from cqlindex.evaluate.lasting import keeps_state, persistent_report
 from cqlindex.exec.result import QueryResult
 from cqlindex.exec.timeout import Deadline, running
 from cqlindex.plan.planner import Plan, plan
@@ -76,7 +78,8 @@ def run(db: str | Path, text: str, *, variations: bool | None = None, source: st
     con = connect(db)
     with closing(con), running(con, deadline, text):
         writes = prepared.analysis.files is not None and prepared.analysis.files.name == "writefile"
-        if Engine(engine) is Engine.python or prepared.analysis.says_messages or writes:
+        if (Engine(engine) is Engine.python or prepared.analysis.says_messages or writes
+                or keeps_state(prepared.query)):
             _evaluate_every_game(con, prepared, result, deadline, include_unplayable, allow_files)
         else:
             _run_plan(con, prepared, result, deadline, include_unplayable, allow_files)
@@ -103,7 +106,7 @@ def _evaluate_every_game(con, prepared: Prepared, result: QueryResult, deadline:
         if header.result is not None and tree.result != header.result:
             continue
         result.keep(tree.gamenumber, evaluator.matches(tree), evaluator)
-    result.messages = evaluator.messages
+    result.messages = evaluator.messages + persistent_report(evaluator)
 
 
 def _run_plan(con, prepared: Prepared, result: QueryResult, deadline: Deadline, include_unplayable: bool,

@@ -20,11 +20,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from cqlindex.cql import ast
-from cqlindex.filters import game, header, logic, moves, output, position, refused, relation, sequences, sets
-from cqlindex.filters import strings, transforms, tree, variables
+from cqlindex.filters import control, dictionaries, game, header, logic, moves, output, position, refused, relation
+from cqlindex.filters import sequences, sets, strings, transforms, tree, variables
 from cqlindex.filters.spec import DASH_TARGET, EXACT, FILTER, NARROWED, PYTHON, Decl
 
-FAMILIES = (position, sets, moves, tree, sequences, relation, game, logic, variables, output, strings, transforms,
+FAMILIES = (position, sets, moves, tree, sequences, relation, game, logic, variables, dictionaries, control, output,
+            strings, transforms,
             refused, header)
 KINDS = ("set", "number", "position", "string", "logical", "any")
 ALL: tuple[Decl, ...] = tuple(decl for family in FAMILIES for decl in family.DECLS)

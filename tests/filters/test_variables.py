@@ -23,6 +23,13 @@ TABLE = [
     Row("square x in [Rr] abs(file x - file k) <= 1", NARROWED),
     Row("x =? Q #x == 1", NARROWED),
     Row("y = K y & a-h1", NARROWED),
+    Row("function F(s) {#s > 1} F(Q)", NARROWED),
+    Row("function F(s t) {s & t} F(R a)", NARROWED),
+    Row("function F(c) {c += 1} x = #A F(x) x > 15", NARROWED),
+    Row("function F(at) {at : check} F(parent)", NARROWED),
+    Row("persistent cnt += 1 cnt < 40", NARROWED),
+    Row("persistent quiet cnt += #a cnt % 3 == 0", NARROWED),
+    Row("x = 1 unbind x", NARROWED),
 ]
 
 

@@ -178,4 +178,10 @@ def _call_handler(name: str):
 
     if name in CALLS:
         return CALLS[name]
-    return set_call if name in ("between", "makesquare") else tree_call
+    if name in ("between", "makesquare"):
+        return set_call
+    if name == "unbind":
+        from cqlindex.filters.variables.python import unbind
+
+        return unbind
+    return tree_call

@@ -90,7 +90,8 @@ def ancestors(ev: Evaluator, pos: Position) -> list[Position]:
     return out
 
 
-_IMPURE = (ast.Variable, ast.Assign, ast.Iterate, ast.Sort, ast.Echo, ast.Output)
+_IMPURE = (ast.Variable, ast.Assign, ast.Iterate, ast.Sort, ast.Echo, ast.Output, ast.Lasting, ast.Control,
+           ast.Dictionary, ast.Subscript, ast.SubscriptAssign)
 
 
 def _pure(node: ast.Node) -> bool:

@@ -13,10 +13,8 @@ DECLS = (
       for name, kind, what, why, example in (
         ("assert", LOGICAL, "stop with an error unless a filter matches", "assertions", "assert check"),
         ("while", LOGICAL, "'while (C) F': repeat F while C matches", "loops", "while (check) mate"),
-        ("loop", LOGICAL, "'loop F': repeat F until it fails", "loops", "loop check"),
     )),
     *(d(name, None, kind, what, refused=why, at_once=True, example=name) for name, kind, what, why in (
-        ("try", LOGICAL, "catch a failing filter", "control flow"),
         ("cql_abort", LOGICAL, "stop the run", "control flow"),
         ("similarposition", LOGICAL, "a position like this one elsewhere", "position similarity"),
         ("idealmate", LOGICAL, "an ideal mate (chess problems)", "problem-chess mates"),

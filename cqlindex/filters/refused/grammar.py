@@ -24,9 +24,6 @@ class RefusedGrammar(Reader):
             self.expect_op(")", "to close 'while ('")
             body = self.parse_filter()
             return ast.Call(token.span.to(body.span), name, (cond, body))
-        if name == "loop":
-            body = self.parse_filter()
-            return ast.Call(token.span.to(body.span), name, (body,))
         # currentmove: the move being examined, a move filter follows
         if not self.at_op("--", "[x]"):
             raise self.error("'currentmove' is followed by a move filter such as '--'", self.peek())

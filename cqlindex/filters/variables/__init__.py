@@ -1,7 +1,7 @@
 """Variables and echo: assigning and reading values, and pairs of positions."""
 
 from cqlindex.cql import ast
-from cqlindex.filters.spec import LOGICAL, NARROWED, PYTHON, TREE, Traits, declare
+from cqlindex.filters.spec import EXACT, LOGICAL, NARROWED, PYTHON, TREE, Traits, declare
 
 d = declare("variables")
 _SETS_VALUE = Traits(pure=False)
@@ -14,19 +14,16 @@ DECLS = (
     d("quiet", None, LOGICAL, "'echo quiet': no comments", where="echo", example="echo quiet (s t) check"),
     d("in all", None, LOGICAL, "'echo (s t) in all': t ranges over the whole game", where="echo",
       example="echo (s t) in all check"),
-    d("persistent", ast.Assign, LOGICAL, "a variable that keeps its value from position to position",
-      grammar="parse_persistent", refused="persistent variables", traits=_SETS_VALUE,
-      example="persistent x = 1"),
-    d("quiet", None, LOGICAL, "'persistent quiet x': not written in the output", where="persistent",
-      refused="persistent variables",
+    d("persistent", ast.Lasting, LOGICAL, "a variable that keeps its value from game to game, printed at the end",
+      grammar="parse_persistent", sql=PYTHON, traits=_SETS_VALUE, example="persistent x += 1"),
+    d("quiet", None, LOGICAL, "'persistent quiet x': not printed at the end", where="persistent",
       example="persistent quiet x = 1"),
     d("atomic", ast.Assign, LOGICAL, "a variable restored when its filter fails", grammar="parse_persistent",
       refused="atomic variables", traits=_SETS_VALUE, example="atomic x = 1"),
     *(d(word, ast.Call, LOGICAL, f"'{word} x'", grammar="parse_binding_test", refused="testing variable bindings",
-        example=f"x = 1 {word} x") for word in ("isbound", "isunbound", "unbind")),
-    d("local", None, LOGICAL, "function-local variables", refused="function-local variables", at_once=True,
-      example="local"),
-    d("dictionary", None, LOGICAL, "key-value tables", refused="dictionaries", at_once=True, example="dictionary"),
+        example=f"x = 1 {word} x") for word in ("isbound", "isunbound")),
+    d("unbind", ast.Call, LOGICAL, "'unbind x': x has no value from now on; 'unbind X[k]', a dictionary's entry",
+      grammar="parse_binding_test", sql=PYTHON, traits=_SETS_VALUE, example="x = 1 unbind x"),
     d("function", ast.Keyword, LOGICAL, "'function f(x) {...}': a macro called as f(...)", grammar="parse_function",
-      refused="user functions", example="function f(x) {x} f(K)"),
+      sql=EXACT, example="function f(x) {x} f(K)"),
 )

@@ -1,15 +1,16 @@
-"""The grammar of echo, variables, assignments, persistent and atomic, user functions."""
+"""The grammar of echo, variables, assignments, persistent and atomic (functions: function_grammar)."""
 
 from __future__ import annotations
 
 from cqlindex.cql import ast
 from cqlindex.cql.kinds import LOGICAL, NUMBER, POSITION, SET, STRING, kind_of
-from cqlindex.cql.reader import ASSIGN_OPS, Reader
+from cqlindex.cql.reader import ASSIGN_OPS
 from cqlindex.cql.tokens import Kind, Token
+from cqlindex.filters.variables.function_grammar import FunctionGrammar
 from cqlindex.suggest import hint
 
 
-class VariablesGrammar(Reader):
+class VariablesGrammar(FunctionGrammar):
     """The variables family's grammar."""
 
     def parse_echo(self, token: Token) -> ast.Node:
@@ -45,6 +46,8 @@ class VariablesGrammar(Reader):
 
     def parse_variable(self, token: Token) -> ast.Node:
         name = token.text
+        if name in self.dictionaries and self.at_op("["):
+            return self.parse_subscript(token)
         if name in self.functions and self.at_op("(") and name not in self.variables:
             return self.parse_call_of_function(token)
         if name not in self.variables and self.at_word("in"):
@@ -85,7 +88,8 @@ class VariablesGrammar(Reader):
 
     def parse_persistent(self, token: Token) -> ast.Node:
         """``persistent [quiet] x = v`` (or ``+=`` ...), ``atomic x = v``: variables that outlive a position."""
-        if token.text == "persistent" and self.at_word("quiet"):
+        quiet = token.text == "persistent" and self.at_word("quiet")
+        if quiet:
             self.next()
         name = self.next()
         if name.kind is not Kind.WORD:
@@ -106,7 +110,8 @@ class VariablesGrammar(Reader):
             raise self.error(f"'{name.text}' is already an ordinary variable", name)
         self.lasting_variables.setdefault(name.text, token.text)
         self.variables.setdefault(name.text, kind if kind != "any" else NUMBER)
-        return ast.Assign(token.span.to(value.span), name.text, op.text, value)
+        assign = ast.Assign(token.span.to(value.span), name.text, op.text, value)
+        return assign if token.text == "atomic" else ast.Lasting(assign.span, quiet, assign)
 
     def parse_binding_test(self, token: Token) -> ast.Node:
         """``isbound x``, ``isunbound x``, ``unbind x``."""
@@ -115,60 +120,9 @@ class VariablesGrammar(Reader):
             raise self.error(f"expected a variable name after '{token.text}'", name)
         if token.text == "unbind" and name.text not in self.variables:
             raise self.error(f"'unbind {name.text}': no such variable", name)
+        if token.text == "unbind" and name.text in self.dictionaries and self.at_op("["):
+            entry = self.parse_subscript(name)
+            if not isinstance(entry, ast.Subscript):
+                raise self.error("'unbind X[key]' takes no '= value'", entry.span)
+            return ast.Call(token.span.to(entry.span), token.text, (entry,))
         return ast.Call(token.span.to(name.span), token.text, (ast.Variable(name.span, name.text),))
-
-    def parse_function(self, token: Token) -> ast.Node:
-        """``function name(p ...) { body }``: kept as tokens until a call parses it (refused later)."""
-        name = self.next()
-        if name.kind is not Kind.WORD or name.text in self.KEYWORDS:
-            raise self.error("expected a function name after 'function'", name)
-        self.expect_op("(", f"after 'function {name.text}'")
-        params: list[str] = []
-        while not self.at_op(")"):
-            param = self.next()
-            if param.kind is not Kind.WORD:
-                raise self.error(f"expected a parameter name or ')' in 'function {name.text}('", param)
-            params.append(param.text)
-        self.next()
-        if not self.at_op("{"):
-            raise self.error(f"expected '{{' and the body of 'function {name.text}'", self.peek())
-        if self.at_repetition():
-            raise self.error("a repetition '{m,n}' only follows a line constituent", self.peek())
-        opening = self.next()
-        depth, body = 1, []
-        while True:
-            body_token = self.next()
-            if body_token.kind is Kind.EOF:
-                raise self.error(f"expected '}}' to close the body of 'function {name.text}'", body_token)
-            depth += body_token.is_op("{") - body_token.is_op("}")
-            if depth == 0:
-                break
-            body.append(body_token)
-        if not body:
-            raise self.error("'{}' must hold at least one filter", opening.span.to(body_token.span))
-        self.functions[name.text] = (tuple(params), body + [Token(Kind.EOF, "", body_token.span)])
-        return ast.Keyword(token.span.to(body_token.span), "function")
-
-    def parse_call_of_function(self, token: Token) -> ast.Node:
-        """``name(a ...)``: the body with each parameter standing for its argument."""
-        params, body = self.functions[token.text]
-        self.next()
-        args: list[ast.Node] = []
-        while not (self.at_op(")") or self.peek().kind is Kind.EOF):
-            args.append(self.parse_filter())
-        end = self.expect_op(")", f"to close the call of '{token.text}'")
-        if len(args) != len(params):
-            raise self.error(f"'{token.text}' takes {len(params)} arguments, not {len(args)}", token.span.to(end.span))
-        if len(self.bindings) >= 32:
-            raise self.error(f"calls of '{token.text}' nest too deeply", token)
-        saved = self.tokens, self.i
-        self.tokens, self.i = body, 0
-        self.bindings.append(dict(zip(params, args)))
-        try:
-            items = self.parse_items()
-            if self.peek().kind is not Kind.EOF:
-                raise self.error(f"unexpected {self.describe(self.peek())}", self.peek())
-        finally:
-            self.bindings.pop()
-            self.tokens, self.i = saved
-        return ast.Compound(token.span.to(end.span), tuple(items))

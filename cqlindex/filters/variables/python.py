@@ -167,3 +167,21 @@ def iterate(ev: Evaluator, node: ast.Iterate, pos: Position) -> object:
     if node.all:
         return MATCH if every else None
     return Squares(held) if held else None
+
+
+@evaluates(ast.Lasting)
+def lasting(ev: Evaluator, node: ast.Lasting, pos: Position) -> object:
+    """``persistent x op v``: the assignment; the evaluator keeps x between positions and games."""
+    return assign(ev, node.assign, pos)
+
+
+def unbind(ev: Evaluator, node: ast.Call, pos: Position) -> object:
+    """``unbind x``: x has no value from now on (a dictionary: no entries); ``unbind X[k]``: X
+    has no entry at k. Matches whether or not there was anything to forget."""
+    from cqlindex.filters.dictionaries.python import unbind_entry
+
+    target = node.args[0]
+    if isinstance(target, ast.Subscript):
+        return unbind_entry(ev, target, pos)
+    ev.variables.pop(target.name, None)
+    return MATCH

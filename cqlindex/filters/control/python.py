@@ -1,0 +1,54 @@
+"""``try`` and ``loop`` in the evaluator.
+
+``try`` is CQL's abbreviation of ``1 == find <-- quiet all {btm secondary}``: among the current
+position and its ancestors, exactly one is reached by a white move that is not the first
+continuation of its parent (a white move off the main line of that point: a try in a study).
+Counted here directly by walking the parent links, so it does not depend on how ``find`` or
+``secondary`` are run.
+
+``loop F`` evaluates F until it fails and matches when F matched at least once, as the
+reference manual says; the query's deadline is checked on every round, since a loop whose body
+never fails would otherwise never end.
+"""
+
+from __future__ import annotations
+
+from cqlindex.cql import ast
+from cqlindex.evaluate.context import Evaluator, evaluates
+from cqlindex.evaluate.values import MATCH
+from cqlindex.store.trees import Position
+
+
+def white_tries_on_the_way(ev: Evaluator, pos: Position) -> int:
+    """How many of ``pos`` and its ancestors are reached by a white move that is not primary
+    (remembered per position for the game: ``echo`` asks it of every target again and again)."""
+    positions, memo = ev.tree.positions, ev.memo
+    pending = []  # pos and its ancestors not yet counted, nearest first (a loop: games are deep)
+    current: Position | None = pos
+    tries = 0
+    while current is not None:
+        known = memo.get(("try", current.id))
+        if known is not None:
+            tries = known  # type: ignore[assignment]
+            break
+        pending.append(current)
+        current = positions[current.parent] if current.parent is not None else None
+    for node in reversed(pending):
+        if node.parent is not None and not node.wtm and positions[node.parent].children[0] != node.id:
+            tries += 1
+        memo[("try", node.id)] = tries
+    return tries
+
+
+@evaluates(ast.Control)
+def control(ev: Evaluator, node: ast.Control, pos: Position) -> object:
+    if node.name == "try":
+        return MATCH if white_tries_on_the_way(ev, pos) == 1 else None
+    if node.name == "loop":
+        matched = False
+        while ev.test(node.args[0], pos):
+            matched = True
+            if ev.deadline is not None:
+                ev.deadline.check()
+        return MATCH if matched else None
+    raise ev.unsupported(f"'{node.name}'", node)

@@ -1,0 +1,58 @@
+"""``try`` and ``loop`` on small inline games with their position ids spelled out.
+
+``try`` is ``1 == find <-- quiet all {btm secondary}``: exactly one white move off the main
+continuation on the way from the root. Each case names what it would catch: counting black
+moves, counting the main line's moves, accepting two white tries, or stopping at the first one.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from cqlindex.cql import ast
+from cqlindex.cql.parser import parse
+from cqlindex.exec.run import run
+from tests.conftest import build_inline
+
+GAMES = {
+    # main 0 start, 1 e4, 2 e5, 3 Nf3, 4 Nc6; 5 c5 (black's alternative to 1...e5), 6 Nf3;
+    # 7 d4 (a white try), 8 d5, 9 c4, 10 e6; 11 Nf3 (a second white try, beside 2.c4).
+    "tries": "1. e4 (1. d4 d5 2. c4 (2. Nf3) 2... e6) 1... e5 (1... c5 2. Nf3) 2. Nf3 Nc6 *",
+}
+
+
+@pytest.fixture(scope="module")
+def dbs(tmp_path_factory) -> dict[str, object]:
+    return build_inline(tmp_path_factory.mktemp("control"), GAMES)
+
+
+# (query, matches with variations)
+CASES = [
+    ("try", [7, 8, 9, 10]),  # 1.d4 and below; not 5 (a black move), not 11 (a second white try)
+    ("try wtm", [8, 10]),
+    ("try btm", [7, 9]),
+    ("not try", [0, 1, 2, 3, 4, 5, 6, 11]),
+    ("x = 0 loop {x += 1 x < 3} x == 3", list(range(12))),
+    # a loop whose body fails the first time does not match (ply 0 and 1: 1 < ply fails at once)
+    ("x = 0 loop {x += 1 x < ply} x == ply", [2, 3, 4, 5, 6, 8, 9, 10, 11]),
+    ("loop false", []),
+]
+
+
+def test_numbering(dbs) -> None:
+    assert run(dbs["tries"], "mainline", variations=True).matches == {1: [0, 1, 2, 3, 4]}
+    assert run(dbs["tries"], "btm", variations=True).matches == {1: [1, 3, 6, 7, 9, 11]}
+
+
+@pytest.mark.parametrize(("query", "expected"), CASES)
+def test_case(dbs, query: str, expected: list[int]) -> None:
+    for engine in ("sql", "python"):
+        got = run(dbs["tries"], query, variations=True, engine=engine).matches
+        assert got == ({1: expected} if expected else {}), engine
+
+
+@pytest.mark.parametrize(("query", "name", "args"), [("try", "try", 0), ("loop check", "loop", 1),
+                                                    ("loop {x = 1 x < 2}", "loop", 1)])
+def test_parses(query: str, name: str, args: int) -> None:
+    node = parse(query).body.items[-1]
+    assert isinstance(node, ast.Control) and node.name == name and len(node.args) == args
