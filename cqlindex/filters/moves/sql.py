@@ -10,7 +10,7 @@ from sqlglot import exp
 
 from cqlindex.cql import ast
 from cqlindex.plan import sql as S
-from cqlindex.plan.terms import RESIDUAL, Cond, Row
+from cqlindex.plan.terms import RESIDUAL, TRUE, Cond, NumTerm, Row
 
 _PROMOTION_TYPES = {"Q": chess.QUEEN, "R": chess.ROOK, "B": chess.BISHOP, "N": chess.KNIGHT}
 
@@ -19,6 +19,17 @@ class MovesSQL:
     """The moves family's SQL."""
 
     __slots__ = ()
+
+    def _num_countmoves(self, node: ast.CountMoves, row: Row) -> NumTerm | None:
+        """``countmoves legal --`` is the stored number of legal moves; other forms are counted in Python."""
+        move = node.move
+        if isinstance(move, ast.Dash) and move.mode == "legal" and move.left is None and move.right is None \
+                and move.promote is None and not move.target:
+            return NumTerm(S.col("legal_moves", row.alias))
+        return None
+
+    def _cond_countmoves(self, node: ast.CountMoves, row: Row) -> Cond:
+        return TRUE  # a count, 0 included: it always has a value
 
     def _cond_move(self, node: ast.Move, row: Row) -> Cond:
         if node.mode == "legal" and not node.params:
@@ -84,6 +95,8 @@ class MovesSQL:
         return None
 
     def _cond_dash(self, node: ast.Dash, row: Row) -> Cond:
+        if node.mode != "played":
+            return _generated_dash(node, row)
         alias = self._other()
         before = Row(row.alias)
         exact = not row.linear
@@ -126,3 +139,17 @@ class MovesSQL:
 def _captured_square(alias: str) -> exp.Expression:
     """The square of the piece the move into row ``alias`` took (NULL if none), stored at build time."""
     return S.col("capture_square", alias)
+
+
+def _generated_dash(node: ast.Dash, row: Row) -> Cond:
+    """``legal F--G``: some legal move exists (the stored count), exactly so for a bare ``legal --``;
+    ``pseudolegal`` is left to the evaluator (a stalemated side has pseudolegal moves)."""
+    if node.mode != "legal":
+        return RESIDUAL
+    sql = S.cmp(">", S.col("legal_moves", row.alias), S.num(0))
+    bare = node.left is None and node.right is None and node.promote is None and not node.target
+    if node.target and node.target[0].name == "enpassant":
+        # An en passant capture needs the double step just played (not a set-up FEN's square).
+        sql = S.both(sql, S.both(S.not_null(S.col("ep_square", row.alias)),
+                                 S.cmp(">", S.col("positionid", row.alias), S.num(0))))
+    return Cond(sql, bare)

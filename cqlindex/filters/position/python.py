@@ -156,10 +156,12 @@ def tree_call(ev: Evaluator, node: ast.Call, pos: Position) -> object:
     a, b = (ev.eval(arg, pos) for arg in node.args)
     if not (isinstance(a, Position) and isinstance(b, Position)):
         return None
+    # Strict: y descends from x when a nonempty sequence of moves leads from x to y (the
+    # manual's definition), so a position is neither its own ancestor nor its own descendant.
     if node.name == "ancestor":
-        return MATCH if a.id <= b.id <= a.last_descendant else None
+        return MATCH if a.id < b.id <= a.last_descendant else None
     if node.name == "descendant":
-        return MATCH if b.id <= a.id <= b.last_descendant else None
+        return MATCH if b.id < a.id <= b.last_descendant else None
     chain_a = ancestors(ev, a)
     ids_b = {p.id: depth for depth, p in enumerate(ancestors(ev, b))}
     for depth_a, p in enumerate(chain_a):
