@@ -26,7 +26,7 @@ from tests.conftest import shared_path
 
 #: Groups whose filters are in Tiers 1-2 of CQL.md: (agreement floor, syntax agreement floor).
 FLOORS = {
-    "filters": (0.756, 0.984),
+    "filters": (0.768, 0.984),
     "filters_assign": (0.929, 1.0),
     "filters_comparison": (0.921, 1.0),
     "filters_implicit_search": (0.563, 1.0),
@@ -40,6 +40,9 @@ FLOORS = {
     "filter_take_ascii": (0.973, 1.0),
     "filter_take_utf8": (0.973, 1.0),
     "filter_path": (1.0, 1.0),
+    "filter_countmoves": (0.993, 0.993),
+    "filter_legal": (0.990, 1.0),
+    "filter_pseudolegal": (0.990, 1.0),
 }
 
 #: Groups left out of the floors, and why.
@@ -49,9 +52,6 @@ OUT_OF_SCOPE = {
     # cql binary, so "accept" there means "tokenizes", and fragments such as '(--' or 'R--)'
     # are not queries at all. The parser is right to reject them.
     "cql_strings": "tokenizer fragments, not reference verdicts",
-    "filter_countmoves": "CQL 6.2 countmoves (Tier 3)",
-    "filter_legal": "CQL 6.2 'legal --' prefix forms (Tier 3)",
-    "filter_pseudolegal": "CQL 6.2 'pseudolegal --' prefix forms (Tier 3)",
     "filter_hhdb": "hhdb (Tier 3)",
     "filter_dictionary": "dictionaries (Tier 3)",
     "filter_local": "local and functions (Tier 3)",
