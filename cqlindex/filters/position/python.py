@@ -12,6 +12,7 @@ from cqlindex.evaluate.context import Evaluator, evaluates
 from cqlindex.evaluate.values import MATCH, Squares, count
 from cqlindex.filters import catalogue
 from cqlindex.filters.sets.python import pawn_structure
+from cqlindex.filters.position.matepatterns import NAMES as MATE_PATTERNS, mate_pattern
 from cqlindex.store.trees import Position
 
 #: The facts declared with their Python value (this family's, and the dash target's move kinds).
@@ -30,6 +31,8 @@ def keyword(ev: Evaluator, node: ast.Keyword, pos: Position) -> object:
         return value
     if name == "terminal":
         return None if pos.children else MATCH
+    if name in MATE_PATTERNS:
+        return Squares(mate_pattern(name, pos.board()))
     if name in _PAWNS:
         return Squares(pawn_structure(name, pos))
     positions = ev.tree.positions
