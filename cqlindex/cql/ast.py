@@ -214,6 +214,14 @@ class Dash(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class HHdb(Node):
+    """``hhdb ITEM``: an HHdb annotation of the game (an award, a flag ...); see filters/game/hhdb.py."""
+
+    item: str
+    modifiers: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
 class CountMoves(Node):
     """CQL 6.2's ``countmoves D``: how many moves the dash filter ``D`` (``--``, ``[x]``, ``legal --``...) matches."""
 

@@ -43,6 +43,8 @@ def kind_of(node: ast.Node, variables: dict[str, str] | None = None) -> str:
         return NUMBER if kind_of(node.body, variables) == NUMBER else LOGICAL
     if isinstance(node, ast.CountMoves):
         return NUMBER
+    if isinstance(node, ast.HHdb):
+        return NUMBER if node.item in ("award", "commendation", "hm", "prize") else LOGICAL
     if isinstance(node, ast.Dash) and node.mode != "played":
         return SET  # the reference accepts 'legal -- & legal --' and 'legal -- == 3'
     if isinstance(node, ast.Dash) and node.target:

@@ -7,6 +7,7 @@ them all, and then checks the catalogue's promise that every supported filter is
 
 from __future__ import annotations
 
+import cqlindex.filters.game.hhdb  # noqa: F401
 import cqlindex.filters.game.python  # noqa: F401
 import cqlindex.filters.logic.python
 import cqlindex.filters.moves.consecutive

@@ -8,7 +8,7 @@ this file read them.
 from sqlglot import exp
 
 from cqlindex.cql import ast
-from cqlindex.filters.spec import EXACT, LOGICAL, NARROWED, NUMBER, SET, TREE, Traits, declare, facts
+from cqlindex.filters.spec import EXACT, LOGICAL, NARROWED, NUMBER, PYTHON, SET, TREE, Traits, declare, facts
 from cqlindex.plan import sql as S
 
 d = declare("position")
@@ -66,6 +66,6 @@ DECLS = (
       refused="the size of the collection", example="lastgamenumber > 1"),
     d("virtualmainline", ast.Keyword, LOGICAL, "on the line the engine took as main line", grammar="parse_keyword",
       refused="CQL 6.2 virtual main lines", example="virtualmainline"),
-    d("hhdb", None, LOGICAL, "the HHdb study database's annotations", refused="HHdb annotations", at_once=True,
-      example="hhdb"),
+    d("hhdb", ast.HHdb, "any", "an HHdb study annotation of the game: 'hhdb prize', 'hhdb TT' ...",
+      grammar="parse_hhdb", sql=PYTHON, example="hhdb prize == 1"),
 )
