@@ -331,7 +331,7 @@ def test_reference_rejects(query: str, words: str) -> None:
     '--="qa5"', 'v="Q" --=v(btm)', 'function F(T){path p--=T P--=T primary}F("Q")',
     "a≺1", "1[<]A", '"a"[>]"b"', "A -> P -> k", "primary",
     "piece y=k", "piece x=q piece y=k piece y=x", "persistent v+=2 or q", "persistent quiet x=q",
-    "X=1 atomic X=2", "x=0 isbound x", "v=1 unbind v or 2", "pseudolegal -- & pseudolegal --", "notransform 1 == 2",
+    "X=1 atomic X=2", "x=0 isbound x", "v=1 unbind v or 2", "pseudolegal -- & pseudolegal --",
     'str "t" == str "a"', 'str("string" "string")', '"Q" in "s"',
     'readfile "null.pgn" == "pgn text"', "assert 1 and 2", 'settag("MyTag" "1")', "while (k) {q}", "loop K",
     "currentmove -- and 1", "move legal count==3",

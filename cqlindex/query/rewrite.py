@@ -96,6 +96,7 @@ _MEMBERS: dict[str, tuple[BasicTransform, ...]] = {
     "flipvertical": _dihedral("id", "reflectv"),
     "rotate90": _dihedral("id", "rotate90", "rotate180", "rotate270"),
     "rotate45": _rotations45(),
+    "notransform": (IDENTITY,),  # its argument as written: the walk below leaves it untouched
     "shift": _shifts(_OFFSETS, _OFFSETS),
     "shifthorizontal": _shifts(_OFFSETS, range(0, 1)),
     "shiftvertical": _shifts(range(0, 1), _OFFSETS),
@@ -258,6 +259,8 @@ def _swaps_light(fn: SquareMap) -> bool:
 # -- the walk --------------------------------------------------------------------------------------
 
 def _walk(node: ast.Node, ctx: _Context) -> ast.Node:
+    if isinstance(node, ast.Transform) and node.name == "notransform":
+        return node  # 'notransform F': F is not transformed by an enclosing transform
     handler = _HANDLERS.get(type(node))
     return handler(node, ctx) if handler is not None else _copy(node, ctx)
 

@@ -82,6 +82,9 @@ TABLE = [
     Row("countmoves pseudolegal K-- > countmoves legal K--", NARROWED),
     Row("countmoves -- >= 2", NARROWED),
     Row("countmoves [x] == 1", NARROWED),
+    Row("move legal count == 1", EXACT),
+    Row("move legal from K count > 2", NARROWED),
+    Row("move pseudolegal count > move legal count", NARROWED),
 ]
 
 

@@ -16,6 +16,8 @@ TABLE = [
     Row("btm modelmate", NARROWED),
     Row("idealmate", NARROWED),
     Row("purestalemate", NARROWED),
+    Row("modelstalemate", NARROWED),
+    Row("idealstalemate", NARROWED),
     Row("#(A & puremate) >= 2", NARROWED),
     Row("check", EXACT),
     Row("mate", EXACT),

@@ -12,6 +12,8 @@ from tests.filters.differential import EXACT, NARROWED, Row, cases, check
 
 TABLE = [
     Row("rotate45 up 1 K", NARROWED),
+    Row("flip notransform Ka1", EXACT),
+    Row("flipcolor {notransform Ka1 wtm}", EXACT),
     Row("rotate45 count {up 1 K} == 8", EXACT),
     Row("rotate90 2 4 Ra1", EXACT),
     Row("flip 3 8 [Aa]a1", EXACT),

@@ -31,7 +31,7 @@ DECLS = (
     d("pseudolegal", None, LOGICAL, "'move pseudolegal': a move ignoring checks", where="move",
       example="move pseudolegal from K"),
     d("count", None, NUMBER, "'move legal count': the number of such moves", where="move",
-      refused="counting moves", example="move legal count"),
+      example="move legal count"),
     d("comment", None, LOGICAL, "'move comment': comment on the matching moves", where="move",
       refused="comments on moves", example="move comment \"x\""),
     d("to", ast.Keyword, SET, "the square the last move went to", grammar="parse_keyword", sql=EXACT, traits=TREE,

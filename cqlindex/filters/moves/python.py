@@ -90,6 +90,8 @@ def move(ev: Evaluator, node: ast.Move, pos: Position) -> object:
             if mask is None:
                 return None
             sets[name] = mask
+    if any(name == "count" for name, _ in node.params):  # 'move legal count': how many, 0 included
+        return sum(1 for candidate in candidates if _accepts(ev, node, candidate, sets, at, white))
     value_kind = node.params[0][0] if node.params and node.params[0][0] in ("from", "to", "capture") else None
     result = 0
     matched = False

@@ -31,7 +31,15 @@ class MovesSQL:
     def _cond_countmoves(self, node: ast.CountMoves, row: Row) -> Cond:
         return TRUE  # a count, 0 included: it always has a value
 
+    def _num_move(self, node: ast.Move, row: Row) -> NumTerm | None:
+        """``move legal count`` alone is the stored number of legal moves."""
+        if node.mode == "legal" and [name for name, _ in node.params if name != "legal"] == ["count"]:
+            return NumTerm(S.col("legal_moves", row.alias))
+        return None
+
     def _cond_move(self, node: ast.Move, row: Row) -> Cond:
+        if any(name == "count" for name, _ in node.params):
+            return TRUE  # a count, 0 included: it always has a value
         if node.mode == "legal" and not node.params:
             return Cond(S.cmp(">", S.col("legal_moves", row.alias), S.num(0)), True)
         if node.mode == "legal":

@@ -16,7 +16,7 @@ DECLS = (
         example=f"{name} K" if name == "rotate45" else f"{name} Ka1") for name, what in _WHAT.items()),
     d("count", None, NUMBER, "'T count F': how many images match", where="transforms", example="flip count Ka1"),
     d("notransform", ast.Transform, "any", "the filter, untouched by an enclosing transform",
-      grammar="parse_unsupported_prefix", refused="notransform", example="flip notransform K"),
+      grammar="parse_unsupported_prefix", sql=EXACT, example="flip notransform K"),
     d("currenttransform", None, "any", "the transform being applied", refused="currenttransform", at_once=True,
       example="currenttransform"),
 )
