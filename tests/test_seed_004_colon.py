@@ -60,3 +60,31 @@ def db(tmp_path_factory):
 def test_colon_and_tree_relations(db, engine: str, query: str, matches: bool) -> None:
     got = run(db, f"initial {query}", variations=True, engine=engine).matches
     assert got == ({1: [0]} if matches else {})
+
+
+# A pass in a variation: 0 start, 1 Nf3, 2 d5; 3 the null move (variation of 1. Nf3), 4 e5.
+PASS = "1. Nf3 (1. -- e5) d5 *"
+# (query, positions matching with variations). The reference reads a null move as the passing
+# side's king moving to its own square, seen through ':' from other positions too.
+PASS_CASES = [
+    ("move from K", [0]),
+    ("move to Ke1", [0]),
+    ("move from N", [0]),
+    ("position 0 : move from K", [0, 1, 2, 3, 4]),
+    ("parent : move from K", [1, 3]),
+    ("move previous from K", [3]),
+    ("move from K to _", []),
+    ("move null", [0]),
+]
+
+
+@pytest.fixture(scope="module")
+def pass_db(tmp_path_factory):
+    return build_inline(tmp_path_factory.mktemp("seed004pass"), {"pass": PASS})["pass"]
+
+
+@pytest.mark.parametrize("engine", ["python", "sql"])
+@pytest.mark.parametrize(("query", "positions"), PASS_CASES, ids=[c[0] for c in PASS_CASES])
+def test_a_null_move_is_a_king_move(pass_db, engine: str, query: str, positions: list[int]) -> None:
+    got = run(pass_db, query, variations=True, engine=engine).matches
+    assert got == ({1: positions} if positions else {})

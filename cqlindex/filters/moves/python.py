@@ -46,6 +46,11 @@ class _Played:
         self.null = child.null_move
         self.source = child.move_from
         self.target = child.move_to
+        if self.null:
+            # The reference reads a null move ('--' in the PGN) as the king of the side that
+            # passes moving to its own square: 'move from K' finds White's pass.
+            king = child.bitboards[6 if child.wtm else 0]
+            self.source = self.target = king.bit_length() - 1 if king > 0 else None
         self.castle = child.castle
         self.en_passant = child.en_passant
         self.promotion = child.promotion

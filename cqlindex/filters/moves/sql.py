@@ -82,6 +82,10 @@ class MovesSQL:
             square = {"from": col("move_from"), "to": col("move_to"), "capture": _captured_square(m),
                       "enpassantsquare": col("move_to")}[name]
             sql = S.has(term.sql, square)
+            if name in ("from", "to"):
+                # A null move is its side's king moving to its own square (moves/python.py).
+                king = exp.Case(ifs=[exp.If(this=col("wtm"), true=col("bk"))], default=col("wk"))
+                sql = S.either(sql, S.both(col("null_move"), S.nonzero(S.band(term.sql, king))))
             if name == "enpassantsquare":
                 sql = S.both(col("en_passant"), sql)
             return Cond(sql, term.exact)
