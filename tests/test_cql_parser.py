@@ -334,7 +334,7 @@ def test_reference_rejects(query: str, words: str) -> None:
     "X=1 atomic X=2", "x=0 isbound x", "v=1 unbind v or 2", "pseudolegal -- & pseudolegal --",
     'str "t" == str "a"', 'str("string" "string")', '"Q" in "s"',
     'readfile "null.pgn" == "pgn text"', "assert 1 and 2", 'settag("MyTag" "1")', "while (k) {q}", "loop K",
-    "currentmove -- and 1", "move legal count==3",
+    "currentmove -- and 1",
     'move legal comment "Any move" or "text"', "date ~~ \"2019\"", "player white", "hascomment ~~ \"ood\"",
     "fen k", "function fn(y){y==1} x=1 fn(x)", 'function F(T){--=T(R)}F("Q")', "function F(x){xray(x k)}y=r F(y)",
 ])

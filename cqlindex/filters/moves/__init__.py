@@ -3,7 +3,7 @@
 from sqlglot import exp
 
 from cqlindex.cql import ast
-from cqlindex.filters.spec import (DASH_TARGET, EXACT, LOGICAL, NARROWED, NUMBER, PYTHON, SET, SQUARES, TREE, Traits,
+from cqlindex.filters.spec import (DASH_TARGET, EXACT, FILTER, LOGICAL, NARROWED, NUMBER, PYTHON, SET, SQUARES, TREE, Traits,
                                    declare, facts)
 from cqlindex.plan import sql as S
 
@@ -11,6 +11,7 @@ d = declare("moves")
 fact = facts("moves")
 _MOVED = Traits(reads_other_positions=True, transform="mapped")
 _GENERATED = Traits(transform="mapped")  # generated from the position alone
+_LAST_MOVE = Traits(colour_swap="same")  # the row's own move columns
 _SETS = (("from", "the moving piece stands on S"), ("to", "the move goes to S"),
          ("capture", "the move takes a piece on S"), ("promote", "the move promotes to a piece of S"),
          ("enpassantsquare", "an en passant capture onto S"))
@@ -38,8 +39,9 @@ DECLS = (
       example="to"),
     d("from", ast.Keyword, SET, "the square the last move came from", grammar="parse_keyword", sql=EXACT,
       traits=TREE, example="from"),
-    *(d(word, ast.Keyword, LOGICAL, f"inside a dash's target: the move that led here was {what}",
-        where=DASH_TARGET, grammar="parse_keyword", sql=EXACT, python=python, sql_of=sql_of, example=f"--({word})")
+    *(d(word, ast.Keyword, LOGICAL, f"the move that led here was {what} (so inside a dash's target: the move made)",
+        where=FILTER if word != "enpassant" else DASH_TARGET, grammar="parse_keyword", sql=EXACT, python=python,
+        sql_of=sql_of, traits=_LAST_MOVE, example=f"--({word})" if word == "enpassant" else word)
       for word, what, python, sql_of in (
           ("o-o", "castling kingside", lambda ev, pos: pos.castle == 1,
            lambda a: S.definite(exp.EQ(this=S.col("castle", a), expression=S.num(1)))),
@@ -50,7 +52,7 @@ DECLS = (
            lambda a: S.definite(S.col("en_passant", a))))),
     *(d(word, None, LOGICAL, f"'{word}' outside a move filter", refused="written outside the move filter it belongs to",
         at_once=True, example=word)
-      for word in ("o-o", "o-o-o", "castle", "enpassantsquare")),
+      for word in ("enpassantsquare",)),
     d("legal", ast.Dash, SET, "'legal F--G': a legal move from F to G, played or not (CQL 6.2)", grammar="parse_legal",
       sql=NARROWED, traits=_GENERATED, example="legal --(castle)"),
     d("pseudolegal", ast.Dash, SET, "'pseudolegal F--G': as legal, moves that leave the king in check too",
