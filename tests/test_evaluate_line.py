@@ -103,6 +103,16 @@ CASES = [
     ("linear", "initial line --> move to d4 --> move to d5", [], [0]),
     ("linear", "initial line --> move to e4 --> move to e5", [0], [0]),
     ("linear", "line --> move to d4", [], [0]),
+    # -- seed 003's parameters: nolinearize lets the move filter see every move played (the
+    #    seed's own "unhelpful" match), nonatomic changes nothing without assignments
+    ("linear", "initial line nolinearize --> move to e4 --> move to d5", [], [0]),
+    ("linear", "initial line nolinearize --> move to e4 --> move to e5", [0], [0]),
+    ("linear", "initial line --> find move to d5 --> true", [], [0]),  # find's body is not linearized
+    ("tree", "line nonatomic --> true --> true --> true", [0, 1], [0, 1, 4, 5, 6]),
+    # -- a line nested inside a constituent (seed 003 "nested line filters"): checks at 1 3 5 7 9
+    ("ladder", "line --> {line --> check --> true} --> not check", [1, 3, 5, 7], None),
+    ("ladder", "line --> line --> check --> true", [1, 3, 5, 7], None),  # the inner line takes every arrow
+    ("linear", "initial line nolinearize --> {line --> move to e4 --> move to d5}", [], []),
 ]
 
 

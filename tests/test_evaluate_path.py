@@ -181,7 +181,8 @@ def test_rejected(query: str) -> None:
 
 @pytest.mark.parametrize("query", ["path k", "path quiet k", "path -- + k", "path k -- {3,7}", "path -- {,7} --",
                                    "path (-- --)k", "path k ( -- -- )", "path -- P->(.<-k)|k", "path -- -- {*}",
-                                   "path (-- --? --) (-- --? --)+ (-- -- --)* (-- -- --)", "path -- {B R} {10,}"])
+                                   "path (-- --? --) (-- --? --)+ (-- -- --)* (-- -- --)", "path -- {B R} {10,}",
+                                   "path ~R-- +"])  # a complemented side against the dash (dingstheme.cql)
 def test_accepted(query: str) -> None:
     parse(query)
 

@@ -116,7 +116,7 @@ def test_members_cover_every_parsed_transform_and_refuse_others():
     for name in TRANSFORMS:
         assert members(name)
     with pytest.raises(ValueError):
-        members("rotate45")
+        members("rotate30")
 
 
 @pytest.mark.parametrize("name, expected", [
@@ -534,6 +534,7 @@ def _node_table() -> list[ast.Node]:
         ast.Iterate(SPAN, "square", False, "x", k(), k()), ast.Move(SPAN, "played", (("from", k()), ("o-o", None))),
         ast.Pin(SPAN, (("from", k()),)), ast.Ray(SPAN, "ray", ("up",), (k(), k())),
         ast.Dash(SPAN, k(), k(), True),
+        ast.CountMoves(SPAN, ast.Dash(SPAN, k(), k(), False, mode="legal")),
         ast.Find(SPAN, False, False, False, None, None, k()), ast.Repeat(SPAN, k(), 0, None),
         ast.Sequence(SPAN, (k(), k())), ast.Line(SPAN, False, frozenset(), None, None, (k(),)),
         ast.Path(SPAN, frozenset(), (ast.Dash(SPAN, k(), None, False), k())),

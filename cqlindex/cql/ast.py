@@ -119,11 +119,17 @@ class Direction(Node):
 
 @dataclass(frozen=True, slots=True)
 class Transform(Node):
-    """flipcolor, reversecolor, flip, fliphorizontal, flipvertical, rotate90, shift... (``count``)."""
+    """flipcolor, reversecolor, flip, fliphorizontal, flipvertical, rotate90, rotate45, shift... (``count``).
+
+    ``low``/``high``: a range written after the name (``rotate90 4 find Ra1``, seed 000): the
+    filter is then a count of the members that match, and matches when the count is in range.
+    """
 
     name: str
     count: bool
     arg: Node
+    low: int | None = None
+    high: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,6 +232,22 @@ class Dash(Node):
     capture: bool
     promote: frozenset[str] | None = None
     target: tuple[Node, ...] | None = None
+    mode: str = "played"  # played | legal | pseudolegal ('legal F--G': generated moves, CQL 6.2)
+
+
+@dataclass(frozen=True, slots=True)
+class HHdb(Node):
+    """``hhdb ITEM``: an HHdb annotation of the game (an award, a flag ...); see filters/game/hhdb.py."""
+
+    item: str
+    modifiers: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class CountMoves(Node):
+    """CQL 6.2's ``countmoves D``: how many moves the dash filter ``D`` (``--``, ``[x]``, ``legal --``...) matches."""
+
+    move: Node
 
 
 @dataclass(frozen=True, slots=True)

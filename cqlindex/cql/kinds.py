@@ -43,6 +43,12 @@ def kind_of(node: ast.Node, variables: dict[str, str] | None = None) -> str:
         return STRING if any(kind_of(o, variables) == STRING for o in _sum_operands(node)) else NUMBER
     if isinstance(node, ast.Echo):
         return NUMBER if kind_of(node.body, variables) == NUMBER else LOGICAL
+    if isinstance(node, ast.CountMoves):
+        return NUMBER
+    if isinstance(node, ast.HHdb):
+        return NUMBER if node.item in ("award", "commendation", "hm", "prize") else LOGICAL
+    if isinstance(node, ast.Dash) and node.mode != "played":
+        return SET  # the reference accepts 'legal -- & legal --' and 'legal -- == 3'
     if isinstance(node, ast.Dash) and node.target:
         return kind_of(node.target[-1], variables)
     if isinstance(node, ast.GameFilter) and node.name in ("year", "elo") and not any(
@@ -63,7 +69,7 @@ def kind_of(node: ast.Node, variables: dict[str, str] | None = None) -> str:
     if isinstance(node, ast.Compound):
         return kind_of(node.items[-1], variables) if node.items else LOGICAL
     if isinstance(node, ast.Transform):
-        return NUMBER if node.count else kind_of(node.arg, variables)
+        return NUMBER if node.count or node.low is not None else kind_of(node.arg, variables)
     if isinstance(node, ast.Move):
         if any(name == "count" for name, _ in node.params):
             return NUMBER

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import cqlindex.filters.control.python  # noqa: F401
 import cqlindex.filters.dictionaries.python
+import cqlindex.filters.game.hhdb
 import cqlindex.filters.game.python
 import cqlindex.filters.logic.python
 import cqlindex.filters.moves.consecutive

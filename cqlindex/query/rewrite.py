@@ -82,6 +82,11 @@ def _shifts(files: range, ranks: range) -> tuple[BasicTransform, ...]:
     return tuple(out)
 
 
+def _rotations45() -> tuple[BasicTransform, ...]:
+    """rotate45's cyclic group of order 8: directions turn by k * 45 degrees, squares stay (seed 000)."""
+    return (IDENTITY, *(BasicTransform(f"rotate45({k})", None, False) for k in range(1, 8)))
+
+
 _OFFSETS = range(-7, 8)
 _MEMBERS: dict[str, tuple[BasicTransform, ...]] = {
     "flipcolor": (IDENTITY, COLOR_SWAP),
@@ -90,6 +95,8 @@ _MEMBERS: dict[str, tuple[BasicTransform, ...]] = {
     "fliphorizontal": _dihedral("id", "reflecth"),
     "flipvertical": _dihedral("id", "reflectv"),
     "rotate90": _dihedral("id", "rotate90", "rotate180", "rotate270"),
+    "rotate45": _rotations45(),
+    "notransform": (IDENTITY,),  # its argument as written: the walk below leaves it untouched
     "shift": _shifts(_OFFSETS, _OFFSETS),
     "shifthorizontal": _shifts(_OFFSETS, range(0, 1)),
     "shiftvertical": _shifts(range(0, 1), _OFFSETS),
@@ -139,6 +146,7 @@ _ALL = (1 << 64) - 1
 _RANKS = tuple(0xFF << (8 * r) for r in range(8))
 _FILES = tuple(0x0101010101010101 << f for f in range(8))
 _SHIFT_NAME = re.compile(r"shift\((-?\d+),(-?\d+)\)\Z")
+_ROTATE45_NAME = re.compile(r"rotate45\((\d)\)\Z")
 
 
 def shift_designator(squares: int, df: int, dr: int) -> int:
@@ -189,6 +197,14 @@ _DIRECTIONS.update({
     "offdiagonal": frozenset({(-1, 1), (1, -1)}),  # along h1-a8
 })
 _DIRECTION_NAMES = {vectors: name for name, vectors in _DIRECTIONS.items()}
+#: The eight unit vectors counterclockwise from up: rotate45 turns each one step on (up -> northwest).
+_COMPASS = ((0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1), (1, 0), (1, 1))
+
+
+def _turn45(name: str, steps: int) -> str:
+    """The direction ``name`` turned counterclockwise by ``steps`` * 45 degrees."""
+    turned = frozenset(_COMPASS[(_COMPASS.index(v) + steps) % 8] for v in _DIRECTIONS[name])
+    return _DIRECTION_NAMES.get(turned, name)
 
 
 class _Dropped(Exception):
@@ -208,7 +224,11 @@ class _Context:
 def _context(t: BasicTransform) -> _Context:
     offsets = _shift_offsets(t)
     fn = t.squares or DIHEDRAL["id"]
-    if offsets is not None:
+    turn = _ROTATE45_NAME.match(t.name)
+    if turn is not None:
+        directions = {name: _turn45(name, int(turn.group(1))) for name in _DIRECTIONS}
+        swaps_light = False
+    elif offsets is not None:
         directions = {name: name for name in _DIRECTIONS}
         swaps_light = sum(offsets) % 2 == 1
     else:
@@ -239,6 +259,8 @@ def _swaps_light(fn: SquareMap) -> bool:
 # -- the walk --------------------------------------------------------------------------------------
 
 def _walk(node: ast.Node, ctx: _Context) -> ast.Node:
+    if isinstance(node, ast.Transform) and node.name == "notransform":
+        return node  # 'notransform F': F is not transformed by an enclosing transform
     handler = _HANDLERS.get(type(node))
     return handler(node, ctx) if handler is not None else _copy(node, ctx)
 

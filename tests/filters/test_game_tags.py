@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.filters.differential import EXACT, Row, cases, check
+from tests.filters.differential import EXACT, NARROWED, Row, cases, check
 
 TABLE = [
+    Row("hhdb prize == 1", NARROWED),
+    Row("hhdb TT or hhdb hm", NARROWED),
     Row("result 1-0", EXACT),
     Row("result 0-1", EXACT),
     Row("result 1/2-1/2", EXACT),

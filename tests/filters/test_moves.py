@@ -2,7 +2,7 @@
 
 Covers move with from to capture promote previous enpassant null o-o o-o-o castle legal
 pseudolegal primary secondary enpassantsquare, the dash filters -- [x] with promotions and
-targets, from and to; castling rows matter most on the Chess960 index.
+targets, from and to, CQL 6.2's legal/pseudolegal dashes and countmoves; castling rows matter most on the Chess960 index.
 """
 
 from __future__ import annotations
@@ -67,6 +67,24 @@ TABLE = [
     Row("--(o-o) Kg1 Rf1", EXACT),
     Row("move legal o-o", NARROWED),
     Row("move pseudolegal o-o-o", NARROWED),
+    # CQL 6.2 generated-move dashes and countmoves: the stored legal-move count decides the bare forms
+    Row("legal --", EXACT),
+    Row("not legal --", EXACT),
+    Row("legal --(castle)", NARROWED),
+    Row("legal --(o-o-o)", NARROWED),
+    Row("legal --(enpassant)", NARROWED),
+    Row("legal K--", NARROWED),
+    Row("legal R--f1", NARROWED),
+    Row("legal P--=Q", NARROWED),
+    Row("pseudolegal k--", NARROWED),
+    Row("countmoves legal -- == 1", EXACT),
+    Row("countmoves legal -- > 30", EXACT),
+    Row("countmoves pseudolegal K-- > countmoves legal K--", NARROWED),
+    Row("countmoves -- >= 2", NARROWED),
+    Row("countmoves [x] == 1", NARROWED),
+    Row("move legal count == 1", EXACT),
+    Row("move legal from K count > 2", NARROWED),
+    Row("move pseudolegal count > move legal count", NARROWED),
 ]
 
 

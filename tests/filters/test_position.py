@@ -12,6 +12,13 @@ import pytest
 from tests.filters.differential import EXACT, NARROWED, Row, cases, check
 
 TABLE = [
+    Row("puremate", NARROWED),
+    Row("btm modelmate", NARROWED),
+    Row("idealmate", NARROWED),
+    Row("purestalemate", NARROWED),
+    Row("modelstalemate", NARROWED),
+    Row("idealstalemate", NARROWED),
+    Row("#(A & puremate) >= 2", NARROWED),
     Row("check", EXACT),
     Row("mate", EXACT),
     Row("stalemate", EXACT),

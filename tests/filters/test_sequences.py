@@ -20,6 +20,8 @@ TABLE = [
     Row("line --> check --> mate", NARROWED),
     Row("line <-- check <-- check", NARROWED),
     Row("line --> move capture A * --> mate", NARROWED),
+    Row("line nolinearize --> move capture A * --> mate", NARROWED),
+    Row("line nonatomic --> {line --> check --> true} --> mate", NARROWED),
     Row("line --> check + --> mate", NARROWED),
     Row("line --> btm ? --> check", NARROWED),
     Row("line --> check{2,3} --> not check", NARROWED),

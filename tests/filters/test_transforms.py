@@ -11,6 +11,14 @@ import pytest
 from tests.filters.differential import EXACT, NARROWED, Row, cases, check
 
 TABLE = [
+    Row("rotate45 up 1 K", NARROWED),
+    Row("flip notransform Ka1", EXACT),
+    Row("flipcolor {notransform Ka1 wtm}", EXACT),
+    Row("rotate45 count {up 1 K} == 8", EXACT),
+    Row("rotate90 2 4 Ra1", EXACT),
+    Row("flip 3 8 [Aa]a1", EXACT),
+    Row("shift 10 20 [Pp]a4", EXACT),
+    Row("rotate90 4 find Ra1", EXACT),
     Row("flipcolor {Q == 0 q == 1}", EXACT),
     Row("flipcolor Ka1 kh8", EXACT),
     Row("reversecolor {wtm K == 1}", EXACT),

@@ -11,6 +11,9 @@ import pytest
 from tests.filters.differential import EXACT, NARROWED, Row, cases, check
 
 TABLE = [
+    Row("ancestor(currentposition currentposition)", NARROWED),
+    Row("descendant(parent parent)", NARROWED),
+    Row("ancestor(parent currentposition)", NARROWED),
     Row("parent : check", EXACT),
     Row("child : mate", EXACT),
     Row("child(1) : mate", EXACT),

@@ -7,12 +7,17 @@ import re
 from cqlindex.cql import ast
 from cqlindex.cql.reader import Reader
 from cqlindex.cql.tokens import Kind, Token
+from cqlindex.filters import catalogue
+from cqlindex.filters.game.hhdb import read_hhdb
 
 _FEN_RANK_RE = re.compile(r"[KQRBNPkqrbnpAa._1-8]+")
 
 
 class GameGrammar(Reader):
     """The game family's grammar."""
+
+    def parse_hhdb(self, token: Token) -> ast.Node:
+        return read_hhdb(self, token)
 
     def parse_game_filter(self, token: Token) -> ast.Node:
         name = token.text

@@ -3,13 +3,15 @@
 from sqlglot import exp
 
 from cqlindex.cql import ast
-from cqlindex.filters.spec import (DASH_TARGET, EXACT, LOGICAL, NUMBER, PYTHON, SET, SQUARES, TREE, Traits, declare,
-                                   facts)
+from cqlindex.filters.spec import (DASH_TARGET, EXACT, FILTER, LOGICAL, NARROWED, NUMBER, PYTHON, SET, SQUARES, TREE, Traits,
+                                   declare, facts)
 from cqlindex.plan import sql as S
 
 d = declare("moves")
 fact = facts("moves")
 _MOVED = Traits(reads_other_positions=True, transform="mapped")
+_GENERATED = Traits(transform="mapped")  # generated from the position alone
+_LAST_MOVE = Traits(colour_swap="same")  # the row's own move columns
 _SETS = (("from", "the moving piece stands on S"), ("to", "the move goes to S"),
          ("capture", "the move takes a piece on S"), ("promote", "the move promotes to a piece of S"),
          ("enpassantsquare", "an en passant capture onto S"))
@@ -30,15 +32,16 @@ DECLS = (
     d("pseudolegal", None, LOGICAL, "'move pseudolegal': a move ignoring checks", where="move",
       example="move pseudolegal from K"),
     d("count", None, NUMBER, "'move legal count': the number of such moves", where="move",
-      refused="counting moves", example="move legal count"),
+      example="move legal count"),
     d("comment", None, LOGICAL, "'move comment (...)': say the text after each matching move played", where="move",
       example="move comment \"x\""),
     d("to", ast.Keyword, SET, "the square the last move went to", grammar="parse_keyword", sql=EXACT, traits=TREE,
       example="to"),
     d("from", ast.Keyword, SET, "the square the last move came from", grammar="parse_keyword", sql=EXACT,
       traits=TREE, example="from"),
-    *(d(word, ast.Keyword, LOGICAL, f"inside a dash's target: the move that led here was {what}",
-        where=DASH_TARGET, grammar="parse_keyword", sql=EXACT, python=python, sql_of=sql_of, example=f"--({word})")
+    *(d(word, ast.Keyword, LOGICAL, f"the move that led here was {what} (so inside a dash's target: the move made)",
+        where=FILTER if word != "enpassant" else DASH_TARGET, grammar="parse_keyword", sql=EXACT, python=python,
+        sql_of=sql_of, traits=_LAST_MOVE, example=f"--({word})" if word == "enpassant" else word)
       for word, what, python, sql_of in (
           ("o-o", "castling kingside", lambda ev, pos: pos.castle == 1,
            lambda a: S.definite(exp.EQ(this=S.col("castle", a), expression=S.num(1)))),
@@ -49,7 +52,13 @@ DECLS = (
            lambda a: S.definite(S.col("en_passant", a))))),
     *(d(word, None, LOGICAL, f"'{word}' outside a move filter", refused="written outside the move filter it belongs to",
         at_once=True, example=word)
-      for word in ("o-o", "o-o-o", "castle", "legal", "pseudolegal", "enpassantsquare")),
+      for word in ("enpassantsquare",)),
+    d("legal", ast.Dash, SET, "'legal F--G': a legal move from F to G, played or not (CQL 6.2)", grammar="parse_legal",
+      sql=NARROWED, traits=_GENERATED, example="legal --(castle)"),
+    d("pseudolegal", ast.Dash, SET, "'pseudolegal F--G': as legal, moves that leave the king in check too",
+      grammar="parse_legal", sql=PYTHON, traits=_GENERATED, example="pseudolegal K--"),
+    d("countmoves", ast.CountMoves, NUMBER, "'countmoves D': how many moves the dash filter D matches (CQL 6.2)",
+      grammar="parse_countmoves", sql=EXACT, traits=_MOVED, example="countmoves legal -- == 1"),
     d("--", ast.Dash, LOGICAL, "'F--G': a move from F to G (CQL 6.2), '=P' promotes, '(...)' holds after it",
       sql=EXACT, traits=_MOVED, example="K--g1"),
     d("[x]", ast.Dash, LOGICAL, "'F[x]G': a capture from F on G", sql=EXACT, traits=_MOVED, example="Q[x]r"),
@@ -58,8 +67,6 @@ DECLS = (
       example="echo (s t) consecutivemoves(s t) > 3"),
     d("quiet", None, LOGICAL, "'consecutivemoves quiet': no comments", where="consecutivemoves",
       example="echo (s t) consecutivemoves quiet (s t) > 3"),
-    d("countmoves", None, NUMBER, "the number of moves of a kind", refused="counting moves", at_once=True,
-      example="countmoves"),
     d("currentmove", ast.Call, LOGICAL, "the move being examined", grammar="parse_tier3",
       refused="the current move of a move loop", example="currentmove --"),
     fact("primary", LOGICAL, "the move that led here is its position's main continuation (CQL 6.2)",

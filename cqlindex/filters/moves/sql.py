@@ -10,7 +10,7 @@ from sqlglot import exp
 
 from cqlindex.cql import ast
 from cqlindex.plan import sql as S
-from cqlindex.plan.terms import RESIDUAL, Cond, Row
+from cqlindex.plan.terms import RESIDUAL, TRUE, Cond, NumTerm, Row
 
 _PROMOTION_TYPES = {"Q": chess.QUEEN, "R": chess.ROOK, "B": chess.BISHOP, "N": chess.KNIGHT}
 
@@ -20,10 +20,29 @@ class MovesSQL:
 
     __slots__ = ()
 
+    def _num_countmoves(self, node: ast.CountMoves, row: Row) -> NumTerm | None:
+        """``countmoves legal --`` is the stored number of legal moves; other forms are counted in Python."""
+        move = node.move
+        if isinstance(move, ast.Dash) and move.mode == "legal" and move.left is None and move.right is None \
+                and move.promote is None and not move.target:
+            return NumTerm(S.col("legal_moves", row.alias))
+        return None
+
+    def _cond_countmoves(self, node: ast.CountMoves, row: Row) -> Cond:
+        return TRUE  # a count, 0 included: it always has a value
+
+    def _num_move(self, node: ast.Move, row: Row) -> NumTerm | None:
+        """``move legal count`` alone is the stored number of legal moves."""
+        if node.mode == "legal" and [name for name, _ in node.params if name != "legal"] == ["count"]:
+            return NumTerm(S.col("legal_moves", row.alias))
+        return None
+
     def _cond_move(self, node: ast.Move, row: Row) -> Cond:
         says = next((value for name, value in node.params if name == "comment"), None)
         if says is not None:
             self.python_needed.append(says)  # 'move comment (...)': the evaluator writes the text
+        if any(name == "count" for name, _ in node.params):
+            return TRUE  # a count, 0 included: it always has a value
         if node.mode == "legal" and not node.params:
             return Cond(S.cmp(">", S.col("legal_moves", row.alias), S.num(0)), True)
         if node.mode == "legal":
@@ -66,6 +85,10 @@ class MovesSQL:
             square = {"from": col("move_from"), "to": col("move_to"), "capture": _captured_square(m),
                       "enpassantsquare": col("move_to")}[name]
             sql = S.has(term.sql, square)
+            if name in ("from", "to"):
+                # A null move is its side's king moving to its own square (moves/python.py).
+                king = exp.Case(ifs=[exp.If(this=col("wtm"), true=col("bk"))], default=col("wk"))
+                sql = S.either(sql, S.both(col("null_move"), S.nonzero(S.band(term.sql, king))))
             if name == "enpassantsquare":
                 sql = S.both(col("en_passant"), sql)
             return Cond(sql, term.exact)
@@ -87,6 +110,8 @@ class MovesSQL:
         return None
 
     def _cond_dash(self, node: ast.Dash, row: Row) -> Cond:
+        if node.mode != "played":
+            return _generated_dash(node, row)
         alias = self._other()
         before = Row(row.alias)
         exact = not row.linear
@@ -129,3 +154,17 @@ class MovesSQL:
 def _captured_square(alias: str) -> exp.Expression:
     """The square of the piece the move into row ``alias`` took (NULL if none), stored at build time."""
     return S.col("capture_square", alias)
+
+
+def _generated_dash(node: ast.Dash, row: Row) -> Cond:
+    """``legal F--G``: some legal move exists (the stored count), exactly so for a bare ``legal --``;
+    ``pseudolegal`` is left to the evaluator (a stalemated side has pseudolegal moves)."""
+    if node.mode != "legal":
+        return RESIDUAL
+    sql = S.cmp(">", S.col("legal_moves", row.alias), S.num(0))
+    bare = node.left is None and node.right is None and node.promote is None and not node.target
+    if node.target and node.target[0].name == "enpassant":
+        # An en passant capture needs the double step just played (not a set-up FEN's square).
+        sql = S.both(sql, S.both(S.not_null(S.col("ep_square", row.alias)),
+                                 S.cmp(">", S.col("positionid", row.alias), S.num(0))))
+    return Cond(sql, bare)

@@ -8,7 +8,7 @@ this file read them.
 from sqlglot import exp
 
 from cqlindex.cql import ast
-from cqlindex.filters.spec import EXACT, LOGICAL, NUMBER, TREE, Traits, declare, facts
+from cqlindex.filters.spec import EXACT, LOGICAL, NARROWED, NUMBER, PYTHON, SET, TREE, Traits, declare, facts
 from cqlindex.plan import sql as S
 
 d = declare("position")
@@ -57,10 +57,15 @@ DECLS = (
     fact("black", NUMBER, "the constant -1", lambda ev, pos: -1, lambda a: -1, "sidetomove == black"),
     d("terminal", ast.Keyword, LOGICAL, "no move is played from here (in the line searched)", grammar="parse_keyword",
       sql=EXACT, traits=TREE, example="terminal"),
+    *(d(name, ast.Keyword, SET, f"the {what}: its participating pieces (problem chess, CQL 6.2)",
+        grammar="parse_keyword", sql=NARROWED, example=name)
+      for name, what in (("puremate", "pure mate"), ("modelmate", "model mate"), ("idealmate", "ideal mate"),
+                         ("purestalemate", "pure stalemate"), ("modelstalemate", "model stalemate"),
+                         ("idealstalemate", "ideal stalemate"))),
     d("lastgamenumber", ast.Keyword, NUMBER, "the number of the collection's last game", grammar="parse_keyword",
       refused="the size of the collection", example="lastgamenumber > 1"),
     d("virtualmainline", ast.Keyword, LOGICAL, "on the line the engine took as main line", grammar="parse_keyword",
       refused="CQL 6.2 virtual main lines", example="virtualmainline"),
-    d("hhdb", None, LOGICAL, "the HHdb study database's annotations", refused="HHdb annotations", at_once=True,
-      example="hhdb"),
+    d("hhdb", ast.HHdb, "any", "an HHdb study annotation of the game: 'hhdb prize', 'hhdb TT' ...",
+      grammar="parse_hhdb", sql=PYTHON, example="hhdb prize == 1"),
 )

@@ -12,6 +12,7 @@ from cqlindex.evaluate.context import Evaluator, evaluates
 from cqlindex.evaluate.values import MATCH, Squares, count
 from cqlindex.filters import catalogue
 from cqlindex.filters.sets.python import pawn_structure
+from cqlindex.filters.position.matepatterns import NAMES as MATE_PATTERNS, mate_pattern
 from cqlindex.store.trees import Position
 
 #: The facts declared with their Python value (this family's, and the dash target's move kinds).
@@ -30,6 +31,8 @@ def keyword(ev: Evaluator, node: ast.Keyword, pos: Position) -> object:
         return value
     if name == "terminal":
         return None if pos.children else MATCH
+    if name in MATE_PATTERNS:
+        return Squares(mate_pattern(name, pos.board()))
     if name in _PAWNS:
         return Squares(pawn_structure(name, pos))
     positions = ev.tree.positions
@@ -157,10 +160,12 @@ def tree_call(ev: Evaluator, node: ast.Call, pos: Position) -> object:
     a, b = (ev.eval(arg, pos) for arg in node.args)
     if not (isinstance(a, Position) and isinstance(b, Position)):
         return None
+    # Strict: y descends from x when a nonempty sequence of moves leads from x to y (the
+    # manual's definition), so a position is neither its own ancestor nor its own descendant.
     if node.name == "ancestor":
-        return MATCH if a.id <= b.id <= a.last_descendant else None
+        return MATCH if a.id < b.id <= a.last_descendant else None
     if node.name == "descendant":
-        return MATCH if b.id <= a.id <= b.last_descendant else None
+        return MATCH if b.id < a.id <= b.last_descendant else None
     chain_a = ancestors(ev, a)
     ids_b = {p.id: depth for depth, p in enumerate(ancestors(ev, b))}
     for depth_a, p in enumerate(chain_a):

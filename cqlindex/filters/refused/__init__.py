@@ -17,11 +17,5 @@ DECLS = (
     *(d(name, None, kind, what, refused=why, at_once=True, example=name) for name, kind, what, why in (
         ("cql_abort", LOGICAL, "stop the run", "control flow"),
         ("similarposition", LOGICAL, "a position like this one elsewhere", "position similarity"),
-        ("idealmate", LOGICAL, "an ideal mate (chess problems)", "problem-chess mates"),
-        ("idealstalemate", LOGICAL, "an ideal stalemate", "problem-chess mates"),
-        ("modelmate", LOGICAL, "a model mate", "problem-chess mates"),
-        ("modelstalemate", LOGICAL, "a model stalemate", "problem-chess mates"),
-        ("puremate", LOGICAL, "a pure mate", "problem-chess mates"),
-        ("purestalemate", LOGICAL, "a pure stalemate", "problem-chess mates"),
     )),
 )

@@ -9,7 +9,8 @@ _LINE_PARAMS = (("firstmatch", "only the first match of each start"),
                 ("lastposition", "its value is the last position"),
                 ("singlecolor", "only the moves of one colour"), ("nestban", "no match inside another"),
                 ("primary", "main-line moves only"), ("secondary", "at least one variation move"),
-                ("quiet", "no comments"))
+                ("quiet", "no comments"), ("nolinearize", "move filters see every move played (no linearization)"),
+                ("nonatomic", "variables assigned in constituents are not restored per candidate line"))
 _PATH_PARAMS = (("nestban", "no match starts inside another", "path nestban check --"),
                 ("firstmatch", "the first walk found", "path firstmatch -- check"),
                 ("primary", "main-line moves only", "path primary -- check"),

@@ -67,11 +67,7 @@ class SequencesGrammar(Reader):
 
     def parse_constituent_body(self) -> ast.Node:
         node = self.parse_filter()
-        # The reference refuses numbers written as such ('3', '(v)', '{3+4}' with v numeric) but
-        # not a numeric variable alone in braces ('v=3 line --> {v}'): braces around a variable
-        # hide its kind from that check. Such a constituent matches wherever v is bound.
-        braced_variable = isinstance(node, ast.Compound) and isinstance(node.items[-1], ast.Variable)
-        if kind_of(node, self.variables) == NUMBER and not braced_variable:
+        if _written_number(node, self.variables):
             raise self.error("a line constituent cannot be a number", node.span)
         return self.parse_repetition(node)
 
@@ -101,3 +97,19 @@ class SequencesGrammar(Reader):
             end = self.expect_op("}", "to close '{m,n}'")
             return ast.Repeat(node.span.to(end.span), node, low, high)
         return node
+
+
+def _written_number(node: ast.Node, variables: dict) -> bool:
+    """Whether a line constituent is a number, which the reference refuses ('3', '(v)', '{3+4}').
+
+    Two numeric constituents are accepted: a numeric variable alone in braces ('v=3 line -->
+    {v}': the braces hide its kind; it matches wherever v is bound), and a nested ``line``
+    (seed 003 speaks of nested line filters, whose constituents linearize on their own), which
+    matches where it matches.
+    """
+    if kind_of(node, variables) != NUMBER or isinstance(node, ast.Line):
+        return False
+    if isinstance(node, ast.Compound) and node.items:
+        last = node.items[-1]
+        return not isinstance(last, ast.Variable) and _written_number(last, variables)
+    return True

@@ -34,7 +34,10 @@ where it differs from the position (a position with more than one continuation).
 limits of the copy: ``move primary`` / ``move secondary`` there count the one remaining move
 as the primary one, and ``child`` / ``terminal`` in the same constituent see the copy too. A
 backward line linearizes an ancestor's moves to the one toward the position matched before
-it, and does not linearize at its start. ``nolinearize`` and ``nonatomic`` are not parsed.
+it, and does not linearize at its start. ``nolinearize`` turns linearization off for the
+line's own constituents (a nested line linearizes on its own); a move filter inside the body of
+``find``, ``echo`` or ``:`` is not linearized either (seed 003). ``nonatomic`` is accepted and
+changes nothing here: constituents already assign as the simulation tries them (below).
 
 Not done: atomic evaluation. A constituent that assigns a variable changes it at every
 position the simulation tries (each at most once per start position), not only along the
@@ -113,6 +116,7 @@ class _Matcher:
         self.primary = "primary" in params
         self.secondary = "secondary" in params
         self.shortest = "firstmatch" in params
+        self.linearize = LINEARIZE and "nolinearize" not in params
         self.tests: dict[tuple[int, int, Linear], bool] = {}
         self.lines: dict[int, list[tuple[Linear, int | None]]] = {}
 
@@ -222,7 +226,7 @@ class _Matcher:
 
     def test(self, item: ast.Node, position_id: int, linear: Linear) -> bool:
         position = self.positions[position_id]
-        if linear is not None and (not LINEARIZE or not _plays_move(self.ev, item)
+        if linear is not None and (not self.linearize or not _plays_move(self.ev, item)
                                    or list(linear) == position.children):
             linear = None
         key = (id(item), position_id, linear)
@@ -277,8 +281,13 @@ def _plays_move(ev: Evaluator, node: ast.Node) -> bool:
 
 
 def _walk_for_move(node: object) -> bool:
+    """An ordinary move filter outside the bodies that are not linearized (seed 003)."""
     if isinstance(node, ast.Move):
         return node.mode == "played"
+    if isinstance(node, (ast.Find, ast.Echo, ast.Line)):
+        return False  # their own positions (a nested line linearizes its own constituents)
+    if isinstance(node, ast.Colon):
+        return _walk_for_move(node.position)
     if isinstance(node, ast.Node):
         return any(_walk_for_move(getattr(node, f.name)) for f in dataclasses.fields(node) if f.name != "span")
     if isinstance(node, tuple):

@@ -207,12 +207,15 @@ def _at_move(parser: Reader) -> bool:
     if token.is_op(*_DASHES):
         return True
     following = parser.peek(1)
+    if token.is_op("~"):  # '~T--' (dingstheme.cql): the complement of a set, written against a dash
+        token, following = following, parser.peek(2)
     side = token.kind is Kind.PIECES or (token.kind is Kind.WORD and token.text in parser.variables)
     return side and following.is_op(*_DASHES) and following.span.start == token.span.end
 
 
 def _move(parser: Reader) -> ast.Dash:
     left: ast.Node | None = None
+    complement = parser.next() if parser.at_op("~") else None
     first = parser.peek()
     if first.kind is Kind.PIECES:
         parser.next()
@@ -220,6 +223,9 @@ def _move(parser: Reader) -> ast.Dash:
     elif first.kind is Kind.WORD:
         parser.next()
         left = ast.Variable(first.span, first.text)
+    if complement is not None and left is not None:
+        left = ast.Unary(complement.span.to(left.span), "~", left)
+        first = complement
     dash = parser.next()
     span = first.span.to(dash.span)
     right: ast.Node | None = None

@@ -8,16 +8,15 @@ _WHAT = {"flipcolor": "and with colours swapped (mirrored vertically)", "reverse
          "flip": "and its seven images under the board's symmetries", "fliphorizontal": "and its mirror image a-h",
          "flipvertical": "and its mirror image 1-8", "rotate90": "and its rotations by 90 degrees",
          "shift": "and its translations", "shifthorizontal": "and its translations along ranks",
-         "shiftvertical": "and its translations along files"}
+         "shiftvertical": "and its translations along files",
+         "rotate45": "and its rotations by multiples of 45 degrees (directions only)"}
 
 DECLS = (
     *(d(name, ast.Transform, "any", f"the filter {what}", grammar="parse_transform", sql=EXACT, traits=SQUARES,
-        example=f"{name} Ka1") for name, what in _WHAT.items()),
+        example=f"{name} K" if name == "rotate45" else f"{name} Ka1") for name, what in _WHAT.items()),
     d("count", None, NUMBER, "'T count F': how many images match", where="transforms", example="flip count Ka1"),
-    d("rotate45", ast.Transform, "any", "the filter and its 45-degree rotations", grammar="parse_unsupported_prefix",
-      refused="rotate45", example="rotate45 K"),
     d("notransform", ast.Transform, "any", "the filter, untouched by an enclosing transform",
-      grammar="parse_unsupported_prefix", refused="notransform", example="flip notransform K"),
+      grammar="parse_unsupported_prefix", sql=EXACT, example="flip notransform K"),
     d("currenttransform", None, "any", "the transform being applied", refused="currenttransform", at_once=True,
       example="currenttransform"),
 )

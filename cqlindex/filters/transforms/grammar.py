@@ -1,4 +1,4 @@
-"""The grammar of transform filters (and the refused rotate45, notransform, str)."""
+"""The grammar of transform filters (and the refused notransform, str)."""
 
 from __future__ import annotations
 
@@ -6,22 +6,34 @@ from cqlindex.cql import ast
 from cqlindex.cql.reader import Reader
 from cqlindex.cql.tokens import Kind, Token
 
+_ALL = (1 << 64) - 1
+
 
 class TransformsGrammar(Reader):
     """The transforms family's grammar."""
 
     def parse_transform(self, token: Token) -> ast.Node:
+        """``T [count] [low [high]] F``: a range after the name makes a count that must lie in it (seed 000)."""
         count = False
         if self.at_word("count"):
             if token.text == "reversecolor":
                 raise self.error("'reversecolor' has one member: 'count' does not apply", self.peek())
             self.next()
             count = True
+        low = high = None
+        if self.at_number():
+            low = high = self.number("")
+            if self.at_number():
+                high = self.number("")
         arg = self.parse_filter()
-        return ast.Transform(token.span.to(arg.span), token.text, count, arg)
+        if token.text == "rotate45":
+            named = next((p for p in ast.walk(arg) if isinstance(p, ast.Pieces) and p.squares != _ALL), None)
+            if named is not None:
+                raise self.error("'rotate45' cannot be applied to particular squares", named.span)
+        return ast.Transform(token.span.to(arg.span), token.text, count, arg, low, high)
 
     def parse_unsupported_prefix(self, token: Token) -> ast.Node:
-        """``notransform F``, ``rotate45 [count] F`` and ``str F`` / ``str(F ...)``."""
+        """``notransform F`` and ``str F`` / ``str(F ...)``."""
         if token.text == "str":
             if self.at_op("("):
                 self.next()
@@ -34,10 +46,5 @@ class TransformsGrammar(Reader):
                 return ast.Call(token.span.to(end.span), "str", tuple(args))
             arg = self.parse_primary()
             return ast.Call(token.span.to(arg.span), "str", (arg,))
-        count = token.text == "rotate45" and self.at_word("count")
-        if count:
-            self.next()
         arg = self.parse_filter()
-        if token.text == "rotate45" and isinstance(arg, ast.Pieces) and arg.squares != (1 << 64) - 1:
-            raise self.error("'rotate45' cannot be applied to particular squares", arg.span)
-        return ast.Transform(token.span.to(arg.span), token.text, count, arg)
+        return ast.Transform(token.span.to(arg.span), token.text, False, arg)

@@ -1,7 +1,8 @@
 """Transform filters, evaluated through their members as the seeds define them.
 
 ``T F`` is the union (sets), maximum (numbers) or disjunction of F rewritten by each basic
-transform of T; ``T count F`` counts the members that match. The rewriting itself lives in
+transform of T; ``T count F`` counts the members that match, and ``T m n F`` (a range after
+the name) is that count when it lies in the range. The rewriting itself lives in
 :mod:`cqlindex.query.rewrite`, done once per query and shared with the planner.
 """
 
@@ -16,6 +17,8 @@ from cqlindex.store.trees import Position
 def transform(ev: Evaluator, node: ast.Transform, pos: Position) -> object:
     values = [ev.eval(member, pos) for member in ev.expansions(node)]
     matched = [v for v in values if v is not None and not (type(v) is Squares and not v)]
+    if node.low is not None:  # 'T m n F' (seed 000): how many members match, within the range
+        return len(matched) if node.low <= len(matched) <= node.high else None
     if node.count:
         return len(matched)
     if not matched:

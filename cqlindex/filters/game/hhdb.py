@@ -1,0 +1,105 @@
+"""``hhdb``: the annotations of Harold van der Heijden's endgame study database (HHdb), as tags.
+
+HHdb games carry their award at the head of the Event tag ("1.p", "1/2.p", "4.hm", ".c",
+"sp.p" a special prize, "1.sp.p") and their flags after the stipulation in the Black tag
+("(+0334.46a6h8) TT U2"). cqlindex reads these two; a game without them has no award and no
+flag, so ``hhdb`` is false there (the reference engine answers so too).
+
+What is run: ``hhdb prize`` / ``hm`` / ``commendation`` (the rank of an award of that kind
+that is not special; an award written without a rank, ".p", ranks first: the reference's
+answers on the studies sample, gameinfo2.cql) and the flags (``TT``, ``twin``, ``U1`` ...).
+The rest of the grammar (``special``, ``max``, ``sort``, ``award``, ``composer``, ``gbr``,
+comment markers such as ``"<cook>"``, ``cooked`` ...) is parsed and refused as unsupported.
+"""
+
+from __future__ import annotations
+
+import re
+
+from cqlindex.cql import ast
+from cqlindex.cql.reader import Reader
+from cqlindex.cql.tokens import Kind, Token
+from cqlindex.evaluate.context import Evaluator, evaluates
+from cqlindex.evaluate.values import MATCH
+from cqlindex.store.trees import Position
+
+#: Flag codes of the Black tag and their long names.
+FLAGS = {"AN": "anticipation", "CR": "colors_reversed", "MC": "too_many_composers", "PH": "posthumous",
+         "TE": "theoretical_ending", "TT": "theme_tourney", "TW": "twin", "U1": "dual_at_move_1",
+         "U2": "dual_after_move_1", "U3": "white_fails", "U4": "white_wins_in_draw", "U5": "unreachable"}
+_FLAG_OF = {**{code: code for code in FLAGS}, **{name: code for code, name in FLAGS.items()},
+            "theme_tournament": "TT"}
+_AWARDS = {"prize": "p", "hm": "hm", "commendation": "c"}
+_AWARD_WORDS = ("award", "commendation", "hm", "prize")
+_MODIFIERS = ("max", "sort", "special")
+#: Parsed and refused for now (their meaning is not pinned down against the reference).
+_OTHER_WORDS = ("mainline", "variation", "cooked", "dual", "sound", "unsound", "correction", "modification",
+                "corrected_solution", "version", "egdiagram", "composer", "diagram", "firstcomment", "search",
+                "stipulation")
+_MARKS = ("<cook>", "<eg>", "<main>", "<minor_dual>", "<or>", "(c)", "(m)", "(s)", "(v)")
+_GBR_PARTS = ("kings", "material", "pawns", "pieces")
+_AWARD_RE = re.compile(r"(?:(\d+)(?:/\d+)?)?\.?(sp\.)?(p|hm|c)")
+
+
+def read_hhdb(parser: Reader, token: Token) -> ast.Node:
+    """``hhdb`` and what it reads: an award (with ``max`` ``sort`` ``special``), a flag, a word, a mark."""
+    start = parser.peek()
+    if start.kind is Kind.STRING and start.text.strip('"') in _MARKS:
+        parser.next()
+        parser.defer_unsupported(f"'hhdb {start.text}'", start)
+        return ast.HHdb(token.span.to(start.span), start.text.strip('"'), frozenset())
+    if start.kind is not Kind.WORD:
+        raise parser.error("'hhdb' is followed by what it reads: prize, hm, composer, TT ...", start)
+    if start.text in _FLAG_OF or start.text in _OTHER_WORDS:
+        parser.next()
+        end = start
+        if start.text in _OTHER_WORDS:
+            parser.defer_unsupported(f"'hhdb {start.text}'", start)
+        return ast.HHdb(token.span.to(end.span), _FLAG_OF.get(start.text, start.text), frozenset())
+    if start.text == "gbr":
+        parser.next()
+        end = parser.next() if parser.at_word(*_GBR_PARTS) else start
+        parser.defer_unsupported("'hhdb gbr'", start.span.to(end.span))
+        return ast.HHdb(token.span.to(end.span), "gbr", frozenset())
+    kind: str | None = None
+    modifiers: set[str] = set()
+    end = start
+    while parser.at_word(*_AWARD_WORDS, *_MODIFIERS):
+        word = parser.peek()
+        if word.text in modifiers or (word.text in _AWARD_WORDS and kind is not None):
+            raise parser.error(f"'{word.text}' twice in 'hhdb'", word)
+        if word.text in _AWARD_WORDS:
+            kind = word.text
+        else:
+            modifiers.add(word.text)
+        end = parser.next()
+    if kind is None and "special" not in modifiers:
+        raise parser.error("'hhdb' is followed by what it reads: prize, hm, composer, TT ...", parser.peek())
+    if modifiers or kind == "award":
+        parser.defer_unsupported(f"'hhdb {' '.join(sorted(modifiers | {kind or ''}))}'", start.span.to(end.span))
+    return ast.HHdb(token.span.to(end.span), kind or "award", frozenset(modifiers))
+
+
+def is_award(node: ast.HHdb) -> bool:
+    """A number (the rank of an award) rather than a flag."""
+    return node.item in _AWARD_WORDS
+
+
+@evaluates(ast.HHdb)
+def hhdb(ev: Evaluator, node: ast.HHdb, pos: Position) -> object:
+    headers = ev.tree.headers
+    if node.item in _AWARDS:
+        return award_rank(headers.get("Event", ""), _AWARDS[node.item])
+    if node.item in FLAGS:
+        flags = headers.get("Black", "").rpartition(")")[2].split()
+        return MATCH if node.item in flags else None
+    raise ev.unsupported(f"'hhdb {node.item}'", node)
+
+
+def award_rank(event: str, kind: str) -> int | None:
+    """The rank of a non-special award of ``kind`` ("p", "hm", "c") at the head of an Event tag."""
+    head = event.split(" ", 1)[0]
+    match = _AWARD_RE.fullmatch(head)
+    if match is None or match.group(2) or match.group(3) != kind:
+        return None
+    return int(match.group(1)) if match.group(1) else 1

@@ -1,0 +1,71 @@
+"""``hhdb`` (cqlindex/filters/game/hhdb.py): awards from the Event tag, flags from the Black tag.
+
+The reference's answers on the studies sample are checked game for game by gameinfo2.cql
+(tests/test_evaluate_examples.py); here the rules themselves, and both engines on inline games.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from cqlindex.cql.parser import parse
+from cqlindex.errors import CqlSyntaxError, CqlUnsupportedError
+from cqlindex.exec.run import run
+from cqlindex.filters.game.hhdb import award_rank
+
+
+@pytest.mark.parametrize(("event", "kind", "rank"), [
+    ("1.p Jenever Thematic ty", "p", 1), ("1/2.p Tourney", "p", 1), ("3.p Moscow ty", "p", 3),
+    (".p Jenever Thematic ty", "p", 1),  # no rank written: first (gameinfo2.cql on the sample)
+    ("1.sp.p Tata Steel-75 AT", "p", None), ("sp.p Birnov MT", "p", None),  # special prizes are not prizes
+    ("4.hm Problem", "hm", 4), (".c EG", "c", 1), ("4.hm Problem", "p", None), ("The Problemist", "p", None),
+    ("", "p", None),
+])
+def test_award_rank(event: str, kind: str, rank: int | None) -> None:
+    assert award_rank(event, kind) == rank
+
+
+GAMES = {
+    "award": ('2.p Some ty', "(+0016.32d4g7) TT U2", "1. e4 e5 *"),
+    "plain": ("Casual game", "b", "1. d4 d5 *"),
+}
+
+
+@pytest.fixture(scope="module")
+def dbs(tmp_path_factory):
+    from cqlindex.ingest.pipeline import build
+
+    root = tmp_path_factory.mktemp("hhdb")
+    out = {}
+    for name, (event, black, moves) in GAMES.items():
+        pgn = root / f"{name}.pgn"
+        pgn.write_text(f'[Event "{event}"]\n[Site "?"]\n[Date "2000.01.01"]\n[Round "1"]\n[White "a"]\n'
+                       f'[Black "{black}"]\n[Result "*"]\n\n{moves}\n')
+        out[name] = root / f"{name}.duckdb"
+        build([str(pgn)], out[name], workers=1)
+    return out
+
+
+@pytest.mark.parametrize("engine", ["python", "sql"])
+@pytest.mark.parametrize(("query", "award", "plain"), [
+    ("initial hhdb prize == 2", True, False), ("initial hhdb prize == 1", False, False),
+    ("initial hhdb hm", False, False), ("initial hhdb TT", True, False), ("initial hhdb theme_tourney", True, False),
+    ("initial hhdb dual_after_move_1", True, False), ("initial hhdb twin", False, False),
+    ("initial not hhdb prize", False, True),
+])
+def test_hhdb_on_games(dbs, engine: str, query: str, award: bool, plain: bool) -> None:
+    for name, expected in (("award", award), ("plain", plain)):
+        assert run(dbs[name], query, variations=False, engine=engine).matches == ({1: [0]} if expected else {})
+
+
+@pytest.mark.parametrize("query", ['hhdb "<cook>"', "hhdb cooked", "hhdb special prize", "hhdb max prize",
+                                   "hhdb composer", "hhdb gbr pawns"])
+def test_forms_not_run_yet_are_refused(query: str) -> None:
+    with pytest.raises(CqlUnsupportedError):
+        parse(query)
+
+
+@pytest.mark.parametrize("query", ["hhdb", "hhdb unknown", "hhdb sort", "hhdb prize prize"])
+def test_syntax_errors(query: str) -> None:
+    with pytest.raises(CqlSyntaxError):
+        parse(query)
