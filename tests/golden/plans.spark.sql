@@ -224,26 +224,45 @@ WHERE
       q1.gamenumber = p.gamenumber
       AND q1.parent = p.positionid
       AND q1.child_index = 0
-      AND NOT (
-        q1.move_from IS NULL
+      AND (
+        (
+          NOT (
+            q1.move_from IS NULL
+          )
+          AND (
+            p.wn & CASE
+              WHEN q1.move_from = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.move_from) AS BIGINT)
+            END
+          ) <> 0
+        )
+        OR (
+          q1.null_move AND (
+            p.wn & CASE WHEN q1.wtm THEN q1.bk ELSE q1.wk END
+          ) <> 0
+        )
       )
       AND (
-        p.wn & CASE
-          WHEN q1.move_from = 63
-          THEN CAST(-9223372036854775808 AS BIGINT)
-          ELSE CAST(POWER(2, q1.move_from) AS BIGINT)
-        END
-      ) <> 0
-      AND NOT (
-        q1.move_to IS NULL
+        (
+          NOT (
+            q1.move_to IS NULL
+          )
+          AND (
+            9007199254740992 & CASE
+              WHEN q1.move_to = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.move_to) AS BIGINT)
+            END
+          ) <> 0
+        )
+        OR (
+          q1.null_move
+          AND (
+            9007199254740992 & CASE WHEN q1.wtm THEN q1.bk ELSE q1.wk END
+          ) <> 0
+        )
       )
-      AND (
-        9007199254740992 & CASE
-          WHEN q1.move_to = 63
-          THEN CAST(-9223372036854775808 AS BIGINT)
-          ELSE CAST(POWER(2, q1.move_to) AS BIGINT)
-        END
-      ) <> 0
       AND NOT (
         q1.capture_square IS NULL
       )
