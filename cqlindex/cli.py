@@ -385,7 +385,8 @@ def query(
         help="sql: SQL decides what it can, Python the rest; python: the reference evaluator on every game.")
     ] = Engine.sql,
     explain: Annotated[bool, typer.Option(
-        "--explain", help="Print the SQL and which filters SQL decides, instead of running the query.")] = False,
+        "--explain", help="Print the SQL and which filters SQL decides, instead of running the query: a script "
+                           "that runs as it is (the explanation in -- comments), or JSON with --format json.")] = False,
     dialect: Annotated[str, typer.Option(
         "--dialect", help="With --explain: the SQL for this engine (any sqlglot dialect: spark, trino, bigquery, "
                           "...), to run on the tables cqlindex export writes.")] = "duckdb",
@@ -439,7 +440,6 @@ def query(
     """
     from cqlindex.cql_options import compose, fen_filter, game_filters, parse_range
     from cqlindex.exec.run import plan_for, run
-    from cqlindex.plan.planner import explain as explain_plan
 
     if input is not None:
         if cql is not None:
@@ -485,9 +485,9 @@ def query(
 
     index, text, source, games, count = _guard(prepare)
     if explain:
-        typer.echo(_guard(lambda: explain_plan(plan_for(index, text, variations=variations, source=source,
-                                                          gamenumbers=games, include_unplayable=unplayable),
-                                               dialect=dialect)))
+        typer.echo(_guard(lambda: _explained(plan_for(index, text, variations=variations, source=source,
+                                                       gamenumbers=games, include_unplayable=unplayable),
+                                              dialect, format)))
         return
     result = _guard(lambda: run(index, text, variations=variations, source=source, gamenumbers=games,
                                 matchcount=count, engine=engine.value, timeout=timeout,
@@ -519,6 +519,17 @@ def query(
         _guard(lambda: _write_matches(index, result, format, output, options))
     if not quiet:
         say.print(summary, markup=False)
+
+
+def _explained(plan, dialect: str, format: Format | None) -> str:
+    """``--explain``: SQL that runs as it is (the explanation in comments), or JSON for programs."""
+    from cqlindex.plan.planner import explain, explain_data
+
+    if format is Format.json:
+        return json.dumps(explain_data(plan, dialect), indent=2)
+    if format is not None:
+        raise InputError("with --explain, --format is json (or left out for the SQL script)")
+    return explain(plan, dialect)
 
 
 def _terminal() -> bool:
