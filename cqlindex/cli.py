@@ -271,16 +271,21 @@ def sql(
 def export(
     db: Annotated[Path, typer.Argument(help="A database written by cqlindex build.")],
     directory: Annotated[Path, typer.Argument(
-        help="An empty or new directory: one Parquet file per table, schema.sql and load.sql.")],
+        help="An empty or new directory: a folder of Parquet files per table (cut by game-number range), "
+             "schema.sql and load.sql for DuckDB, spark.sql and trino.sql to register the tables.")],
+    base_path: Annotated[str | None, typer.Option(
+        "--base-path", help="Where the files will be read from in spark.sql and trino.sql (e.g. "
+                            "s3://bucket/chess after copying the directory there); default: its absolute path.",
+        show_default=False)] = None,
 ) -> None:
-    """Write the index as Parquet, for Spark, Trino or any engine that reads it (see query --explain --dialect)."""
+    """Write the index as Parquet for Spark, Trino or DuckDB anywhere (see query --engine spark, --explain --dialect)."""
     from cqlindex.store.database import connect
     from cqlindex.store.export import export_parquet
 
     def work() -> dict[str, int]:
         con = connect(db)
         try:
-            return export_parquet(con, directory)
+            return export_parquet(con, directory, base_path=base_path)
         finally:
             con.close()
 
