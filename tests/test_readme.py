@@ -87,7 +87,8 @@ CHECKS: dict[str, Callable[[Run], None]] = {
     "cqlindex info sample.duckdb --schema":
         lambda r: "positions" in r.out and "fullmove(pos)" in r.out and "fen(pos)" in r.out or pytest.fail(r.out),
     "cqlindex export sample.duckdb parquet/":
-        lambda r: (r.folder / "parquet" / "positions.parquet").exists() or pytest.fail(r.err),
+        lambda r: (r.folder / "parquet" / "positions" / "part-00000.parquet").exists()
+        and (r.folder / "parquet" / "spark.sql").exists() or pytest.fail(r.err),
     "cqlindex query sample.duckdb mate":
         lambda r: table_games(r.out) == MATES and "17. Rd8#" in r.out and "29. Qg5#" in r.out or pytest.fail(r.out),
     "cqlindex query sample.duckdb mate --variations":
