@@ -116,3 +116,26 @@ def test_cli_engine_spark_writes_the_same_output(spark, exported) -> None:
     assert explained.exit_code == 0 and "FROM positions" in explained.stdout
     bad = runner.invoke(app, ["query", str(db), "check", "--engine", "spark"])
     assert bad.exit_code == 3 and "not a directory written by cqlindex export" in bad.output
+
+
+def test_other_paths_never_import_pyspark(build_db) -> None:
+    """pyspark is imported by --engine spark alone: the default engine, explain and output run without it."""
+    import subprocess
+    import sys
+
+    db = build_db(DATASET)
+    code = ("import sys\nfrom typer.testing import CliRunner\nfrom cqlindex.cli import app\n"
+            f"for args in (['query', {str(db)!r}, 'check Q attacks k', '--format', 'count'], "
+            f"['query', {str(db)!r}, 'mate', '--explain', '--dialect', 'spark']):\n"
+            "    assert CliRunner().invoke(app, args).exit_code == 0\n"
+            "assert 'pyspark' not in sys.modules, 'pyspark was imported'\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_without_java_the_engine_says_what_to_install(monkeypatch) -> None:
+    from cqlindex.exec import spark
+
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.setattr(spark.shutil, "which", lambda name: None)
+    with pytest.raises(spark.SparkUnavailable, match="needs (Java|pyspark)"):
+        spark.session("local[1]")
