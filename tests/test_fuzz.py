@@ -171,20 +171,22 @@ def failure(text: str, error: BaseException) -> str:
 def front_halves(text: str, tree, alarm) -> str | None:
     """Parse, plan (with the SQL text) and evaluate on one tree; a failure's description, or None."""
     alarm(LIMIT_SECONDS)
+    outcome = None
     try:
-        for variations in (False, True):
-            prepared = prepare(text, variations=variations)
-            plan(prepared.query, variations, expansions=prepared.expansions).sql
-            Evaluator(prepared.query, variations, prepared.expansions).matches(tree)
-    except CqlindexError:
-        pass
-    except Hang as error:
-        return failure(text, error)
-    except Exception as error:  # noqa: BLE001  (any other exception is the bug being looked for)
-        return failure(text, error)
-    finally:
-        alarm(0)
-    return None
+        try:
+            for variations in (False, True):
+                prepared = prepare(text, variations=variations)
+                plan(prepared.query, variations, expansions=prepared.expansions).sql
+                Evaluator(prepared.query, variations, prepared.expansions).matches(tree)
+        except CqlindexError:
+            pass
+        except Exception as error:  # noqa: BLE001  (a Hang, or any other exception: the bug being looked for)
+            outcome = failure(text, error)
+        finally:
+            alarm(0)
+    except Hang as error:  # the alarm went off while being disarmed: the string took the whole limit
+        outcome = failure(text, error)
+    return outcome
 
 
 def both_engines(index, text: str, answered: list[str]) -> str | None:
