@@ -54,6 +54,7 @@ class Reader(str, Enum):
 class Engine(str, Enum):
     sql = "sql"
     python = "python"
+    spark = "spark"
 
 
 class SqlFormat(str, Enum):
@@ -129,6 +130,44 @@ def build(
         "--wait", help="If another build is writing the same index, wait for it (else exit with code 75).")] = False,
 ) -> None:
     """Replay every game and write every position of every line into a DuckDB index."""
+    from cqlindex.ingest.pipeline import build as run_build
+
+    target = output or _default_output(pgn[0])
+
+    def work(update, say):
+        from cqlindex.api import absolute_inputs
+
+        inputs = absolute_inputs(pgn)  # the index names its sources so that any directory finds them
+        return run_build(inputs, target, workers=workers, reader=reader.value, on_progress=update, wait=wait,
+                         on_wait=say)
+
+    _ingest(target, work, quiet, "indexing")
+
+
+@app.command()
+def add(
+    db: Annotated[Path, typer.Argument(help="An index written by cqlindex build.")],
+    pgn: Annotated[list[str], typer.Argument(help="PGN files or globs whose games are appended.")],
+    workers: Annotated[int | None, typer.Option(help="Parse processes (default: one per core).", min=1)] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, only the summary.")] = False,
+    reader: Annotated[Reader, typer.Option(help="As for cqlindex build.")] = Reader.auto,
+    wait: Annotated[bool, typer.Option(
+        "--wait", help="If a build or add is writing the same index, wait for it (else exit with code 75).")] = False,
+) -> None:
+    """Append games to an index: numbered after its last game, as one build of all the files would index them."""
+    from cqlindex.ingest.append import add as run_add
+
+    def work(update, say):
+        from cqlindex.api import absolute_inputs
+
+        return run_add(db, absolute_inputs(pgn), workers=workers, reader=reader.value, on_progress=update,
+                       wait=wait, on_wait=say)
+
+    _ingest(db, work, quiet, "adding", added=True)
+
+
+def _ingest(target: Path, work, quiet: bool, verb: str, *, added: bool = False) -> None:
+    """Run a build or an add with its progress bar on stderr (on a terminal), then print the summary."""
     from rich.progress import (
         BarColumn,
         DownloadColumn,
@@ -137,40 +176,33 @@ def build(
         TimeRemainingColumn,
     )
 
-    from cqlindex.ingest.pipeline import build as run_build
-
-    target = output or _default_output(pgn[0])
     console = _stderr()
     show = not quiet and console.is_terminal
 
     def say(message: str) -> None:
         console.print(message, highlight=False, markup=False)
 
-    def work():
-        from cqlindex.api import absolute_inputs
-
-        inputs = absolute_inputs(pgn)  # the index names its sources so that any directory finds them
+    def run():
         if not show:
-            return run_build(inputs, target, workers=workers, reader=reader.value, wait=wait, on_wait=say)
-        with Progress(TextColumn("[bold]indexing"), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
+            return work(None, say)
+        with Progress(TextColumn(f"[bold]{verb}"), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
                       TextColumn("{task.fields[games]:,} games, {task.fields[positions]:,} positions"),
                       console=console, transient=True) as bar:
-            task = bar.add_task("build", total=None, games=0, positions=0)
+            task = bar.add_task(verb, total=None, games=0, positions=0)
 
             def update(p):
                 bar.update(task, total=p.bytes_total, completed=p.bytes_done, games=p.games, positions=p.positions)
 
-            return run_build(inputs, target, workers=workers, reader=reader.value, on_progress=update, wait=wait,
-                             on_wait=say)
+            return work(update, say)
 
-    summary = _guard(work)
+    summary = _guard(run)
     for rejected in summary.rejected:
         console.print(f"[bold red]error:[/] {escape(rejected)}", highlight=False)
     for warning in summary.warnings:
         console.print(f"warning: {warning}", highlight=False)
     errors = f"{summary.errors:,} errors (see: cqlindex sql {target} 'FROM errors')" if summary.errors else "0 errors"
     console.print(
-        f"{target}: {summary.games:,} games, {summary.positions:,} positions "
+        f"{target}: {'added ' if added else ''}{summary.games:,} games, {summary.positions:,} positions "
         f"({summary.mainline_positions:,} main line), {errors}, {summary.seconds:.1f} s, "
         f"{summary.positions_per_second:,.0f} positions/s", highlight=False)
 
@@ -271,16 +303,21 @@ def sql(
 def export(
     db: Annotated[Path, typer.Argument(help="A database written by cqlindex build.")],
     directory: Annotated[Path, typer.Argument(
-        help="An empty or new directory: one Parquet file per table, schema.sql and load.sql.")],
+        help="An empty or new directory: a folder of Parquet files per table (cut by game-number range), "
+             "schema.sql and load.sql for DuckDB, spark.sql and trino.sql to register the tables.")],
+    base_path: Annotated[str | None, typer.Option(
+        "--base-path", help="Where the files will be read from in spark.sql and trino.sql (e.g. "
+                            "s3://bucket/chess after copying the directory there); default: its absolute path.",
+        show_default=False)] = None,
 ) -> None:
-    """Write the index as Parquet, for Spark, Trino or any engine that reads it (see query --explain --dialect)."""
+    """Write the index as Parquet for Spark, Trino or DuckDB anywhere (see query --engine spark, --explain --dialect)."""
     from cqlindex.store.database import connect
     from cqlindex.store.export import export_parquet
 
     def work() -> dict[str, int]:
         con = connect(db)
         try:
-            return export_parquet(con, directory)
+            return export_parquet(con, directory, base_path=base_path)
         finally:
             con.close()
 
@@ -382,10 +419,16 @@ def query(
         "-result", "--result", help="Only games with this result: 1-0, 0-1 or 1/2-1/2.", show_default=False)
     ] = None,
     engine: Annotated[Engine, typer.Option(
-        help="sql: SQL decides what it can, Python the rest; python: the reference evaluator on every game.")
+        help="sql: SQL decides what it can, Python the rest; python: the reference evaluator on every game; "
+             "spark: the sql engine's plan on Spark over a directory written by cqlindex export (given in place "
+             "of the index), the rest by the evaluator on Spark's executors (pip install 'cqlindex[spark]').")
     ] = Engine.sql,
+    spark_master: Annotated[str, typer.Option(
+        "--spark-master", help="With --engine spark: the Spark master URL (local[N], spark://HOST:PORT, yarn, ...).")
+    ] = "local[*]",
     explain: Annotated[bool, typer.Option(
-        "--explain", help="Print the SQL and which filters SQL decides, instead of running the query.")] = False,
+        "--explain", help="Print the SQL and which filters SQL decides, instead of running the query: a script "
+                           "that runs as it is (the explanation in -- comments), or JSON with --format json.")] = False,
     dialect: Annotated[str, typer.Option(
         "--dialect", help="With --explain: the SQL for this engine (any sqlglot dialect: spark, trino, bigquery, "
                           "...), to run on the tables cqlindex export writes.")] = "duckdb",
@@ -439,7 +482,6 @@ def query(
     """
     from cqlindex.cql_options import compose, fen_filter, game_filters, parse_range
     from cqlindex.exec.run import plan_for, run
-    from cqlindex.plan.planner import explain as explain_plan
 
     if input is not None:
         if cql is not None:
@@ -484,14 +526,27 @@ def query(
         return index, text, source, games, count
 
     index, text, source, games, count = _guard(prepare)
+    on_spark = engine is Engine.spark
     if explain:
-        typer.echo(_guard(lambda: explain_plan(plan_for(index, text, variations=variations, source=source,
-                                                          gamenumbers=games, include_unplayable=unplayable),
-                                               dialect=dialect)))
+        planner = plan_for
+        if on_spark:
+            from cqlindex.exec.spark import plan_exported as planner
+        typer.echo(_guard(lambda: _explained(planner(index, text, variations=variations, source=source,
+                                                      gamenumbers=games, include_unplayable=unplayable),
+                                              dialect, format)))
         return
-    result = _guard(lambda: run(index, text, variations=variations, source=source, gamenumbers=games,
-                                matchcount=count, engine=engine.value, timeout=timeout,
-                                include_unplayable=unplayable, allow_files=True))  # files, as CQL's command line
+    if on_spark:
+        if timeout is not None:
+            _stderr().print("cqlindex: --timeout is not supported with --engine spark (Spark has its own job limits)")
+            raise typer.Exit(2)
+        from cqlindex.exec.spark import run_spark
+
+        result = _guard(lambda: run_spark(index, text, variations=variations, source=source, gamenumbers=games,
+                                          matchcount=count, include_unplayable=unplayable, master=spark_master))
+    else:
+        result = _guard(lambda: run(index, text, variations=variations, source=source, gamenumbers=games,
+                                    matchcount=count, engine=engine.value, timeout=timeout,
+                                    include_unplayable=unplayable, allow_files=True))  # files, as CQL's command line
     header = result.query.header
     # CQL's closing line ('N matches of M games'), counted before --limit cuts the output.
     summary = (f"{len(result.matches)} matches of {result.games_examined} games in {result.seconds:.2f} seconds "
@@ -516,9 +571,20 @@ def query(
     options = Options(matchstring=matchstring or header.matchstring or "CQL", silent=silent or header.silent,
                       header=not noheader, boards=boards, summary=summary, database=str(index), limit=cut)
     if not shown_only:
-        _guard(lambda: _write_matches(index, result, format, output, options))
+        _guard(lambda: _write_matches(index, result, format, output, options, exported=on_spark))
     if not quiet:
         say.print(summary, markup=False)
+
+
+def _explained(plan, dialect: str, format: Format | None) -> str:
+    """``--explain``: SQL that runs as it is (the explanation in comments), or JSON for programs."""
+    from cqlindex.plan.planner import explain, explain_data
+
+    if format is Format.json:
+        return json.dumps(explain_data(plan, dialect), indent=2)
+    if format is not None:
+        raise InputError("with --explain, --format is json (or left out for the SQL script)")
+    return explain(plan, dialect)
 
 
 def _terminal() -> bool:
@@ -553,12 +619,14 @@ def _find_index(db: Path) -> Path:
                      f"(it writes {name})")
 
 
-def _write_matches(db: Path, result, fmt: Format, output: Path | None, options: Options) -> None:
+def _write_matches(db: Path, result, fmt: Format, output: Path | None, options: Options, *,
+                   exported: bool = False) -> None:
     from cqlindex.errors import OutputError
     from cqlindex.output.formats import write
     from cqlindex.store.database import connect
+    from cqlindex.store.exported import open_exported
 
-    con = connect(db)
+    con = open_exported(db) if exported else connect(db)
     try:
         try:
             handle = output.open("w", encoding="utf-8", newline="") if output else None

@@ -7,6 +7,8 @@ each case checks the SQL path and the evaluator path agree, including what the h
 
 from __future__ import annotations
 
+import json
+
 import shutil
 from pathlib import Path
 
@@ -93,6 +95,18 @@ def test_cli_explain(build_db) -> None:
     assert "SELECT" in result.output and "p.is_check" in result.output
     assert "1:1  check  -- decided in SQL" in result.output
     assert "1:7  Q attacks k  -- narrowed in SQL, decided in Python" in result.output
+
+
+def test_cli_explain_json(build_db) -> None:
+    result = runner.invoke(app, ["query", str(build_db(LICHESS)), "check Q attacks k", "--explain", "--format",
+                                 "json", "--dialect", "spark"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["dialect"] == "spark" and "SELECT" in data["sql"] and data["rows"] == "candidates"
+    assert [f["verdict"] for f in data["filters"]] == ["decided", "narrowed"]
+    assert data["residual"]["filters"] == ["Q attacks k"]
+    bad = runner.invoke(app, ["query", str(build_db(LICHESS)), "check", "--explain", "--format", "pgn"])
+    assert bad.exit_code == 2 and "--format is json" in bad.output
 
 
 def test_cli_explain_reports_syntax_errors(build_db) -> None:

@@ -187,7 +187,7 @@ def test_strings_reach_sql_as_quoted_literals(name: str, tmp_path: Path) -> None
 def test_explain_names_each_filter_and_where_it_is_decided() -> None:
     text = explain(plan(parse("check\nline --> check --> mate\nx = 1"), False))
     assert "SELECT" in text and "p.is_check" in text
-    assert "1:1  check  -- decided in SQL\n" in text
+    assert "--   1:1  check  -- decided in SQL\n" in text
     assert "2:1  line --> check --> mate  -- narrowed in SQL, decided in Python (line: narrowed)" in text
     assert "3:1  x = 1  -- decided in Python (=: Python)" in text
     assert "the Python evaluator confirms each candidate" in text
@@ -195,3 +195,33 @@ def test_explain_names_each_filter_and_where_it_is_decided() -> None:
 
 def test_explain_of_an_exact_plan_says_no_python() -> None:
     assert "no Python per position" in explain(plan(parse("mate"), False))
+
+
+@pytest.mark.parametrize("query, variations", GOLDEN_QUERIES[::3])
+def test_explain_is_a_script_that_runs_as_it_is(query: str, variations: bool, tmp_path: Path) -> None:
+    """DuckDB runs the printed text unchanged; for Spark it reads back as the plan's one SELECT."""
+    from cqlindex.store.schema import create_schema
+
+    p = plan(parse(query), variations)
+    con = duckdb.connect(str(tmp_path / "empty.duckdb"))
+    try:
+        create_schema(con)
+        assert con.execute(explain(p)).fetchall() == []
+    finally:
+        con.close()
+    statements = [s for s in sqlglot.parse(explain(p, "spark"), read="spark") if s is not None]
+    assert [s.sql(dialect="spark", comments=False) for s in statements] == [p.transpile("spark")]
+
+
+def test_explain_json_gives_sql_verdicts_and_residual() -> None:
+    from cqlindex.plan.planner import explain_data
+
+    p = plan(parse("check\nline --> check --> mate\nx = 1"), False)
+    data = explain_data(p, "trino")
+    assert data["sql"] == p.select.sql(dialect="trino", pretty=True) and data["rows"] == "candidates"
+    assert [(f["line"], f["cql"], f["verdict"]) for f in data["filters"]] == [
+        (1, "check", "decided"), (2, "line --> check --> mate", "narrowed"), (3, "x = 1", "python")]
+    assert data["residual"]["filters"] == ["line --> check --> mate", "x = 1"]
+    assert data["residual"]["query"] == p.query.text
+    exact = explain_data(plan(parse("mate"), False))
+    assert exact["exact"] and exact["rows"] == "matches" and exact["residual"] is None

@@ -42,21 +42,62 @@ def test_the_plan_runs_on_the_parquet_files(exported, text: str) -> None:
     assert plan.exact, text
     con = duckdb.connect()
     for table in ("games", "positions"):
-        path = str(directory / f"{table}.parquet").replace("'", "''")
+        path = str(directory / table / "*.parquet").replace("'", "''")
         con.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet('{path}')")
     rows = con.execute(plan.sql).fetchall()
     expected = run(db, text).matches
     assert rows and rows == [(g, p) for g, ids in expected.items() for p in ids]
 
 
-def test_import_database_rebuilds_the_index(exported, tmp_path: Path) -> None:
+def test_schema_and_load_rebuild_the_index_from_any_directory(exported, tmp_path: Path, monkeypatch) -> None:
     db, directory = exported
+    monkeypatch.chdir(tmp_path)
     copy = duckdb.connect(str(tmp_path / "copy.duckdb"))
-    copy.execute(f"IMPORT DATABASE '{directory}'")
+    for script in ("schema.sql", "load.sql"):
+        copy.execute((directory / script).read_text())
     copy.close()
     assert run(tmp_path / "copy.duckdb", "check").matches == run(db, "check").matches
     con = connect(tmp_path / "copy.duckdb")  # the macros came back, in working order
     assert con.execute("SELECT fen(p) FROM positions p WHERE positionid = 0 LIMIT 1").fetchone()[0].startswith("rnbqkbnr/")
+    original = connect(db)
+    try:
+        for table in ("games", "positions", "errors", "build_info", "square_masks", "square_transforms"):
+            assert con.execute(f"SELECT * FROM {table} ORDER BY ALL").fetchall() == \
+                original.execute(f"SELECT * FROM {table} ORDER BY ALL").fetchall(), table
+    finally:
+        original.close()
+        con.close()
+
+
+def test_files_hold_game_number_ranges(tmp_path: Path, exported) -> None:
+    """Small files: every table with game numbers is cut at the same ranges, sorted, the unsigned widened."""
+    import pyarrow.parquet as pq
+
+    db, _ = exported
+    con = connect(db)
+    try:
+        export_parquet(con, tmp_path / "out", rows_per_file=5000, base_path="s3://bucket/chess")
+    finally:
+        con.close()
+    files = sorted((tmp_path / "out" / "positions").glob("*.parquet"))
+    assert len(files) == 5 == len(list((tmp_path / "out" / "games").glob("*.parquet")))
+    previous = 0
+    for file in files:
+        numbers = pq.read_table(file, columns=["gamenumber"]).column(0).to_pylist()
+        games = pq.read_table(tmp_path / "out" / "games" / file.name, columns=["gamenumber"]).column(0).to_pylist()
+        assert numbers == sorted(numbers) and numbers[0] > previous and set(numbers) == set(games)
+        previous = numbers[-1]
+        stats = pq.ParquetFile(file).metadata.row_group(0).column(0).statistics
+        assert stats.has_min_max and stats.min == numbers[0]
+    assert str(pq.read_schema(files[0]).field("move_from").type) == "int16"
+    spark = (tmp_path / "out" / "spark.sql").read_text()
+    trino = (tmp_path / "out" / "trino.sql").read_text()
+    for table in ("games", "positions", "errors", "build_info", "square_masks", "square_transforms"):
+        assert f"VIEW {table} USING parquet OPTIONS (path 's3://bucket/chess/{table}')" in spark
+        assert f"external_location = 's3://bucket/chess/{table}'" in trino
+    assert '"move_from" SMALLINT' in trino and '"tags" map(varchar, varchar)' in trino
+    load = (tmp_path / "out" / "load.sql").read_text()
+    assert f"read_parquet('{(tmp_path / 'out').resolve()}/positions/*.parquet')" in load
 
 
 def test_export_refuses_a_directory_with_files(exported, tmp_path: Path) -> None:
@@ -73,7 +114,8 @@ def test_export_command(exported, tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["export", str(db), str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
     assert "positions 24,369 rows" in result.output
-    assert (tmp_path / "out" / "positions.parquet").stat().st_size > 100_000
+    assert (tmp_path / "out" / "positions" / "part-00000.parquet").stat().st_size > 100_000
+    assert str((tmp_path / "out").resolve() / "games") in (tmp_path / "out" / "spark.sql").read_text()
 
 
 def test_explain_in_another_dialect(exported) -> None:

@@ -124,8 +124,19 @@ def _run_plan(con, prepared: Prepared, result: QueryResult, deadline: Deadline, 
         for game, ids in candidates.items():
             result.keep(game, ids)
         return
+    confirm(con, prepared, p, candidates, result.keep, deadline, allow_files)
+
+
+def confirm(con, prepared: Prepared, p: Plan, candidates: dict[int, list[int]], keep,
+            deadline: Deadline | None = None, allow_files: bool = False) -> None:
+    """The evaluator on the plan's candidates: ``keep(gamenumber, ids, evaluator)`` per candidate game.
+
+    ``con`` holds the candidate games' rows (the index, or one Spark task's games in memory, see
+    :mod:`cqlindex.exec.spark`); the plan's prefilters run on it as they are.
+    """
     evaluator = Evaluator(prepared.query, p.variations, prepared.expansions)
-    evaluator.deadline = deadline
+    if deadline is not None:
+        evaluator.deadline = deadline
     evaluator.allow_files = allow_files
     for body, select in p.prefilters:
         rows = con.sql(select.sql(dialect="duckdb")).to_arrow_table()
@@ -138,4 +149,4 @@ def _run_plan(con, prepared: Prepared, result: QueryResult, deadline: Deadline, 
              else load_games(con, candidates, variations=p.variations))
     for tree in trees:
         only = None if sorting else candidates[tree.gamenumber]
-        result.keep(tree.gamenumber, evaluator.matches(tree, only), evaluator)
+        keep(tree.gamenumber, evaluator.matches(tree, only), evaluator)

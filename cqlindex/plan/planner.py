@@ -109,25 +109,69 @@ def _in_playable_game() -> exp.Expression:
     return exp.Not(this=exp.In(this=S.col("gamenumber", "p"), query=unplayable.subquery()))
 
 
-def explain(p: Plan, dialect: str = "duckdb") -> str:
-    """The SQL (in ``dialect``, for the same tables elsewhere), then each filter of the body with where it is decided."""
+def _dialect(dialect: str) -> str:
     try:
         Dialect.get_or_raise(dialect)
     except ValueError:
         raise InputError(f"unknown SQL dialect {dialect!r} (sqlglot knows: "
                          f"{', '.join(sorted(d.value for d in Dialects if d.value))})") from None
-    lines = [f"-- candidate positions ({dialect} SQL)", p.select.sql(dialect=dialect, pretty=True), ""]
+    return dialect
+
+
+def explain(p: Plan, dialect: str = "duckdb") -> str:
+    """The plan as a script that runs as it is in ``dialect``: the explanation in ``--`` comments, then the SQL.
+
+    A user pipes it to another engine's shell (``spark-sql -f``, ``trino --file``) over the tables
+    ``cqlindex export`` writes; the comments say which rows are the matches and which filters Python
+    still has to decide on them.
+    """
+    lines = [f"-- cqlindex plan ({_dialect(dialect)} SQL)"]
     if p.exact:
-        lines.append("Every filter is decided in SQL: the rows above are the matches, no Python per position.")
+        lines.append("-- Every filter is decided in SQL: the rows below are the matches, no Python per position.")
     else:
-        lines.append("SQL selects candidate positions; the Python evaluator confirms each candidate.")
+        lines.append("-- SQL selects candidate positions; the Python evaluator confirms each candidate.")
+    for item in explain_filters(p):
+        lines.append(f"--   {item['line']}:{item['col']}  {item['text']}  -- {item['where']}")
+    lines.append(p.select.sql(dialect=dialect, pretty=True) + ";")
+    return "\n".join(lines)
+
+
+#: A filter's verdict for programs: decided in SQL, narrowed in SQL (Python confirms), Python only.
+VERDICT_WORDS = {SQL_DECIDES: "decided", SQL_NARROWS: "narrowed", PYTHON_ONLY: "python", PYTHON_OUTPUT: "decided"}
+
+
+def explain_filters(p: Plan) -> list[dict]:
+    """Each filter of the body: where it sits in the query, its text, and where it is decided."""
     text = p.query.text
+    items = []
     for node, verdict in p.verdicts:
         snippet = " ".join(text[node.span.start:node.span.end].split())
-        if len(snippet) > 60:
-            snippet = snippet[:57] + "..."
-        lines.append(f"  {node.span.line}:{node.span.col}  {snippet}  -- {verdict}{_why(node, verdict, p.variations)}")
-    return "\n".join(lines)
+        items.append({"line": node.span.line, "col": node.span.col,
+                      "text": snippet if len(snippet) <= 60 else snippet[:57] + "...",
+                      "where": verdict + _why(node, verdict, p.variations), "verdict": VERDICT_WORDS[verdict],
+                      "output_in_python": verdict == PYTHON_OUTPUT, "cql": " ".join(
+                          text[node.span.start:node.span.end].split())})
+    return items
+
+
+def explain_data(p: Plan, dialect: str = "duckdb") -> dict:
+    """:func:`explain` for programs (``--explain --format json``).
+
+    ``sql`` selects (gamenumber, positionid) in order: the matches when ``exact``, else the
+    candidates, on which the evaluator runs the ``residual`` query: the whole CQL query (filters
+    have side effects on each other, e.g. variables), of which ``residual.filters`` are the ones SQL
+    did not decide. ``row_local``: the residual needs only the candidate rows, not whole games.
+    """
+    filters = explain_filters(p)
+    residual = None
+    if not p.exact:
+        residual = {"query": p.query.text, "variations": p.variations, "row_local": p.row_local,
+                    "filters": [f["cql"] for f in filters if f["verdict"] != "decided" or f["output_in_python"]]}
+    return {"dialect": _dialect(dialect), "sql": p.select.sql(dialect=dialect, pretty=True), "exact": p.exact,
+            "rows": "matches" if p.exact else "candidates",
+            "filters": [{k: f[k] for k in ("line", "col", "cql", "verdict", "output_in_python", "where")}
+                        for f in filters],
+            "residual": residual}
 
 
 def _why(node: ast.Node, verdict: str, variations: bool) -> str:
