@@ -178,16 +178,18 @@ class Database:
             con.close()
         return Matches(table, result, self.path)
 
-    def sql(self, text: str, params: list | None = None, *, allow_files: bool = False) -> pa.Table:
+    def sql(self, text: str, params: list | None = None, *, allow_files: bool = False,
+            timeout: float | None = None) -> pa.Table:
         """Ad-hoc read-only SQL on the documented tables, views and macros, as an Arrow table.
 
         It runs sandboxed (see :mod:`cqlindex.store.sandbox`): statements that write are refused
         and no file but the index is reachable, unless ``allow_files`` (``read_csv``, ``COPY ... TO``
-        on your machine). Errors are :class:`~cqlindex.errors.DatabaseError`.
+        on your machine). Errors are :class:`~cqlindex.errors.DatabaseError`; ``timeout`` (seconds)
+        stops it with :class:`~cqlindex.errors.QueryTimeout`.
         """
         from cqlindex.store.sandbox import run_table
 
-        return run_table(self.path, text, params, allow_files=allow_files)
+        return run_table(self.path, text, params, allow_files=allow_files, timeout=timeout)
 
     def __repr__(self) -> str:
         return f"cqlindex.Database({str(self.path)!r})"

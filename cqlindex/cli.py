@@ -241,6 +241,8 @@ def sql(
     allow_files: Annotated[bool, typer.Option(
         "--allow-files", help="Let the SQL read and write files on this machine (read_csv, COPY ... TO, EXPORT); "
                               "off by default: the SQL sees the index and nothing else.")] = False,
+    timeout: Annotated[float | None, typer.Option(
+        "--timeout", min=0.001, help="Stop the SQL after this many seconds (exit code 4).", show_default=False)] = None,
 ) -> None:
     """Run ad-hoc SQL on an index (read-only, sandboxed) and print the result."""
     from cqlindex.store.sandbox import run_rows
@@ -248,7 +250,7 @@ def sql(
     def work():
         text = sql_text(query, file)
         values = sql_params(param or [])
-        return run_rows(db, text, values, allow_files=allow_files)
+        return run_rows(db, text, values, allow_files=allow_files, timeout=timeout)
 
     columns, rows = _guard(work)
     if format is SqlFormat.csv:

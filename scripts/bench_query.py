@@ -26,6 +26,7 @@ threshold except the agreement checks.
 
 Usage: python scripts/bench_query.py [--games N] [--scan-games N] [--repeat N] [--db PATH]
                                      [--shared DIR] [--only FAMILY] [--skip-python] [--json]
+       python scripts/bench_query.py --examples [--only NAME] [--skip-python]
 """
 
 from __future__ import annotations
@@ -165,7 +166,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-python", action="store_true",
                         help="time the default engine only (the evaluator takes minutes per query on the full file)")
     parser.add_argument("--json", action="store_true", help="also print all figures as one JSON object")
+    parser.add_argument("--examples", action="store_true",
+                        help="instead: each CQL 6.2 example file's time on the studies file, both engines "
+                             "(scripts/bench_examples.py)")
     args = parser.parse_args(argv)
+    if args.examples:
+        from bench_examples import report
+
+        report(args.shared, ("sql",) if args.skip_python else ("sql", "python"), args.only)
+        return 0
 
     from cqlindex.exec.run import plan_for
     from cqlindex.plan.planner import PYTHON_ONLY

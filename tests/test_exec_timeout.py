@@ -51,6 +51,18 @@ def test_duckdb_is_interrupted_by_the_timer() -> None:
         con.execute("SELECT count(*) FROM range(10000000000) a").fetchall()
 
 
+LONG_SQL = "SELECT count(*) FROM range(10000000000) a"
+
+
+def test_ad_hoc_sql_past_its_time_is_stopped_on_the_api_and_the_cli(index) -> None:
+    with pytest.raises(QueryTimeout):
+        cqlindex.open(index).sql(LONG_SQL, timeout=0.3)
+    assert cqlindex.open(index).sql("SELECT count(*) AS n FROM games", timeout=60).column("n")[0].as_py() > 0
+    result = CliRunner().invoke(app, ["sql", str(index), LONG_SQL, "--timeout", "0.3"])
+    assert result.exit_code == QueryTimeout.exit_code == 4, result.output
+    assert "time limit" in result.output and "Traceback" not in result.output
+
+
 def test_other_duckdb_errors_become_database_errors(index) -> None:
     with pytest.raises(DatabaseError, match="Overflow"):
         run(index, "ply * 9223372036854775807 > 5")

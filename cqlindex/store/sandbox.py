@@ -25,6 +25,7 @@ import duckdb
 import pyarrow as pa
 
 from cqlindex.errors import DatabaseError
+from cqlindex.exec.timeout import Deadline, interrupted, running
 from cqlindex.store.database import connect, first_line
 
 _T = duckdb.StatementType
@@ -73,36 +74,44 @@ def check_statements(con: duckdb.DuckDBPyConnection, sql: str, *, allow_files: b
 
 
 def run_table(path: str | Path, sql: str, params: list | dict | None = None, *,
-              allow_files: bool = False) -> pa.Table:
-    """Run ``sql`` in the sandbox on the index at ``path``; the last statement's result as Arrow."""
+              allow_files: bool = False, timeout: float | None = None) -> pa.Table:
+    """Run ``sql`` in the sandbox on the index at ``path``; the last statement's result as Arrow.
+
+    ``timeout`` (seconds) interrupts DuckDB when it is up: QueryTimeout, as for CQL queries."""
     con = open_sandboxed(path, allow_files=allow_files)
     try:
         check_statements(con, sql, allow_files=allow_files, index=Path(path))
-        try:
-            relation = con.sql(sql, params=params or None)
-            if relation is None:
-                return pa.table({})
-            return relation.to_arrow_table()
-        except duckdb.Error as error:
-            raise wrap(error, sql) from None
+        with running(con, Deadline(timeout), sql):
+            try:
+                relation = con.sql(sql, params=params or None)
+                if relation is None:
+                    return pa.table({})
+                return relation.to_arrow_table()
+            except duckdb.Error as error:
+                if interrupted(error):
+                    raise
+                raise wrap(error, sql) from None
     finally:
         con.close()
 
 
 def run_rows(path: str | Path, sql: str, params: list | dict | None = None, *,
-             allow_files: bool = False) -> tuple[list[str], list[tuple]]:
+             allow_files: bool = False, timeout: float | None = None) -> tuple[list[str], list[tuple]]:
     """Run ``sql`` in the sandbox with ``params`` bound; column names and rows of its last
-    statement (for the CLI)."""
+    statement (for the CLI). ``timeout`` as in :func:`run_table`."""
     con = open_sandboxed(path, allow_files=allow_files)
     try:
         check_statements(con, sql, allow_files=allow_files, index=Path(path))
-        try:
-            cursor = con.execute(sql, params) if params else con.execute(sql)
-            if cursor.description is None:
-                return [], []
-            return [d[0] for d in cursor.description], cursor.fetchall()
-        except duckdb.Error as error:
-            raise wrap(error, sql) from None
+        with running(con, Deadline(timeout), sql):
+            try:
+                cursor = con.execute(sql, params) if params else con.execute(sql)
+                if cursor.description is None:
+                    return [], []
+                return [d[0] for d in cursor.description], cursor.fetchall()
+            except duckdb.Error as error:
+                if interrupted(error):
+                    raise
+                raise wrap(error, sql) from None
     finally:
         con.close()
 
