@@ -4,7 +4,8 @@ For each dataset and reader (``--reader compiled`` and ``--reader python-chess``
 runs in a fresh child process, and this script reports:
 
 * wall seconds and positions/s (wall), CPU seconds (user + sys of the build and its workers,
-  ``resource.getrusage`` deltas taken inside the child) and positions per CPU second;
+  ``resource.getrusage`` deltas taken inside the child; "main" is the build process alone:
+  splitting games and the DuckDB inserts) and positions per CPU second;
 * the peak RSS of the whole process tree (the build and its workers together), sampled from
   /proc every 50 ms by this script, and the peak of the main process alone;
 * the database's bytes per position;
@@ -58,11 +59,12 @@ def _child(spec: dict) -> None:
     wall = time.perf_counter() - started
     after_self = resource.getrusage(resource.RUSAGE_SELF)
     after_kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = sum(getattr(a, f) - getattr(b, f) for a, b in ((after_self, before_self), (after_kids, before_kids))
-              for f in ("ru_utime", "ru_stime"))
+    main, workers = (sum(getattr(a, f) - getattr(b, f) for f in ("ru_utime", "ru_stime"))
+                     for a, b in ((after_self, before_self), (after_kids, before_kids)))
+    cpu = main + workers
     print(_RESULT_MARK + json.dumps({
         "games": summary.games, "positions": summary.positions, "errors": summary.errors,
-        "wall_seconds": wall, "cpu_seconds": cpu, "maxrss_main_kib": after_self.ru_maxrss,
+        "wall_seconds": wall, "cpu_seconds": cpu, "cpu_main_seconds": main, "maxrss_main_kib": after_self.ru_maxrss,
     }), flush=True)
 
 
@@ -166,10 +168,11 @@ def _first_games(source: Path, target: Path, limit: int) -> int:
 def _print(name: str, runs: list[dict]) -> None:
     print(name)
     print("=" * len(name))
-    print(f"{'reader':<14}{'games':>9}{'positions':>12}{'wall s':>9}{'CPU s':>9}{'positions/s':>13}"
+    print(f"{'reader':<14}{'games':>9}{'positions':>12}{'wall s':>9}{'CPU s':>9}{'(main)':>8}{'positions/s':>13}"
           f"{'pos/CPU s':>11}{'peak RSS tree':>15}{'bytes/pos':>11}")
     for r in runs:
         print(f"{r['reader']:<14}{r['games']:>9,}{r['positions']:>12,}{r['wall_seconds']:>9.2f}{r['cpu_seconds']:>9.2f}"
+              f"{r['cpu_main_seconds']:>8.2f}"
               f"{r['positions_per_second']:>13,.0f}{r['positions_per_cpu_second']:>11,.0f}"
               f"{r['peak_tree_rss_bytes'] / 2**20:>11,.0f} MiB{r['bytes_per_position']:>11.1f}")
     if len(runs) == 2:

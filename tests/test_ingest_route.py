@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import chess
+import chess.pgn
 import pytest
 
-from cqlindex.ingest.route import route
+from cqlindex.ingest.replay import unescape_tag
+from cqlindex.ingest.route import read_tags, route
 
 HEAD = '[Event "e"]\n[Site "s"]\n[White "w"]\n[Black "b"]\n[Result "*"]\n'
 
@@ -18,6 +20,11 @@ CASES = [
     ("suffix-annotation", "", "1. e4! e5 *", False),
     ("null-move", "", "1. e4 -- 2. d4 *", False),
     ("result-inside", "", "1. e4 1-0 e5 *", False),
+    ("result-then-result", "", "1. e4 e5 1-0 *", False),
+    ("draw-at-end", "", "1. e4 e5 1/2-1/2", True),
+    ("draw-then-blanks", "", "1. e4 e5   1/2-1/2  \n\n", True),
+    ("half-a-draw-inside", "", "1. e4 1/2 e5 *", False),
+    ("no-result", "", "1. e4 e5", True),
     ("semicolon-comment", "", "1. e4 ; note\ne5 *", False),
     ("result-then-line-comments", "", "1. e4 e5 1-0 ; { summary\n; more }", True),
     ("unclosed-brace", "", "1. e4 { open e5 *", False),
@@ -63,3 +70,23 @@ def test_standard_start() -> None:
     assert game.start_fen is None and not game.chess960
     assert game.castling_rooks == (chess.H1, chess.A1, chess.H8, chess.A8)
     assert (game.root_castling, game.root_ep, game.root_halfmove) == (chess.BB_CORNERS, -1, 0)
+
+
+# Header lines read by route's own loop must give python-chess's Headers, order and values.
+TAG_CASES = [
+    ("roster-reordered", ['[Annotator "a"]', '[Result "1-0"]', '[White "w"]', '[Event "e"]']),
+    ("repeated-name-keeps-first-place", ['[Site "s"]', '[Foo "1"]', '[Bar "2"]', '[Foo "3"]', '[Site "t"]']),
+    ("escapes", ['[White "a \\"b\\" c"]', '[Event "back\\\\slash"]']),
+    ("not-tags-skipped", ['[Event "e"]', '[bad tag]', '% escape', '[White "w"]']),
+    ("none", ['1. e4']),
+]
+
+
+@pytest.mark.parametrize("lines", [c[1] for c in TAG_CASES], ids=[c[0] for c in TAG_CASES])
+def test_read_tags_equals_python_chess_headers(lines: list[str]) -> None:
+    headers = chess.pgn.Headers({})
+    for line in lines:
+        match = chess.pgn.TAG_REGEX.match(line)
+        if match:
+            headers[match.group(1)] = unescape_tag(match.group(2))
+    assert list(read_tags(lines).items()) == list(headers.items())

@@ -33,3 +33,23 @@ def test_windows_1252_tags_are_stored_as_meant() -> None:
     games, _, errors = parse_batch([(1, RawGame("t.pgn", 0, 1, data))])
     assert games.to_pylist()[0]["event"] == "“Open” – Round 2"
     assert errors.num_rows == 0
+
+
+def test_positions_are_narrowed_to_the_table_types() -> None:
+    """With the table's Arrow schema the worker hands over DuckDB's own types (not 64-bit
+    integers everywhere), on both paths, so the parent inserts without casting."""
+    import duckdb
+
+    from cqlindex.store.schema import create_schema
+
+    con = duckdb.connect()
+    create_schema(con)
+    schema = con.sql("SELECT * FROM positions LIMIT 0").to_arrow_table().schema
+    game = RawGame("f.pgn", 0, 1, b'[Event "e"]\n\n1. e4 e5 2. Nf3 (2. f4) Nc6 *\n')
+    plain = RawGame("f.pgn", 0, 1, b'[Event "e"]\n\n1. e4 e5 2. Nf3 Nc6 *\n')
+    for reader in ("python-chess", "compiled"):
+        positions = parse_batch([(1, game), (2, plain)], reader, schema)[1]
+        assert positions.num_rows == 5 + 1 + 5
+        for field in positions.schema:
+            if field.name != "san":  # SAN stays a dictionary column on the compiled path
+                assert field.type == schema.field(field.name).type, (reader, field)

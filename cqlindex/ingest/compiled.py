@@ -187,11 +187,15 @@ def _positions(games, counts, boards, en_passant, turn, from_sq, to_sq, promotio
     en_passant_col = np.zeros(n, dtype=bool)
     en_passant_col[child] = is_ep
 
-    comment = np.full(n, None, dtype=object)
-    comment_slots = np.flatnonzero(child)[has_comment]
     texts = [c for _, g in games for c in g.comments]
-    comment[comment_slots] = texts
-    comment[starts] = [g.root_comment for _, g in games]
+    roots = [g.root_comment for _, g in games]
+    if texts or any(c is not None for c in roots):
+        comment = np.full(n, None, dtype=object)
+        comment[np.flatnonzero(child)[has_comment]] = texts
+        comment[starts] = roots
+        comment_column = pa.array(comment, type=pa.string())
+    else:  # engine books and most databases: no comment at all, no object array of n Nones
+        comment_column = pa.nulls(n, pa.string())
 
     gamenumbers = np.array([number for number, _ in games], dtype=np.int64)
     last_id = (counts - 1)[game_of]
@@ -211,7 +215,7 @@ def _positions(games, counts, boards, en_passant, turn, from_sq, to_sq, promotio
     arrays.update({
         "en_passant": en_passant_col, "null_move": np.zeros(n, bool), "san": san, "is_check": check,
         "is_mate": check & (legal == 0), "is_stalemate": ~check & (legal == 0), "legal_moves": legal,
-        "comment": pa.array(comment, type=pa.string()), "comment_before": pa.nulls(n, pa.string()),
+        "comment": comment_column, "comment_before": pa.nulls(n, pa.string()),
         "nags": pa.nulls(n, pa.list_(pa.int32())), "zobrist": zobrist.view(np.int64),
         "white_attacks": white_attacks.view(np.int64), "black_attacks": black_attacks.view(np.int64),
     })
@@ -229,17 +233,20 @@ def _san(boards, parent_of, child, fr, to, piece, piece_code, captured, castle, 
     """SAN of every move, as a dictionary column: moves are encoded as integers, and only the
     distinct codes of the batch (a few thousand) are spelled out in Python."""
     m = len(fr)
-    # Rivals: other legal moves of the same piece (type and colour) to the same square.
-    position_of_legal = np.repeat(np.arange(len(legal_off) - 1), np.diff(legal_off))
-    move_at = np.full(len(legal_off) - 1, -1, dtype=np.int64)
+    # Rivals: other legal moves of the same piece (type and colour) to the same square. The
+    # legal moves (~30 a position) are first cut to those that reach the square of the move
+    # played from their position: every later step works on that few percent.
+    positions = len(legal_off) - 1
+    target_of = np.full(positions, -1, dtype=np.int16)
+    target_of[parent_of] = to
+    position_of_legal = np.repeat(np.arange(positions, dtype=np.int32), np.diff(legal_off))
+    same_target = np.flatnonzero(legal_to == target_of[position_of_legal])
+    move_at = np.full(positions, -1, dtype=np.int64)
     move_at[parent_of] = np.arange(m)
-    k = move_at[position_of_legal]
-    has = k >= 0
-    k_safe = np.where(has, k, 0)
-    lf = legal_from.astype(np.int64)
-    candidate = (has & (legal_to.astype(np.int64) == to[k_safe]) & (lf != fr[k_safe])
-                 & (piece[k_safe] != _PAWN) & (piece[k_safe] != _KING))
-    candidate &= boards[position_of_legal, lf] == piece_code[k_safe]
+    at = position_of_legal[same_target]
+    k = move_at[at]
+    lf = legal_from[same_target].astype(np.int64)
+    candidate = (lf != fr[k]) & (piece[k] != _PAWN) & (piece[k] != _KING) & (boards[at, lf] == piece_code[k])
     rival_move = k[candidate]
     rival_from = lf[candidate]
     any_rival = np.bincount(rival_move, minlength=m) > 0
@@ -253,10 +260,19 @@ def _san(boards, parent_of, child, fr, to, piece, piece_code, captured, castle, 
     code = (castle + 3 * (piece + 7 * (file_hint + 2 * (rank_hint + 2 * ((captured > 0)
             + 2 * (fr + 64 * (to + 64 * (promo + 7 * suffix))))))))
     uniques, index = np.unique(code, return_inverse=True)
-    words = [_spell(int(c)) for c in uniques]
+    words = [_SPELLED.get(c) or _spelled(c) for c in uniques.tolist()]
     indices = np.full(n, -1, dtype=np.int32)
     indices[child_index] = index
     return pa.DictionaryArray.from_arrays(pa.array(indices, mask=indices < 0), pa.array(words, pa.string()))
+
+
+#: Spelled codes, kept across the batches a worker reads (a few tens of thousands of distinct moves).
+_SPELLED: dict[int, str] = {}
+
+
+def _spelled(code: int) -> str:
+    word = _SPELLED[code] = _spell(code)
+    return word
 
 
 def _spell(code: int) -> str:

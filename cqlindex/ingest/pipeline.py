@@ -1,9 +1,10 @@
 """The build: PGN files in, a complete DuckDB index out, or nothing at the target path.
 
 Games are cut from the input in the parent process (cheap, and it fixes the game numbers),
-replayed in batches by worker processes (the expensive part, one per core), and inserted into
-DuckDB as Arrow tables in game order. At most a few batches are in flight at once, so memory
-does not grow with the input. The database is written under a temporary name next to the
+read in batches by worker processes (the expensive part, one per core), and inserted into
+DuckDB as Arrow tables in game order, many batches per transaction. At most a few batches are
+in flight and a transaction commits every million or so positions, so memory does not grow with
+the input. The database is written under a temporary name next to the
 target and renamed into place only when it is complete: a killed build leaves the target as it
 was, and the next build removes the leftovers and starts again.
 """
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
 from zstandard import ZstdError
 
 from cqlindex import __version__
@@ -32,11 +34,16 @@ from cqlindex.ingest.worker import NOT_PGN, READERS, compiled_reader_available, 
 from cqlindex.store.schema import SCHEMA_VERSION, create_schema
 
 BATCH_GAMES = 500
-# The smallest batch, in bytes of PGN. Measured on 20,000 games: batches of 500 games
-# (~40k positions per insert) give 38.4 bytes/position, 64 KiB batches 40.8; gathering
-# batches into 123k-row inserts gave 70 (DuckDB then writes row groups another way).
+# The smallest batch, in bytes of PGN (small inputs are cut finer so every worker gets work).
+# Batches of 500 games (~40k positions) keep the workers' numpy arrays in cache: 2,000-game
+# batches took 40% more CPU on 20,000 games, 200-game ones the same.
 MIN_BATCH_BYTES = 64 * 1024
 MEMORY_LIMIT = "512MB"
+# DuckDB threads while the workers parse: the inserts are sequential anyway, and a second DuckDB
+# thread only takes CPU from the workers (measured: 35% more CPU for the same inserts).
+LOAD_THREADS = 1
+# Positions inserted per transaction: eight of DuckDB's row groups (122,880 rows each).
+COMMIT_POSITIONS = 8 * 122_880
 
 
 @dataclass(slots=True)
@@ -185,17 +192,10 @@ def build(inputs: list[str], output: str | os.PathLike, *, workers: int | None =
         # fixed cap keeps the build's footprint independent of the input size.
         con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
         create_schema(con)
-        # Small inputs are cut finer so every worker gets work; large ones in batches of
-        # batch_games, inserted as they come (that insert size measured the best compression).
+        # Small inputs are cut finer so every worker gets work; large ones in batches of batch_games.
         batch_bytes = max(MIN_BATCH_BYTES, progress.bytes_total // (4 * workers))
-        batches = _batches(paths, progress, report, batch_games, batch_bytes)
-        for games, positions, errors in _parsed(batches, workers, reader):
-            _insert(con, games, positions, errors)
-            progress.games += games.num_rows
-            progress.positions += positions.num_rows
-            progress.errors += errors.num_rows
-            if on_progress:
-                on_progress(progress)
+        _load(con, _batches(paths, progress, report, batch_games, batch_bytes), workers, reader, progress,
+              on_progress)
         if _not_pgn(con, report) == 0:
             raise InputError("; ".join(report.rejected + report.warnings) or
                              "no games found in " + ", ".join(str(p) for p in paths))
@@ -217,6 +217,36 @@ def build(inputs: list[str], output: str | os.PathLike, *, workers: int | None =
                         seconds, tuple(report.warnings), tuple(report.rejected))
 
 
+def _load(con: duckdb.DuckDBPyConnection, batches: Iterator[list[tuple[int, RawGame]]], workers: int, reader: str,
+          progress: Progress, on_progress: Callable[[Progress], None] | None) -> None:
+    """Parse ``batches`` and insert them in game order.
+
+    Many batches go in one transaction, on one DuckDB thread: DuckDB then compresses each full
+    row group once, straight into the file, instead of logging every insert to its write-ahead
+    log and compressing it again at each checkpoint (measured on 20,000 games: 2.4x less CPU for
+    the inserts, and 14% smaller). A transaction holds on to what it inserted until it commits,
+    so one commits every COMMIT_POSITIONS rows: memory stays flat whatever the input's size.
+    """
+    con.execute(f"SET threads = {LOAD_THREADS}")
+    schema = con.sql("SELECT * FROM positions LIMIT 0").to_arrow_table().schema
+    con.execute("BEGIN TRANSACTION")
+    uncommitted = 0
+    for games, positions, errors in _parsed(batches, workers, reader, schema):
+        _insert(con, games, positions, errors)
+        uncommitted += positions.num_rows
+        if uncommitted >= COMMIT_POSITIONS:
+            con.execute("COMMIT")
+            con.execute("BEGIN TRANSACTION")
+            uncommitted = 0
+        progress.games += games.num_rows
+        progress.positions += positions.num_rows
+        progress.errors += errors.num_rows
+        if on_progress:
+            on_progress(progress)
+    con.execute("COMMIT")
+    con.execute("RESET threads")
+
+
 def _resolve_reader(reader: str) -> str:
     if reader not in READERS:
         raise InputError(f"unknown reader {reader!r} (one of {', '.join(READERS)})")
@@ -227,17 +257,17 @@ def _resolve_reader(reader: str) -> str:
     return "compiled" if reader == "compiled" or (reader == "auto" and available) else "python-chess"
 
 
-def _parsed(batches: Iterator[list[tuple[int, RawGame]]], workers: int, reader: str):
+def _parsed(batches: Iterator[list[tuple[int, RawGame]]], workers: int, reader: str, schema: pa.Schema):
     """Parsed batches in input order, at most ``2 * workers`` in flight."""
     if workers <= 1:
         for batch in batches:
-            yield parse_batch(batch, reader)
+            yield parse_batch(batch, reader, schema)
         return
     with ProcessPoolExecutor(max_workers=workers, **lifeline_options()) as pool:
         pending: deque[Future] = deque()
         try:
             for batch in batches:
-                pending.append(pool.submit(parse_batch, batch, reader))
+                pending.append(pool.submit(parse_batch, batch, reader, schema))
                 if len(pending) >= 2 * workers:
                     yield pending.popleft().result()
             while pending:

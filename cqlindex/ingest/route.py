@@ -29,8 +29,11 @@ from cqlindex.ingest.replay import unescape_tag
 # minus the Chess960 spellings, which python-chess's Headers.is_chess960 decides).
 _STANDARD = frozenset({"", "standard", "chess", "normal", "classical", "from position"})
 _COMMENT = re.compile(r"\{([^}]*)\}")
-_FORBIDDEN = re.compile(r"[()$!?;%{}@]|--|Z0|0000|1-0|0-1|1/2|\*")
-_RESULT_AT_END = re.compile(r"\s*(?:1-0|0-1|1/2-1/2|\*)\s*$")
+# What sends a game to python-chess when it occurs in the movetext before the final result;
+# each is looked for with ``in`` (a C scan), which is several times faster than one regex.
+_FORBIDDEN = ("(", ")", "$", "!", "?", ";", "%", "{", "}", "@", "--", "Z0", "0000", "1-0", "0-1", "1/2", "*")
+_RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
+_ROSTER = frozenset(chess.pgn.TAG_ROSTER)
 _BEFORE_FIRST_MOVE = re.compile(r"\s*(?:\d+\s*\.*\s*)?")
 _MOVE = re.compile(r"[a-hNBRQKO]")
 # A result then ';' comments to the end of the game (engine GUIs write a summary there):
@@ -55,13 +58,28 @@ class Routed:
 
 
 def read_tags(lines: list[str]) -> dict[str, str]:
-    """Tags of the header lines, in python-chess's order (its seven-tag roster first)."""
-    headers = chess.pgn.Headers({})
+    """Tags of the header lines, in python-chess's order (its seven-tag roster first, then the
+    others in text order; a repeated name keeps its first place and its last value), as
+    ``chess.pgn.Headers`` orders them, without its per-tag checks (the tag regex already made them)."""
+    roster: dict[str, str] = {}
+    others: dict[str, str] = {}
     for line in lines:
         match = chess.pgn.TAG_REGEX.match(line)
         if match:
-            headers[match.group(1)] = unescape_tag(match.group(2))
-    return dict(headers)
+            name = match.group(1)
+            (roster if name in _ROSTER else others)[name] = unescape_tag(match.group(2))
+    if not roster:
+        return others
+    return {**{name: roster[name] for name in chess.pgn.TAG_ROSTER if name in roster}, **others}
+
+
+def _result_start(bare: str) -> int:
+    """Where the final result token (and the blanks before it) starts, or the text's length."""
+    stripped = bare.rstrip()
+    for token in _RESULTS:
+        if stripped.endswith(token):
+            return len(stripped[:-len(token)].rstrip())
+    return len(bare)
 
 
 def _python_chess_comment(inner: str) -> str:
@@ -120,8 +138,8 @@ def route(text: str) -> Routed | None:
         bare = _COMMENT.sub(" ", movetext)
     else:
         comments, bare = [], movetext
-    result = _RESULT_AT_END.search(bare)
-    if _FORBIDDEN.search(bare, 0, result.start() if result else len(bare)) or not _MOVE.search(bare):
+    before_result = bare[:_result_start(bare)]
+    if any(token in before_result for token in _FORBIDDEN) or not _MOVE.search(bare):
         return None
     headers = read_tags(lines[:n])
     start = _start(headers)

@@ -102,12 +102,33 @@ def _replay_into(rows: RowBatch, gamenumber: int, raw: RawGame, text: str, origi
     rows.add(gamenumber, raw, game)
 
 
-def parse_batch(batch: list[tuple[int, RawGame]], reader: str = "python-chess") -> tuple[pa.Table, pa.Table, pa.Table]:
+def parse_batch(batch: list[tuple[int, RawGame]], reader: str = "python-chess",
+                positions_schema: pa.Schema | None = None) -> tuple[pa.Table, pa.Table, pa.Table]:
     """Read ``(gamenumber, raw game)`` pairs into (games, positions, errors) tables.
 
     ``reader`` is ``python-chess`` (replay every game) or ``compiled`` (main-line games by the
-    compiled reader, the rest replayed).
+    compiled reader, the rest replayed). ``positions_schema`` (the table's Arrow types, from
+    the database) narrows the positions columns here, in the worker: the table then crosses
+    the process boundary at about half its 64-bit size and DuckDB inserts it without casts.
     """
+    games, positions, errors = _parse_batch(batch, reader)
+    return games, narrowed(positions, positions_schema), errors
+
+
+def narrowed(table: pa.Table, schema: pa.Schema | None) -> pa.Table:
+    """``table`` with each column cast to its type in ``schema`` (dictionary columns kept as they are)."""
+    if schema is None:
+        return table
+    columns = []
+    for field, column in zip(table.schema, table.columns):
+        target = schema.field(field.name).type if field.name in schema.names else field.type
+        if field.type != target and not pa.types.is_dictionary(field.type):
+            column = column.cast(target)
+        columns.append(column)
+    return pa.table(columns, names=table.column_names)
+
+
+def _parse_batch(batch: list[tuple[int, RawGame]], reader: str) -> tuple[pa.Table, pa.Table, pa.Table]:
     rows = RowBatch()
     routed = []
     for gamenumber, raw in batch:
