@@ -540,6 +540,12 @@ def _node_table() -> list[ast.Node]:
         ast.Path(SPAN, frozenset(), (ast.Dash(SPAN, k(), None, False), k())),
         ast.Sort(SPAN, "doc", False, k()), ast.Echo(SPAN, "s", "t", False, False, k()),
         ast.ConsecutiveMoves(SPAN, False, 1, 5, ast.Variable(SPAN, "s"), ast.Variable(SPAN, "t")),
+        ast.Capture(SPAN, 1, False), ast.Control(SPAN, "loop", (k(),)), ast.Dictionary(SPAN, "d", False),
+        ast.HHdb(SPAN, "prize", frozenset()), ast.Index(SPAN, ast.String(SPAN, "abc"), ast.Number(SPAN, 1), None, False),
+        ast.Lasting(SPAN, False, ast.Assign(SPAN, "x", "=", k())),
+        ast.Relation(SPAN, (k(),), (ast.RelationParam(SPAN, None, "match", k(), k(), (0, 64), (0, 0)),)),
+        ast.RelationParam(SPAN, "echoflip", None, k(), None, (0, 64), (0, 0)),
+        ast.Subscript(SPAN, "d", k(), "number"), ast.SubscriptAssign(SPAN, "d", k(), k()),
         ast.GameFilter(SPAN, "elo", (ast.Keyword(SPAN, "white"),)),
         ast.Output(SPAN, "comment", False, (ast.String(SPAN, "x"), k())),
     ]

@@ -251,7 +251,7 @@ def _check_depth(query: ast.Query) -> None:
 
 #: How many basic transforms each transform filter stands for (query/rewrite.py's members;
 #: tests/test_cql_limits.py holds the two to each other): the factor it multiplies work by.
-TRANSFORM_MEMBERS = {"flip": 8, "rotate90": 4, "flipcolor": 2, "fliphorizontal": 2, "flipvertical": 2,
+TRANSFORM_MEMBERS = {"notransform": 1, "flip": 8, "rotate90": 4, "flipcolor": 2, "fliphorizontal": 2, "flipvertical": 2,
                      "reversecolor": 1, "rotate45": 8, "shift": 225, "shifthorizontal": 15, "shiftvertical": 15}
 
 

@@ -152,6 +152,10 @@ class Walk:
 
     def _round(self, state: _Round, pos: Position, rest) -> None:
         repeat, done = state.repeat, state.done
+        if state.begun == pos.id and done < repeat.low:
+            # A round that made no move leaves the walk where it was: every further round would do
+            # the same again, so the rounds still owed are done ('path (check){4294967296,}').
+            done = repeat.low
         if done >= repeat.low and (repeat.high is None or done <= repeat.high):
             self._go(pos, rest)
         if repeat.high is not None and done >= repeat.high:

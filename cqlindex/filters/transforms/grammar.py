@@ -7,6 +7,9 @@ from cqlindex.cql.reader import Reader
 from cqlindex.cql.tokens import Kind, Token
 
 _ALL = (1 << 64) - 1
+#: Operators that take a number on their left: after a transform, a number they follow is an operand.
+_OPERATORS = ("<", "<=", ">", ">=", "==", "!=", "+", "-", "*", "/", "%", "[<]", "[>]", "[<=]", "[>=]",
+              "≤", "≥", "≠", "=")
 
 
 class TransformsGrammar(Reader):
@@ -21,9 +24,11 @@ class TransformsGrammar(Reader):
             self.next()
             count = True
         low = high = None
-        if self.at_number():
+        # A number followed by an operator is the filter's left operand, not a range:
+        # 'flip 5 <= sort "snake length" ...' (snake.cql) is flip {5 <= sort ...}.
+        if self.at_number() and not self.peek(1).is_op(*_OPERATORS):
             low = high = self.number("")
-            if self.at_number():
+            if self.at_number() and not self.peek(1).is_op(*_OPERATORS):
                 high = self.number("")
         arg = self.parse_filter()
         if token.text == "rotate45":
