@@ -11,6 +11,7 @@ import pytest
 
 from cqlindex.cql import ast
 from cqlindex.cql.parser import parse
+from cqlindex.errors import CqlError
 from cqlindex.exec.run import run
 from tests.conftest import build_inline
 
@@ -56,3 +57,19 @@ def test_case(dbs, query: str, expected: list[int]) -> None:
 def test_parses(query: str, name: str, args: int) -> None:
     node = parse(query).body.items[-1]
     assert isinstance(node, ast.Control) and node.name == name and len(node.args) == args
+
+
+@pytest.mark.parametrize("query", ["loop check", "loop true", "x = 1 loop {x = 1}", "dictionary d loop {d[\"a\"] = 1}",
+                                   "x = 0 loop {x += 0}"])
+@pytest.mark.parametrize("engine", ["sql", "python"])
+def test_a_loop_that_changes_nothing_is_an_error_not_a_hang(dbs, query: str, engine: str) -> None:
+    # The body's outcome depends on the position and the variables only: no change, no end.
+    with pytest.raises(CqlError, match="never ends") as caught:
+        run(dbs["tries"], f"initial {query}" if "check" not in query else f"{query} or true",
+            variations=True, engine=engine)
+    assert caught.value.span.col > 0
+
+
+def test_a_loop_whose_dictionary_grows_runs_on(dbs) -> None:
+    query = 'initial dictionary d x = 0 loop {x += 1 d[str x] = x x < 5} x == 5'
+    assert run(dbs["tries"], query, variations=True, engine="python").matches == {1: [0]}

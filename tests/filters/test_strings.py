@@ -43,6 +43,8 @@ TABLE = [
     Row('int (eco[1:3]) > 40', NARROWED),
     Row('indexof("-" date) == 4 uppercase "a" == "A"', NARROWED),
     Row('fen ~~ "^8/8" btm', NARROWED),
+    Row('ascii "a" == 97 ascii 75 == "K" check', NARROWED),
+    Row('hascomment removecomment settag("Annotator" "cqlindex") removetag "Opening"', NARROWED),
 ]
 
 

@@ -7,13 +7,16 @@ Counted here directly by walking the parent links, so it does not depend on how 
 ``secondary`` are run.
 
 ``loop F`` evaluates F until it fails and matches when F matched at least once, as the
-reference manual says; the query's deadline is checked on every round, since a loop whose body
-never fails would otherwise never end.
+reference manual says. F's outcome depends only on the position and the variables, so a round
+that matches and changes no variable would repeat forever: that is reported as an error at the
+loop instead of hanging (CQL itself would never end). The query's deadline is checked on every
+round for loops that do change something but run too long.
 """
 
 from __future__ import annotations
 
 from cqlindex.cql import ast
+from cqlindex.errors import CqlError
 from cqlindex.evaluate.context import Evaluator, evaluates
 from cqlindex.evaluate.values import MATCH
 from cqlindex.store.trees import Position
@@ -46,9 +49,20 @@ def control(ev: Evaluator, node: ast.Control, pos: Position) -> object:
         return MATCH if white_tries_on_the_way(ev, pos) == 1 else None
     if node.name == "loop":
         matched = False
+        before = _state(ev)
         while ev.test(node.args[0], pos):
             matched = True
+            after = _state(ev)
+            if after == before:
+                raise CqlError("this loop never ends: its body matched without changing any variable",
+                               ev.query.text, node.span, ev.query.source)
+            before = after
             if ev.deadline is not None:
                 ev.deadline.check()
         return MATCH if matched else None
     raise ev.unsupported(f"'{node.name}'", node)
+
+
+def _state(ev: Evaluator) -> dict[str, object]:
+    """What a loop's body can read and change: the variables, dictionaries copied (they mutate)."""
+    return {name: dict(value) if isinstance(value, dict) else value for name, value in ev.variables.items()}

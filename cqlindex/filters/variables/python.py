@@ -32,6 +32,12 @@ class PieceBinding:
         self.square = square
         self.position = position
 
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, PieceBinding) and (self.square, self.position) == (other.square, other.position)
+
+    def __hash__(self) -> int:
+        return hash((self.square, self.position))
+
 
 class PieceIds:
     """Who stands where at each position of one game tree, computed on demand and kept.
