@@ -331,7 +331,7 @@ def test_bad_option_values_are_usage_errors(args: list[str]) -> None:
 def test_every_command_and_option_has_help() -> None:
     group = typer.main.get_command(app)
     assert (group.help or "").strip()
-    assert set(group.commands) == {"build", "info", "sql", "query", "export", "filters"}
+    assert set(group.commands) == {"build", "add", "info", "sql", "query", "export", "filters"}
     missing = []
     for name, command in group.commands.items():
         if not (command.help or "").strip():
@@ -393,7 +393,7 @@ def test_query_from_file(sample_db: Path, tmp_path: Path) -> None:
 @pytest.mark.parametrize(("query", "words"), [
     ("check and", "<query>:1:10: syntax error"),
     ("{mate", "expected '}'"),
-    ("path focus A -- k", "unsupported"),
+    ("while (check) mate", "unsupported"),
     ("3", "a number is not a filter"),
 ])
 def test_query_errors_show_where(sample_db: Path, query: str, words: str) -> None:

@@ -118,6 +118,15 @@ def test_export_command(exported, tmp_path: Path) -> None:
     assert str((tmp_path / "out").resolve() / "games") in (tmp_path / "out" / "spark.sql").read_text()
 
 
+def test_export_command_with_a_base_path(exported, tmp_path: Path) -> None:
+    db, _ = exported
+    result = CliRunner().invoke(app, ["export", str(db), str(tmp_path / "out"), "--base-path", "s3://bucket/chess"])
+    assert result.exit_code == 0, result.output
+    for script in ("spark.sql", "trino.sql"):
+        text = (tmp_path / "out" / script).read_text()
+        assert "s3://bucket/chess/games" in text and str(tmp_path) not in text, script
+
+
 def test_explain_in_another_dialect(exported) -> None:
     db, _ = exported
     result = CliRunner().invoke(app, ["query", str(db), "flip {Ka1 kh8}", "--explain", "--dialect", "spark"])

@@ -47,6 +47,7 @@ class Reader(ABC):
         self.bindings: list[dict[str, ast.Node]] = []
         self.dictionaries: dict[str, list] = {}  # name -> [local, key kind, value kind] (None: not yet known)
         self.fresh_names = 0  # variables made for the arguments of calls (see function_grammar)
+        self.assigning: list[str] = []  # names whose assigned value is being read, innermost last
         # Valid CQL that cqlindex does not run: reported only once the whole query has parsed, so
         # a syntax error anywhere still wins (as it does in the reference engine).
         self.deferred: list[CqlUnsupportedError] = []

@@ -19,7 +19,9 @@ and ``COPY``/``EXPORT`` are allowed, but never onto the index's own file.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import duckdb
 import pyarrow as pa
@@ -28,6 +30,7 @@ from cqlindex.errors import DatabaseError
 from cqlindex.exec.timeout import Deadline, interrupted, running
 from cqlindex.store.database import connect, first_line
 
+_R = TypeVar("_R")
 _T = duckdb.StatementType
 #: Statements that only read: queries (DESCRIBE, SHOW and SUMMARIZE are SELECTs), plans, table
 #: functions and pragmas (a pragma that would change a setting meets the locked configuration).
@@ -78,36 +81,36 @@ def run_table(path: str | Path, sql: str, params: list | dict | None = None, *,
     """Run ``sql`` in the sandbox on the index at ``path``; the last statement's result as Arrow.
 
     ``timeout`` (seconds) interrupts DuckDB when it is up: QueryTimeout, as for CQL queries."""
-    con = open_sandboxed(path, allow_files=allow_files)
-    try:
-        check_statements(con, sql, allow_files=allow_files, index=Path(path))
-        with running(con, Deadline(timeout), sql):
-            try:
-                relation = con.sql(sql, params=params or None)
-                if relation is None:
-                    return pa.table({})
-                return relation.to_arrow_table()
-            except duckdb.Error as error:
-                if interrupted(error):
-                    raise
-                raise wrap(error, sql) from None
-    finally:
-        con.close()
+    def fetch(con: duckdb.DuckDBPyConnection) -> pa.Table:
+        relation = con.sql(sql, params=params or None)
+        return pa.table({}) if relation is None else relation.to_arrow_table()
+
+    return _execute(path, sql, fetch, allow_files=allow_files, timeout=timeout)
 
 
 def run_rows(path: str | Path, sql: str, params: list | dict | None = None, *,
              allow_files: bool = False, timeout: float | None = None) -> tuple[list[str], list[tuple]]:
     """Run ``sql`` in the sandbox with ``params`` bound; column names and rows of its last
     statement (for the CLI). ``timeout`` as in :func:`run_table`."""
+    def fetch(con: duckdb.DuckDBPyConnection) -> tuple[list[str], list[tuple]]:
+        cursor = con.execute(sql, params) if params else con.execute(sql)
+        if cursor.description is None:
+            return [], []
+        return [d[0] for d in cursor.description], cursor.fetchall()
+
+    return _execute(path, sql, fetch, allow_files=allow_files, timeout=timeout)
+
+
+def _execute(path: str | Path, sql: str, fetch: Callable[[duckdb.DuckDBPyConnection], _R], *,
+             allow_files: bool, timeout: float | None) -> _R:
+    """Open the sandbox, vet every statement, then ``fetch`` the result under the deadline; any
+    DuckDB complaint but the deadline's interrupt comes out as a DatabaseError naming the SQL."""
     con = open_sandboxed(path, allow_files=allow_files)
     try:
         check_statements(con, sql, allow_files=allow_files, index=Path(path))
         with running(con, Deadline(timeout), sql):
             try:
-                cursor = con.execute(sql, params) if params else con.execute(sql)
-                if cursor.description is None:
-                    return [], []
-                return [d[0] for d in cursor.description], cursor.fetchall()
+                return fetch(con)
             except duckdb.Error as error:
                 if interrupted(error):
                     raise

@@ -55,17 +55,16 @@ class VariablesGrammar(FunctionGrammar):
         if self.at_op(*ASSIGN_OPS):
             op = self.next()
             # The right side binds like unary minus: 'v = k or q' is '{v = k} or q'.
-            assigning = self.__dict__.setdefault("assigning", [])
-            assigning.append(name)
+            self.assigning.append(name)
             try:
                 value = self.parse_additive()
             finally:
-                assigning.pop()
+                self.assigning.pop()
             self.check_assignment(token, op, value)
             return ast.Assign(token.span.to(value.span), name, op.text, value)
         if name in self.variables:
             return ast.Variable(token.span, name)
-        if name in self.__dict__.get("assigning", ()):
+        if name in self.assigning:
             # 'PathLen = path ... -- pathcount <= PathLen + 1' (followpath.cql): the reference knows
             # the name while its value is still being read; cqlindex does not evaluate that yet.
             self.defer_unsupported(f"'{name}' used inside the value being assigned to it", token.span)
