@@ -330,8 +330,7 @@ def test_reference_rejects(query: str, words: str) -> None:
 @pytest.mark.parametrize("query", [
     '--="qa5"', 'v="Q" --=v(btm)', 'function F(T){path p--=T P--=T primary}F("Q")',
     "piece y=k", "piece x=q piece y=k piece y=x",
-    "X=1 atomic X=2", "x=0 isbound x", "pseudolegal -- & pseudolegal --",
-    "assert 1 and 2", "while (k) {q}",
+    "X=1 atomic X=2", "pseudolegal -- & pseudolegal --",
     "currentmove -- and 1",
     'function F(T){--=T(R)}F("Q")',
 ])

@@ -137,7 +137,11 @@ def assign(ev: Evaluator, node: ast.Assign, pos: Position) -> object:
             ev.variables[node.name] = value
             return MATCH
         return None
-    old, new = count(ev.variables.get(node.name, 0)), count(value)
+    old = ev.variables.get(node.name, 0)
+    if node.op == "+=" and isinstance(old, str) and isinstance(value, str):
+        ev.variables[node.name] = old + value  # '+=' on strings appends
+        return MATCH
+    old, new = count(old), count(value)
     if old is None or new is None:
         return None
     if node.op in ("/=", "%=") and new == 0:
@@ -191,3 +195,10 @@ def unbind(ev: Evaluator, node: ast.Call, pos: Position) -> object:
         return unbind_entry(ev, target, pos)
     ev.variables.pop(target.name, None)
     return MATCH
+
+
+def binding_test(ev: Evaluator, node: ast.Call, pos: Position) -> object:
+    """``isbound x`` / ``isunbound x``: whether x has a value at this point of the evaluation (an
+    assignment gives it one, ``unbind`` takes it away; a persistent variable keeps it between positions)."""
+    bound = node.args[0].name in ev.variables
+    return MATCH if bound == (node.name == "isbound") else None
