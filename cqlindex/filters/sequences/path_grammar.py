@@ -235,7 +235,7 @@ def _move(parser: Reader) -> ast.Dash:
     dash = parser.next()
     span = first.span.to(dash.span)
     right: ast.Node | None = None
-    promote = None
+    promote = promote_by = None
     if parser.at_op("("):
         raise parser.error(f"a move in a path cannot take a '( )' target after '{dash.text}'", parser.peek())
     if _touches(parser, span) and (parser.peek().kind in (Kind.PIECES, Kind.WORD) or parser.at_op("~")):
@@ -246,13 +246,13 @@ def _move(parser: Reader) -> ast.Dash:
     if _touches(parser, span) and parser.at_op("="):
         # '=Q', or a string or a function's parameter naming the piece ('P--=T' in babson1.cql)
         parser.next()
-        promote, end = parser.parse_promotion(dash, parser.parse_primary())
+        promote, end, promote_by = parser.parse_promotion(dash, parser.parse_primary())
         span = span.to(end)
     if _touches(parser, span) and parser.at_op("("):
         raise parser.error(f"a move in a path cannot take a '( )' target after '{dash.text}'", parser.peek())
     if _touches(parser, span) and parser.at_op(*_DASHES):
         raise parser.unsupported("a chain of CQL 6.2 move filters", parser.peek())
-    return ast.Dash(span, left, right, dash.text == "[x]", promote)
+    return ast.Dash(span, left, right, dash.text == "[x]", promote, promote_by=promote_by)
 
 
 def _touches(parser: Reader, span) -> bool:
