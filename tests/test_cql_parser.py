@@ -328,7 +328,6 @@ def test_reference_rejects(query: str, words: str) -> None:
 
 
 @pytest.mark.parametrize("query", [
-    "piece y=k", "piece x=q piece y=k piece y=x",
     "X=1 atomic X=2", "pseudolegal -- & pseudolegal --",
     "currentmove -- and 1",
 ])

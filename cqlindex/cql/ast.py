@@ -190,11 +190,12 @@ class Variable(Node):
 
 @dataclass(frozen=True, slots=True)
 class Assign(Node):
-    """``x = F``, ``x += F`` ..., ``x =? F``."""
+    """``x = F``, ``x += F`` ..., ``x =? F``; ``piece x = S`` (``piece``): x names the piece on S."""
 
     name: str
     op: str
     value: Node
+    piece: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,6 +34,8 @@ TABLE = [
     Row("if check x = 1 isunbound x", NARROWED),
     Row("x = 1 unbind x isunbound x", NARROWED),
     Row("isbound y", NARROWED),
+    Row("piece x = Ke1 find x & g1", NARROWED),
+    Row("piece x = e4 x & P", NARROWED),
     Row('s = "a" s += "b" s == "ab"', NARROWED),
 ]
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import chess
 
 from cqlindex.cql import ast
+from cqlindex.errors import CqlError
 from cqlindex.evaluate.context import Evaluator, evaluates
 from cqlindex.evaluate.values import MATCH, Squares, count, truncated_division
 from cqlindex.filters.moves.python import castling_rook
@@ -129,6 +130,8 @@ def assign(ev: Evaluator, node: ast.Assign, pos: Position) -> object:
     value = ev.eval(node.value, pos)
     if value is None:
         return None
+    if node.piece:
+        return _bind_piece(ev, node, value, pos)
     if node.op == "=":
         ev.variables[node.name] = value if value is not MATCH else 1
         return MATCH
@@ -151,6 +154,21 @@ def assign(ev: Evaluator, node: ast.Assign, pos: Position) -> object:
         ev.variables[node.name] = quotient if node.op == "/=" else remainder
     else:
         ev.variables[node.name] = {"+=": old + new, "-=": old - new, "*=": old * new}[node.op]
+    return MATCH
+
+
+def _bind_piece(ev: Evaluator, node: ast.Assign, value: object, pos: Position) -> object:
+    """``piece x = S``: x names the piece standing on S. Where S is empty, or its one square is
+    empty, the filter does not match and x keeps what it named before. Which piece CQL binds
+    when S holds several squares no reference result shows: that is an error at the filter,
+    never a guess."""
+    squares = as_set(value)
+    if squares and squares & (squares - 1):
+        raise CqlError(f"'piece {node.name} = ...': {count(squares)} squares here, and a piece variable names "
+                       "one piece", ev.query.text, node.span, ev.query.source)
+    if not squares or not squares & pos.board().occupied:
+        return None
+    ev.variables[node.name] = PieceBinding(squares.bit_length() - 1, pos.id)
     return MATCH
 
 
