@@ -234,10 +234,13 @@ def _moved(ev: Evaluator, node: ast.Dash, pos: Position) -> Iterator[int]:
     if node.promotes and not letters:
         return
     positions = ev.tree.positions
+    bare = node.left is None and node.right is None and not node.capture and not node.promotes
     for child_id in pos.children:
         child = positions[child_id]
         played = _Played(child, True)
         if played.null:
+            if bare:
+                yield child_id  # a bare '--' is any move, the null move too (lacny.cql's '-- nullmove')
             continue
         if child.castle is not None and not node.capture and not node.promotes:
             rook_from, rook_to = castling_rook(child, pos, ev.tree.chess960)

@@ -145,7 +145,9 @@ class MovesSQL:
             if right is not None and right.sql is not None:
                 rook = S.both(rook, S.has(right.sql, c("rook_to")))
             sql = S.either(normal, rook) if normal is not None else None
-        sql = S.both(S.negate(c("null_move")), sql)
+        bare = node.left is None and node.right is None and not node.capture and not node.promotes
+        if not bare:  # a bare '--' is any move, the null move too
+            sql = S.both(S.negate(c("null_move")), sql)
         if node.target:
             # '--(F ...)': the target holds at the child the move leads to, as a compound there.
             after = self._all(node.target, Row(alias))
