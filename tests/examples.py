@@ -27,7 +27,9 @@ from tests.conftest import SHARED, shared_path
 EXACT = frozenset({
     "8piecesinline.cql", "chameleon.cql", "fatamorgana.cql",  # slow: checked with -m slow
     "QQqq.cql", "Qq-rotations-90-degree.cql", "Qq-rotations.cql", "allsamecolor.cql", "averagedistance.cql",
-    "babson-old.cql", "babson0.cql", "bristol-simple.cql", "bristol-universal.cql", "castleecho.cql",
+    "babson-old.cql", "babson0.cql", "babson1.cql", "babson2.cql", "babson3.cql", "followpaths-simple.cql",
+    "knightpawnforkecho.cql", "lacny.cql", "movedblackpieceecho.cql", "serialpin.cql", "bristol-simple.cql",
+    "bristol-universal.cql", "castleecho.cql",
     "checkcheckcheckstalemate.cql", "clearance-delayed.cql", "consecutive-checks-by-one-color.cql",
     "consecutive-checks.cql", "dingstheme-simple.cql", "dingstheme.cql", "discoveredchecks.cql",
     "enpassantecho.cql", "excelsior-multiple.cql", "excelsior-return.cql", "excelsior-simple.cql", "gameinfo.cql",

@@ -1,8 +1,13 @@
-"""``try`` and ``loop`` on small inline games with their position ids spelled out.
+"""``try``, ``loop``, ``while``, ``assert``, ``isbound`` and ``isunbound`` on small inline games
+with their position ids spelled out.
 
 ``try`` is ``1 == find <-- quiet all {btm secondary}``: exactly one white move off the main
 continuation on the way from the root. Each case names what it would catch: counting black
 moves, counting the main line's moves, accepting two white tries, or stopping at the first one.
+
+``while (C) F`` (the CQL 6.2 manual): F is evaluated as long as C matches, F's own failure does
+not stop it, and the while filter always matches; a ``~~`` condition finds each match in turn.
+``assert F`` stops the run with an error where F fails. ``isbound x`` holds where x has a value.
 """
 
 from __future__ import annotations
@@ -37,6 +42,22 @@ CASES = [
     # a loop whose body fails the first time does not match (ply 0 and 1: 1 < ply fails at once)
     ("x = 0 loop {x += 1 x < ply} x == ply", [2, 3, 4, 5, 6, 8, 9, 10, 11]),
     ("loop false", []),
+    # while always matches, even when its condition fails at once (ply 0), unlike loop
+    ("x = 0 while (x < ply) x += 1 x == ply", list(range(12))),
+    ("while (false) false", list(range(12))),
+    # a failing body does not stop the loop: x still reaches 2
+    ("x = 0 while (x < 2) {x += 1 false} x == 2", list(range(12))),
+    ("x = 0 while (x < 2) {x += 1 false} x == 1", []),
+    # each test of a '~~' condition resumes after its last match: R, B, N, Q in turn, then no more
+    ('initial s = "" while ("RBNQ" ~~ ".") s += \\0 s == "RBNQ"', [0]),
+    ('c = 0 while ("e4 e5 Nf3" ~~ "[a-h]([1-8])") c += int \\1 c == 12 btm', [1, 3, 6, 7, 9, 11]),
+    ("if btm x = 1 isbound x", [1, 3, 6, 7, 9, 11]),
+    ("if btm x = 1 isunbound x", [0, 2, 4, 5, 8, 10]),
+    ("x = 1 unbind x isbound x", []),
+    ("isunbound x", list(range(12))),
+    # an assertion that holds is its filter
+    ("assert #K == 1 btm", [1, 3, 6, 7, 9, 11]),
+    ("btm assert btm", [1, 3, 6, 7, 9, 11]),
 ]
 
 
@@ -68,6 +89,24 @@ def test_a_loop_that_changes_nothing_is_an_error_not_a_hang(dbs, query: str, eng
         run(dbs["tries"], f"initial {query}" if "check" not in query else f"{query} or true",
             variations=True, engine=engine)
     assert caught.value.span.col > 0
+
+
+@pytest.mark.parametrize("query", ["while (true) true", "x = 0 while (x < 3) true"])
+@pytest.mark.parametrize("engine", ["sql", "python"])
+def test_a_while_that_changes_nothing_is_an_error_not_a_hang(dbs, query: str, engine: str) -> None:
+    with pytest.raises(CqlError, match="never ends") as caught:
+        run(dbs["tries"], f"initial {query}", variations=True, engine=engine)
+    assert caught.value.span.col > 0
+
+
+# 'mate' matches nowhere in this game: an SQL plan would have no candidate, and never reach the
+# failing assertion; the assertion is evaluated at every position, as CQL does.
+@pytest.mark.parametrize("query", ["assert wtm", "try assert btm", "assert wtm mate", "mate or assert false"])
+@pytest.mark.parametrize("engine", ["sql", "python"])
+def test_a_failing_assertion_stops_the_run(dbs, query: str, engine: str) -> None:
+    with pytest.raises(CqlError, match="assertion failed") as caught:
+        run(dbs["tries"], query, variations=True, engine=engine)
+    assert caught.value.span.col == query.index("assert") + 1
 
 
 def test_a_loop_whose_dictionary_grows_runs_on(dbs) -> None:

@@ -31,6 +31,8 @@ GAMES = {
     "ep": "1. e4 Nf6 2. e5 d5 3. exd6 (3. d4 Nc6) 3... cxd6 *",
     # 0 start, 1 e4 ... 6 Bc5, 7 O-O, 8 Nf6; 9 c3, 10 Nf6, 11 O-O (variation of 4.O-O).
     "castle": "1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. O-O (4. c3 Nf6 5. O-O) 4... Nf6 *",
+    # 0 start, 1 e4, 2 e5; 3 a null move (White passes, beside 1.e4), 4 d5.
+    "null": "1. e4 (1. -- d5) 1... e5 *",
 }
 
 
@@ -41,6 +43,13 @@ def dbs(tmp_path_factory) -> dict[str, object]:
 
 # (game, query, positions on the main line only, positions with variations); None = same as main.
 CASES = [
+    # -- a bare dash is any move, the null move too (lacny.cql's 'start:path -- nullmove ...' matches
+    # game 250 of cql6-sample only so); a dash with a side, a take or a promotion is a real move
+    ("null", "--", [0, 1], [0, 1, 3]),
+    ("null", "--(nullmove)", [], [0]),
+    ("null", "P--", [0], None),
+    ("null", "not --", [2], [2, 4]),
+    ("null", "path -- nullmove --", [], [0]),
     # -- the target is tested at the position the move leads to
     ("ladder", "--(check)", [0, 2, 4, 6, 8], None),
     ("ladder", "--(mate)", [8], None),

@@ -13,7 +13,6 @@ import pytest
 
 from cqlindex.cql import ast
 from cqlindex.cql.parser import parse
-from cqlindex.errors import CqlUnsupportedError
 from cqlindex.filters.moves.consecutive import longest_common_run
 from cqlindex.evaluate.engine import run
 from tests.conftest import build_inline
@@ -114,7 +113,34 @@ def test_consecutivemoves_parses_its_range(query: str, quiet: bool, low: int | N
     assert (node.left.name, node.right.name) == ("p1", "p2")
 
 
-def test_piece_assignment_is_still_refused(dbs) -> None:
-    # 'piece x = S': no reference result shows what it does with several pieces; refused by name.
-    with pytest.raises(CqlUnsupportedError, match="piece x = S"):
-        run(dbs["knight"], "piece x = Ng1 find x & e3")
+# 'piece x = S' names the one piece on S, followed as 'piece x in S' follows it; an empty S, or
+# an empty square, does not match.
+PIECE_ASSIGNMENTS = [
+    ("knight", "piece x = Ng1 find x & e3", [0], None),
+    ("knight", "piece x = Ne5 parent : x == f3", [3], None),
+    ("knight", "piece x = Ne4", [], None),
+    ("knight", "piece x = e5", [2, 3, 4], [2, 3, 4, 8, 9]),  # occupied by the pawn, then the knight
+    # the pawn is taken on the main line (3), not in the variation (9); the knight stays at 4, leaves at 5
+    ("knight", "piece x = e5 child : x == e5", [3], [3, 8]),
+    ("knight", "piece x = Ng1 piece y = x find y & e3", [0], None),  # y names the piece x names
+    ("promotion", "piece x = Pb7 find x & Qb5", [0], None),
+]
+
+
+@pytest.mark.parametrize("engine", ["sql", "python"])
+@pytest.mark.parametrize("variations", [False, True], ids=["main", "var"])
+@pytest.mark.parametrize(("game", "query", "main", "var"), PIECE_ASSIGNMENTS,
+                         ids=[f"{c[0]}: {c[1]}" for c in PIECE_ASSIGNMENTS])
+def test_piece_assignment(dbs, game: str, query: str, main: list[int], var: list[int] | None, variations: bool,
+                          engine: str) -> None:
+    from cqlindex.exec.run import run as run_engine
+
+    expected = (var if var is not None else main) if variations else main
+    got = run_engine(dbs[game], query, variations=variations, engine=engine).matches
+    assert got == ({1: expected} if expected else {})
+
+
+def test_piece_assignment_of_several_squares_does_not_match(dbs) -> None:
+    # followpaths-simple.cql: two squares (castling's king and rook) bind nothing, and x keeps its piece
+    assert run(dbs["knight"], "piece x = N").matches == {}
+    assert run(dbs["castling"], "piece x = Ke1 not piece x = Ke1|Rh1 find x & g1").matches == {1: [0, 1, 2, 3, 4, 5, 6]}

@@ -190,11 +190,12 @@ class Variable(Node):
 
 @dataclass(frozen=True, slots=True)
 class Assign(Node):
-    """``x = F``, ``x += F`` ..., ``x =? F``."""
+    """``x = F``, ``x += F`` ..., ``x =? F``; ``piece x = S`` (``piece``): x names the piece on S."""
 
     name: str
     op: str
     value: Node
+    piece: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,8 +224,9 @@ class Move(Node):
 class Dash(Node):
     """CQL 6.2's ``F--G`` (a move from F to G) and ``F[x]G`` (a capture on G); a side may be absent.
 
-    ``promote`` holds the piece letters of ``--=Q`` forms; ``target`` the filters of ``--(F ...)``,
-    tested after the move.
+    ``promote`` holds the piece letters of ``--=Q`` forms, ``promote_by`` the string filter of
+    ``--=T`` forms (the type letter is its value where the move is made: ``T = typename to``);
+    ``target`` the filters of ``--(F ...)``, tested after the move.
     """
 
     left: Node | None
@@ -233,6 +235,12 @@ class Dash(Node):
     promote: frozenset[str] | None = None
     target: tuple[Node, ...] | None = None
     mode: str = "played"  # played | legal | pseudolegal ('legal F--G': generated moves, CQL 6.2)
+    promote_by: Node | None = None
+
+    @property
+    def promotes(self) -> bool:
+        """Whether only a promotion is such a move (``--=Q`` or ``--=T``)."""
+        return self.promote is not None or self.promote_by is not None
 
 
 @dataclass(frozen=True, slots=True)

@@ -86,7 +86,7 @@ def run_spark(directory: str | Path, text: str, *, variations: bool | None = Non
     directory = Path(directory)
     prepared = prepare(text, source, variations=variations, gamenumbers=gamenumbers, matchcount=matchcount)
     if prepared.analysis.says_messages:
-        raise InputError("a message filter speaks at every position it is evaluated at, in order: run it with "
+        raise InputError("a message (or assert) filter acts at every position it is evaluated at, in order: run it with "
                          "--engine sql or python on the index")
     tables = exported_tables(directory)
     con = open_exported(directory)

@@ -33,7 +33,8 @@ class Analysis:
     reads_other_positions: bool
     #: The sort keys in order of importance (``sort matchcount`` first, then each ``sort``).
     sort_keys: tuple[SortKey, ...]
-    #: A ``message`` filter: debugging output wherever it is evaluated, so every position is.
+    #: A ``message`` filter (debugging output) or an ``assert`` (which stops the run where it fails):
+    #: either acts wherever it is evaluated, so every position is, as in CQL.
     says_messages: bool
     #: A ``comment`` filter: text for the PGN output, made by the evaluator.
     comments: bool
@@ -82,5 +83,6 @@ def analyse(query: ast.Query) -> Analysis:
     # A nestban path, or pathcount & co. outside a path, depend on the paths matched at the
     # game's other positions: those are evaluated too, as the reference engine does.
     beyond = beyond or carries_state(query.body)
-    return Analysis(reads_other_positions(query.body), keys, "message" in outputs, "comment" in outputs, beyond,
+    asserts = any(isinstance(node, ast.Control) and node.name == "assert" for node in ast.walk(query.body))
+    return Analysis(reads_other_positions(query.body), keys, "message" in outputs or asserts, "comment" in outputs, beyond,
                     files[0] if files else None)

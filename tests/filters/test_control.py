@@ -1,4 +1,4 @@
-"""Control flow (try, loop): SQL against Python on every position of the filter indexes.
+"""Control flow (try, loop, while, assert): SQL against Python on every position of the filter indexes.
 
 Both are decided by the evaluator; the rows check that the SQL around them stays a superset.
 """
@@ -17,6 +17,13 @@ TABLE = [
     Row("x = 0 loop {x += 1 x < 3} x == 3", NARROWED),
     Row("x = 0 loop {x += 1 x < #A} x > 10", NARROWED),
     Row("loop false", NARROWED),
+    Row("x = 0 while (x < #A) x += 1 x == #A", NARROWED),
+    Row("x = 0 while (x < 3) {x += 1 check} x == 3", NARROWED),
+    Row("cnt = 0 while (cnt < 10) cnt += 2 cnt == 10 check", NARROWED),
+    Row('s = "" while ("RBNQ" ~~ "[BN]") s += \\0 s == "BN" wtm', NARROWED),
+    Row("while (false) check", NARROWED),
+    Row("assert #K == 1", NARROWED),
+    Row("check assert #k == 1", NARROWED),
 ]
 
 

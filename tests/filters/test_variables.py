@@ -1,6 +1,6 @@
 """Variables: SQL against Python on every position of the filter indexes (see differential.py).
 
-Covers = += -= *= /= %= =?, set and position variables, max min.
+Covers = += -= *= /= %= =?, set and position variables, max min, isbound and isunbound.
 """
 
 from __future__ import annotations
@@ -30,6 +30,13 @@ TABLE = [
     Row("persistent cnt += 1 cnt < 40", NARROWED),
     Row("persistent quiet cnt += #a cnt % 3 == 0", NARROWED),
     Row("x = 1 unbind x", NARROWED),
+    Row("if check x = 1 isbound x", NARROWED),
+    Row("if check x = 1 isunbound x", NARROWED),
+    Row("x = 1 unbind x isunbound x", NARROWED),
+    Row("isbound y", NARROWED),
+    Row("piece x = Ke1 find x & g1", NARROWED),
+    Row("piece x = e4 x & P", NARROWED),
+    Row('s = "a" s += "b" s == "ab"', NARROWED),
 ]
 
 

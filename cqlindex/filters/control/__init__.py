@@ -1,7 +1,9 @@
-"""Control flow of CQL 6.2: ``try`` (a white try of a study) and ``loop``.
+"""Control flow of CQL 6.2: ``try`` (a white try of a study), ``loop``, ``while`` and ``assert``.
 
-Both are decided by the evaluator: ``try`` walks back to the root of the game tree, ``loop``
-repeats a filter that usually changes variables, which SQL has no notion of.
+All are decided by the evaluator: ``try`` walks back to the root of the game tree, ``loop`` and
+``while`` repeat a filter that usually changes variables, which SQL has no notion of, and
+``assert`` stops the run with an error wherever its filter fails (so a query using it is
+evaluated at every position, as CQL does: see :mod:`cqlindex.query.analyse`).
 """
 
 from cqlindex.cql import ast
@@ -15,4 +17,9 @@ DECLS = (
     d("loop", ast.Control, LOGICAL, "'loop F': F again and again until it fails; matches if F matched once",
       grammar="parse_control", sql=PYTHON, traits=Traits(pure=False, reads_other_positions=True),
       example="x = 0 loop {x += 1 x < 3}"),
+    d("while", ast.Control, LOGICAL, "'while (C) F': F again and again as long as C matches; always matches",
+      grammar="parse_control", sql=PYTHON, traits=Traits(pure=False, reads_other_positions=True),
+      example="x = 0 while (x < 3) x += 1"),
+    d("assert", ast.Control, LOGICAL, "'assert F': F, or stop the run with an error where F fails",
+      grammar="parse_control", sql=PYTHON, traits=Traits(pure=False), example="assert true"),
 )

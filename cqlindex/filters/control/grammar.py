@@ -1,4 +1,4 @@
-"""The grammar of ``try`` and ``loop``."""
+"""The grammar of ``try``, ``loop``, ``while`` and ``assert``."""
 
 from __future__ import annotations
 
@@ -11,8 +11,22 @@ class ControlGrammar(Reader):
     """The control family's grammar."""
 
     def parse_control(self, token: Token) -> ast.Node:
-        """``try`` stands alone; ``loop`` takes the filter that follows (as far as it runs)."""
-        if token.text == "try":
+        """``try`` stands alone; ``loop`` takes the filter that follows (as far as it runs);
+        ``while (C) F`` a parenthesised condition, then its body; ``assert`` one comparison
+        (``assert 1 == 2``: the whole comparison is asserted, ``assert 1 | 2`` is an error)."""
+        name = token.text
+        if name == "try":
             return ast.Control(token.span, "try", ())
+        if name == "assert":
+            arg = self.parse_compare()
+            return ast.Control(token.span.to(arg.span), name, (arg,))
+        if name == "while":
+            self.expect_op("(", "after 'while'")
+            if self.at_op(")"):
+                raise self.error("'while ()' needs a condition", self.peek())
+            cond = self.parse_filter()
+            self.expect_op(")", "to close 'while ('")
+            body = self.parse_filter()
+            return ast.Control(token.span.to(body.span), name, (cond, body))
         body = self.parse_filter()
-        return ast.Control(token.span.to(body.span), token.text, (body,))
+        return ast.Control(token.span.to(body.span), name, (body,))

@@ -1,4 +1,4 @@
-"""``try`` and ``loop`` in the evaluator.
+"""``try``, ``loop``, ``while`` and ``assert`` in the evaluator.
 
 ``try`` is CQL's abbreviation of ``1 == find <-- quiet all {btm secondary}``: among the current
 position and its ancestors, exactly one is reached by a white move that is not the first
@@ -11,14 +11,28 @@ reference manual says. F's outcome depends only on the position and the variable
 that matches and changes no variable would repeat forever: that is reported as an error at the
 loop instead of hanging (CQL itself would never end). The query's deadline is checked on every
 round for loops that do change something but run too long.
+
+``while (C) F`` tests C, and while it matches evaluates F (whether F matches or not does not
+stop the loop); it always matches. When C is a regular-expression match ``x ~~ R``, each test
+of C searches after where the previous one matched, so the loop sees every match of R in turn
+(``while ("RBNQ" ~~ ".")`` sees R, B, N and Q): that is how CQL iterates over a string. A round
+that changes no variable (nor where the search resumes) would repeat forever, and is an error
+as it is for ``loop``.
+
+``assert F`` is F where F matches; where it fails, CQL stops the whole run with an error naming
+the assertion, and so does cqlindex (a :class:`CqlError` located at the ``assert``).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import nullcontext
 
 from cqlindex.cql import ast
 from cqlindex.errors import CqlError
 from cqlindex.evaluate.context import Evaluator, evaluates
 from cqlindex.evaluate.values import MATCH
+from cqlindex.filters.strings.python import resume_point, resuming
 from cqlindex.store.trees import Position
 
 
@@ -48,19 +62,37 @@ def control(ev: Evaluator, node: ast.Control, pos: Position) -> object:
     if node.name == "try":
         return MATCH if white_tries_on_the_way(ev, pos) == 1 else None
     if node.name == "loop":
-        matched = False
-        before = _state(ev)
-        while ev.test(node.args[0], pos):
-            matched = True
-            after = _state(ev)
-            if after == before:
-                raise CqlError("this loop never ends: its body matched without changing any variable",
-                               ev.query.text, node.span, ev.query.source)
-            before = after
-            if ev.deadline is not None:
-                ev.deadline.check()
-        return MATCH if matched else None
+        return MATCH if _repeat(ev, node, lambda: ev.test(node.args[0], pos), lambda: _state(ev)) else None
+    if node.name == "while":
+        cond, body = node.args
+        regex = cond if isinstance(cond, ast.Binary) and cond.op == "~~" else None
+        with resuming(ev, regex) if regex is not None else nullcontext():
+            _repeat(ev, node, lambda: ev.test(cond, pos) and (ev.test(body, pos) or True),
+                    lambda: (_state(ev), resume_point(ev, regex)))
+        return MATCH
+    if node.name == "assert":
+        if not ev.test(node.args[0], pos):
+            raise CqlError("assertion failed: its filter does not match at a position (CQL stops here)",
+                           ev.query.text, node.span, ev.query.source)
+        return MATCH
     raise ev.unsupported(f"'{node.name}'", node)
+
+
+def _repeat(ev: Evaluator, node: ast.Control, one_round: Callable[[], bool], state: Callable[[], object]) -> bool:
+    """Run ``one_round`` until it says stop; whether it ran a round. A round that goes on
+    without changing ``state`` would go on forever: an error at the loop instead of a hang."""
+    ran = False
+    before = state()
+    while one_round():
+        ran = True
+        after = state()
+        if after == before:
+            raise CqlError(f"this {node.name} never ends: a round went on without changing any variable",
+                           ev.query.text, node.span, ev.query.source)
+        before = after
+        if ev.deadline is not None:
+            ev.deadline.check()
+    return ran
 
 
 def _state(ev: Evaluator) -> dict[str, object]:

@@ -184,4 +184,8 @@ def _call_handler(name: str):
         from cqlindex.filters.variables.python import unbind
 
         return unbind
+    if name in ("isbound", "isunbound"):
+        from cqlindex.filters.variables.python import binding_test
+
+        return binding_test
     return tree_call

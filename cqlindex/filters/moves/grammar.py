@@ -35,7 +35,7 @@ class MovesGrammar(Reader):
         dash = self.next()
         start = left.span if left is not None else dash.span
         right: ast.Node | None = None
-        promote = None
+        promote = promote_by = None
         target: tuple[ast.Node, ...] | None = None
         end = dash.span
 
@@ -56,7 +56,7 @@ class MovesGrammar(Reader):
             end = right.span
         if adjacent() and self.at_op("="):
             self.next()
-            promote, end = self.parse_promotion(dash, self.parse_or())
+            promote, end, promote_by = self.parse_promotion(dash, self.parse_or())
         spaced_target = right is None and promote is None and self.at_op("(") and not adjacent()
         if self.at_op("(") and (adjacent() or spaced_target):
             opening = self.next()
@@ -74,20 +74,20 @@ class MovesGrammar(Reader):
             end = close.span
         if self.at_op("--", "[x]") and (adjacent() or spaced_target):
             raise self.error("CQL 6.2 move filters cannot be chained", self.peek())
-        return ast.Dash(start.to(end), left, right, dash.text == "[x]", promote, target)
+        return ast.Dash(start.to(end), left, right, dash.text == "[x]", promote, target, promote_by=promote_by)
 
-    def parse_promotion(self, dash: Token, value: ast.Node) -> tuple[frozenset[str] | None, Span]:
-        """The piece letters of the promotion ``value`` written after ``dash=`` (None: refused later)."""
+    def parse_promotion(self, dash: Token, value: ast.Node) -> tuple[frozenset[str] | None, Span, ast.Node | None]:
+        """The piece letters of the promotion ``value`` written after ``dash=``, or (None, its span,
+        the string filter naming the piece type where the move is made)."""
         kind = kind_of(value, self.variables)
         if isinstance(value, ast.Pieces):
             if value.squares != (1 << 64) - 1 or not value.pieces:
                 raise self.error("a promotion names a piece type, not squares", value.span)
-            return value.pieces, value.span
+            return value.pieces, value.span, None
         if isinstance(value, ast.String) and len(value.value) == 1 and value.value in "QRBNqrbn":
-            return frozenset(value.value), value.span
+            return frozenset(value.value), value.span, None
         if kind in (STRING, "any"):
-            self.defer_unsupported(f"a promotion '{dash.text}=' to a piece named by a string", value.span)
-            return None, value.span
+            return None, value.span, value
         raise self.error("a promotion takes a piece designator such as Q, or a string", value.span)
 
     def parse_move(self, token: Token) -> ast.Node:

@@ -73,11 +73,28 @@ def _rook_squares(move: Generated, board_960: bool, king_to_rook: int | None) ->
     return chess.square(7 if kingside else 0, rank), target
 
 
+def promotion_letters(ev: Evaluator, node: ast.Dash, pos: Position) -> frozenset[str]:
+    """The upper-case type letters a promotion of ``node`` may make (empty: none, or no promotion
+    asked for). ``--=T``: T's value at ``pos``, a piece type letter in either case (the reference
+    compares the type only); any other value names no promotion, and no move matches."""
+    if node.promote is not None:
+        return frozenset(letter.upper() for letter in node.promote)
+    if node.promote_by is None:
+        return frozenset()
+    value = ev.eval(node.promote_by, pos)
+    if isinstance(value, str) and len(value) == 1 and value.upper() in "QRBN":
+        return frozenset(value.upper())
+    return frozenset()
+
+
 def legal_dash_moves(ev: Evaluator, node: ast.Dash, pos: Position) -> Iterator[Generated]:
     """The generated moves of ``pos`` that ``legal F--G`` (or ``pseudolegal``) describes."""
     sources = as_set(ev.eval(node.left, pos)) if node.left is not None else None
     targets = as_set(ev.eval(node.right, pos)) if node.right is not None else None
     if (node.left is not None and sources is None) or (node.right is not None and targets is None):
+        return
+    letters = promotion_letters(ev, node, pos)
+    if node.promotes and not letters:
         return
     kind = node.target[0].name if node.target else None
     board = pos.board()
@@ -86,7 +103,7 @@ def legal_dash_moves(ev: Evaluator, node: ast.Dash, pos: Position) -> Iterator[G
             continue
         if kind == "castle" and move.castle is None or kind == "enpassant" and not move.en_passant:
             continue
-        if move.castle is not None and node.promote is None:
+        if move.castle is not None and not node.promotes:
             rook_from, rook_to = _rook_squares(move, board.chess960, move.rook_square)
             if (sources is None or sources >> rook_from & 1) and (targets is None or targets >> rook_to & 1):
                 yield move
@@ -95,8 +112,7 @@ def legal_dash_moves(ev: Evaluator, node: ast.Dash, pos: Position) -> Iterator[G
             continue
         if targets is not None and not targets >> move.target & 1:
             continue
-        if node.promote is not None and (move.promotion is None or _PROMOTION_LETTERS[move.promotion]
-                                          not in {letter.upper() for letter in node.promote}):
+        if letters and (move.promotion is None or _PROMOTION_LETTERS[move.promotion] not in letters):
             continue
         yield move
 

@@ -13,7 +13,7 @@ import chess
 from cqlindex.cql import ast
 from cqlindex.evaluate.context import Evaluator, evaluates
 from cqlindex.evaluate.values import MATCH, Squares
-from cqlindex.filters.moves.legal import generated_moves, legal_dash, legal_dash_moves
+from cqlindex.filters.moves.legal import generated_moves, legal_dash, legal_dash_moves, promotion_letters
 from cqlindex.filters.sets.python import as_set
 from cqlindex.store.trees import Position
 
@@ -230,13 +230,19 @@ def _moved(ev: Evaluator, node: ast.Dash, pos: Position) -> Iterator[int]:
     targets = as_set(ev.eval(node.right, pos)) if node.right is not None else None
     if (node.left is not None and sources is None) or (node.right is not None and targets is None):
         return
+    letters = promotion_letters(ev, node, pos)
+    if node.promotes and not letters:
+        return
     positions = ev.tree.positions
+    bare = node.left is None and node.right is None and not node.capture and not node.promotes
     for child_id in pos.children:
         child = positions[child_id]
         played = _Played(child, True)
         if played.null:
+            if bare:
+                yield child_id  # a bare '--' is any move, the null move too (lacny.cql's '-- nullmove')
             continue
-        if child.castle is not None and not node.capture and node.promote is None:
+        if child.castle is not None and not node.capture and not node.promotes:
             rook_from, rook_to = castling_rook(child, pos, ev.tree.chess960)
             if (sources is None or sources >> rook_from & 1) and (targets is None or targets >> rook_to & 1):
                 yield child_id
@@ -250,8 +256,7 @@ def _moved(ev: Evaluator, node: ast.Dash, pos: Position) -> Iterator[int]:
                 continue
         elif targets is not None and not targets >> played.target & 1:
             continue
-        if node.promote is not None and (played.promotion is None or _PROMOTION_LETTERS[played.promotion]
-                                          not in {letter.upper() for letter in node.promote}):
+        if letters and (played.promotion is None or _PROMOTION_LETTERS[played.promotion] not in letters):
             continue
         yield child_id
 

@@ -24,7 +24,7 @@ class MovesSQL:
         """``countmoves legal --`` is the stored number of legal moves; other forms are counted in Python."""
         move = node.move
         if isinstance(move, ast.Dash) and move.mode == "legal" and move.left is None and move.right is None \
-                and move.promote is None and not move.target:
+                and not move.promotes and not move.target:
             return NumTerm(S.col("legal_moves", row.alias))
         return None
 
@@ -133,8 +133,11 @@ class MovesSQL:
             types = sorted({_PROMOTION_TYPES[x.upper()] for x in node.promote if x.upper() in _PROMOTION_TYPES})
             normal = S.both(normal, exp.In(this=c("promotion"), expressions=[S.num(t) for t in types])
                             if types else S.false())
+        if node.promote_by is not None:  # '--=T': some promotion; which one, Python says
+            normal = S.both(normal, S.not_null(c("promotion")))
+            exact = False
         sql = normal
-        if not node.capture and node.promote is None:
+        if not node.capture and not node.promotes:
             # Castling also moves the rook: its squares are stored columns (Chess960 exact).
             rook = S.not_null(c("castle"))
             if left is not None and left.sql is not None:
@@ -142,7 +145,9 @@ class MovesSQL:
             if right is not None and right.sql is not None:
                 rook = S.both(rook, S.has(right.sql, c("rook_to")))
             sql = S.either(normal, rook) if normal is not None else None
-        sql = S.both(S.negate(c("null_move")), sql)
+        bare = node.left is None and node.right is None and not node.capture and not node.promotes
+        if not bare:  # a bare '--' is any move, the null move too
+            sql = S.both(S.negate(c("null_move")), sql)
         if node.target:
             # '--(F ...)': the target holds at the child the move leads to, as a compound there.
             after = self._all(node.target, Row(alias))
@@ -162,7 +167,7 @@ def _generated_dash(node: ast.Dash, row: Row) -> Cond:
     if node.mode != "legal":
         return RESIDUAL
     sql = S.cmp(">", S.col("legal_moves", row.alias), S.num(0))
-    bare = node.left is None and node.right is None and node.promote is None and not node.target
+    bare = node.left is None and node.right is None and not node.promotes and not node.target
     if node.target and node.target[0].name == "enpassant":
         # An en passant capture needs the double step just played (not a set-up FEN's square).
         sql = S.both(sql, S.both(S.not_null(S.col("ep_square", row.alias)),

@@ -139,9 +139,12 @@ def _at_end(parser: Reader, top: bool) -> bool:
     the next path; at its top level also a compound assignment (see :func:`_at_assignment`) or a
     ``find``: followpaths-simple writes ``path focus T1 ... -- z=to&~x`` and then ``find{...}``,
     and the reference engine's matches (game 43 at positions 14 and 16) come from that ``find``
-    evaluated where the path starts, not where it ends."""
+    evaluated where the path starts, not where it ends. So does an ``echo``: knightpawnforkecho
+    writes ``path primary N--_ S=to S->k S->pa-h2`` then ``echo (source target) {...}``, and the
+    reference's match (game 47 at position 10) needs the echo's source to be where the path starts."""
     return parser.peek().kind is Kind.EOF or parser.at_op(")", "}", ":", *_BINARY_OPS) or parser.at_word(
-        "and", "or", "in", "attacks", "attackedby", "path") or (top and (_at_assignment(parser) or parser.at_word("find")))
+        "and", "or", "in", "attacks", "attackedby", "path") or (top and (_at_assignment(parser) or parser.at_word(
+            "find", "echo")))
 
 
 def _at_assignment(parser: Reader) -> bool:
@@ -149,13 +152,10 @@ def _at_assignment(parser: Reader) -> bool:
     path but what follows it (babson1.cql: ``if path p--=T P--=T primary NTypes+=1`` gives the
     ``if`` its body). A plain ``x = F`` is a constituent, at the top level (followpaths-simple:
     ``path focus T1 piecepath -- x=to -- y=to``) as in a group (two-piece-cycle:
-    ``(T1--~C1 C1=C1|T1 T2--~C2 C2=C2|T2)+``)."""
+    ``(T1--~C1 C1=C1|T1 T2--~C2 C2=C2|T2)+``; ``-- key=currentposition`` in lacny.cql, ``N--_ S=to`` in
+    knightpawnforkecho.cql, ``p--=A T=typename to`` in babson3.cql)."""
     if parser.peek().kind is not Kind.WORD:
         return False
-    if parser.peek(1).is_op("="):
-        # 'path primary -- key=currentposition -- ...' (lacny.cql), 'N--_ S=to' (knightpawnforkecho.cql):
-        # with functions and try running, these come out different from the reference: refused, not guessed.
-        parser.defer_unsupported("an assignment '=' as a step of a path", parser.peek().span)
     return parser.peek(1).is_op(*_COMPOUND_ASSIGNMENTS)
 
 
@@ -235,7 +235,7 @@ def _move(parser: Reader) -> ast.Dash:
     dash = parser.next()
     span = first.span.to(dash.span)
     right: ast.Node | None = None
-    promote = None
+    promote = promote_by = None
     if parser.at_op("("):
         raise parser.error(f"a move in a path cannot take a '( )' target after '{dash.text}'", parser.peek())
     if _touches(parser, span) and (parser.peek().kind in (Kind.PIECES, Kind.WORD) or parser.at_op("~")):
@@ -246,13 +246,13 @@ def _move(parser: Reader) -> ast.Dash:
     if _touches(parser, span) and parser.at_op("="):
         # '=Q', or a string or a function's parameter naming the piece ('P--=T' in babson1.cql)
         parser.next()
-        promote, end = parser.parse_promotion(dash, parser.parse_primary())
+        promote, end, promote_by = parser.parse_promotion(dash, parser.parse_primary())
         span = span.to(end)
     if _touches(parser, span) and parser.at_op("("):
         raise parser.error(f"a move in a path cannot take a '( )' target after '{dash.text}'", parser.peek())
     if _touches(parser, span) and parser.at_op(*_DASHES):
         raise parser.unsupported("a chain of CQL 6.2 move filters", parser.peek())
-    return ast.Dash(span, left, right, dash.text == "[x]", promote)
+    return ast.Dash(span, left, right, dash.text == "[x]", promote, promote_by=promote_by)
 
 
 def _touches(parser: Reader, span) -> bool:

@@ -203,7 +203,7 @@ class Walk:
         whose sides name no variable gives the same children from any start, so those are
         kept for the whole game."""
         positions = self.positions
-        if item.promote is not None and not any(positions[c].promotion for c in pos.children):
+        if item.promotes and not any(positions[c].promotion for c in pos.children):
             return []
         if item.capture and not any(positions[c].captured is not None or positions[c].en_passant
                                     for c in pos.children):
@@ -211,7 +211,7 @@ class Walk:
         static = self._static.get(id(item))
         if static is None:
             static = not any(isinstance(n, (ast.Variable, ast.Keyword, ast.Path, ast.Call))
-                             for n in ast.walk((item.left, item.right)))
+                             for n in ast.walk((item.left, item.right, item.promote_by)))
             self._static[id(item)] = static
         if not static:
             return list(dash_moves(self.ev, item, pos))

@@ -101,7 +101,7 @@ class SetsGrammar(Reader):
         return domain
 
     def parse_piece_assignment(self, token: Token | ast.Keyword, name: Token) -> ast.Node:
-        """``piece x = S``: bind a piece variable to the one piece on S (refused after parsing)."""
+        """``piece x = S``: bind a piece variable to the one piece on S."""
         op = self.next()
         if name.text in self.variables and name.text not in self.piece_variables:
             raise self.error(f"'{name.text}' is already a variable that is not a piece variable", name)
@@ -110,8 +110,7 @@ class SetsGrammar(Reader):
             raise self.error("a piece variable is assigned a set", value.span)
         self.piece_variables.add(name.text)
         self.variables[name.text] = SET
-        self.defer_unsupported("a piece variable assignment 'piece x = S'", token.span.to(op.span))
-        return ast.Assign(token.span.to(value.span), name.text, op.text, value)
+        return ast.Assign(token.span.to(value.span), name.text, op.text, value, piece=True)
 
     def parse_square_iteration(self, token: Token, every: bool) -> ast.Node:
         """CQL 6.2's ``x ∊ S body`` and ``∀ x ∊ S body`` (``square [all] x in S body``)."""

@@ -58,6 +58,11 @@ def resuming(ev: Evaluator, condition: ast.Node) -> Iterator[None]:
         ev.memo.pop(key, None)
 
 
+def resume_point(ev: Evaluator, condition: ast.Node | None) -> int | None:
+    """Where the next test of ``condition`` (a ``~~`` under :func:`resuming`) will search from."""
+    return ev.memo.get((_RESUME, condition)) if condition is not None else None
+
+
 def regex_match(ev: Evaluator, node: ast.Binary, pos: Position) -> object:
     pattern = ev.eval(node.right, pos)
     if not isinstance(pattern, str):

@@ -129,6 +129,8 @@ def assign(ev: Evaluator, node: ast.Assign, pos: Position) -> object:
     value = ev.eval(node.value, pos)
     if value is None:
         return None
+    if node.piece:
+        return _bind_piece(ev, node, value, pos)
     if node.op == "=":
         ev.variables[node.name] = value if value is not MATCH else 1
         return MATCH
@@ -137,7 +139,11 @@ def assign(ev: Evaluator, node: ast.Assign, pos: Position) -> object:
             ev.variables[node.name] = value
             return MATCH
         return None
-    old, new = count(ev.variables.get(node.name, 0)), count(value)
+    old = ev.variables.get(node.name, 0)
+    if node.op == "+=" and isinstance(old, str) and isinstance(value, str):
+        ev.variables[node.name] = old + value  # '+=' on strings appends
+        return MATCH
+    old, new = count(old), count(value)
     if old is None or new is None:
         return None
     if node.op in ("/=", "%=") and new == 0:
@@ -147,6 +153,20 @@ def assign(ev: Evaluator, node: ast.Assign, pos: Position) -> object:
         ev.variables[node.name] = quotient if node.op == "/=" else remainder
     else:
         ev.variables[node.name] = {"+=": old + new, "-=": old - new, "*=": old * new}[node.op]
+    return MATCH
+
+
+def _bind_piece(ev: Evaluator, node: ast.Assign, value: object, pos: Position) -> object:
+    """``piece x = S``: x names the piece standing on S, which must be one occupied square;
+    otherwise (no square, an empty one, several) the filter does not match and x keeps what it
+    named before. Several: followpaths-simple.cql binds ``[Aa]T1=[QRNBqrnb]--(from)``, which is
+    two squares at a castling move (the king's and the rook's), and the reference engine does not
+    match there (game 12 of cql6-sample, position 12), nor anything that follows such a T1.
+    """
+    squares = as_set(value)
+    if not squares or squares & (squares - 1) or not squares & pos.board().occupied:
+        return None
+    ev.variables[node.name] = PieceBinding(squares.bit_length() - 1, pos.id)
     return MATCH
 
 
@@ -191,3 +211,10 @@ def unbind(ev: Evaluator, node: ast.Call, pos: Position) -> object:
         return unbind_entry(ev, target, pos)
     ev.variables.pop(target.name, None)
     return MATCH
+
+
+def binding_test(ev: Evaluator, node: ast.Call, pos: Position) -> object:
+    """``isbound x`` / ``isunbound x``: whether x has a value at this point of the evaluation (an
+    assignment gives it one, ``unbind`` takes it away; a persistent variable keeps it between positions)."""
+    bound = node.args[0].name in ev.variables
+    return MATCH if bound == (node.name == "isbound") else None
