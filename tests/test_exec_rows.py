@@ -6,9 +6,10 @@ from __future__ import annotations
 import random
 
 import duckdb
+import pytest
 from sqlglot import exp
 
-from cqlindex.exec.rows import grouped
+from cqlindex.exec.rows import FEW, grouped
 
 
 def _select() -> exp.Select:
@@ -23,8 +24,9 @@ def _table(rows: list[tuple[int, int]]) -> duckdb.DuckDBPyConnection:
     return con
 
 
-def test_rows_stored_out_of_order_come_out_sorted_and_grouped() -> None:
-    rows = [(g, i) for g in range(1, 40) for i in range(0, g % 7 + 1)]
+@pytest.mark.parametrize("games", [40, 6000])  # grouped in Python; past FEW rows, with numpy
+def test_rows_stored_out_of_order_come_out_sorted_and_grouped(games) -> None:
+    rows = [(g, i) for g in range(1, games) for i in range(0, g % 7 + 1)]
     shuffled = rows[:]
     random.Random(16).shuffle(shuffled)
     con = _table(shuffled)
@@ -35,6 +37,7 @@ def test_rows_stored_out_of_order_come_out_sorted_and_grouped() -> None:
     got, count = grouped(con, _select())
     assert got == expected and list(got) == sorted(expected)
     assert count == sum(len(ids) for ids in expected.values())
+    assert (count > FEW) == (games > 40)
 
 
 def test_rows_in_order_and_no_rows() -> None:

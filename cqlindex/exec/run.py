@@ -17,7 +17,6 @@ from enum import Enum
 from pathlib import Path
 
 from cqlindex.errors import CqlError
-from cqlindex.evaluate.core import Evaluator
 from cqlindex.evaluate.lasting import keeps_state, persistent_report
 from cqlindex.exec.result import QueryResult
 from cqlindex.exec.rows import grouped
@@ -91,6 +90,8 @@ def _evaluate_every_game(con, prepared: Prepared, result: QueryResult, deadline:
                          include_unplayable: bool, allow_files: bool = False) -> None:
     """The reference: the evaluator at every position of every game in the gamenumber range
     (but those marked unplayable, unless ``include_unplayable``)."""
+    from cqlindex.evaluate.core import Evaluator  # here: a query SQL decides never loads the evaluator
+
     skip = frozenset() if include_unplayable else unplayable_games(con)
     header = prepared.query.header
     evaluator = Evaluator(prepared.query, prepared.variations, prepared.expansions)
@@ -130,6 +131,8 @@ def confirm(con, prepared: Prepared, p: Plan, candidates: dict[int, list[int]], 
     ``con`` holds the candidate games' rows (the index, or one Spark task's games in memory, see
     :mod:`cqlindex.exec.spark`); the plan's prefilters run on it as they are.
     """
+    from cqlindex.evaluate.core import Evaluator
+
     evaluator = Evaluator(prepared.query, p.variations, prepared.expansions)
     if deadline is not None:
         evaluator.deadline = deadline
