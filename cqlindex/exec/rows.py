@@ -21,13 +21,14 @@ def grouped(con, select: exp.Select) -> tuple[dict[int, list[int]], int]:
     unsorted = select.copy()
     unsorted.set("order", None)
     columns = con.sql(unsorted.sql(dialect="duckdb")).fetchnumpy()
-    games, ids = (np.asarray(columns[name], dtype=np.int64) for name in ("gamenumber", "positionid"))
-    keys = (games << 32) | ids  # both are non-negative INTEGERs
-    if (keys[1:] <= keys[:-1]).any():
-        order = np.argsort(keys, kind="stable")
+    games, ids = (np.asarray(columns.pop(name)) for name in ("gamenumber", "positionid"))  # INTEGERs
+    later = games[1:] > games[:-1]
+    if not (later | ((games[1:] == games[:-1]) & (ids[1:] > ids[:-1]))).all():
+        order = np.lexsort((ids, games))
         games, ids = games[order], ids[order]
-    starts = np.flatnonzero(games[1:] != games[:-1]) + 1
+        later = games[1:] > games[:-1]
+    starts = np.flatnonzero(later) + 1
     bounds = [0, *starts.tolist(), len(games)]
-    positions = ids.tolist()
     firsts = games[bounds[:-1]].tolist() if len(games) else []
-    return {game: positions[a:b] for game, a, b in zip(firsts, bounds[:-1], bounds[1:])}, len(games)
+    del games, later, starts
+    return {game: ids[a:b].tolist() for game, a, b in zip(firsts, bounds[:-1], bounds[1:])}, len(ids)
