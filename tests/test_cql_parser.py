@@ -102,6 +102,11 @@ def body(text: str) -> str:
     ("position 0 : child : mate", "(position(0) : (child : mate))"),
     ("child(1) : check", "(child(1) : check)"),
     ("k -> [_A]", "(k attacks [_A])"),
+    # the arrows bind looser than the set operators (dingstheme-simple.cql); the words do not
+    ("not P->(.<-k)|k", "(not (P attacks ((. attackedby k) | k)))"),
+    ("A|a -> k", "((A | a) attacks k)"),
+    ("A|a attacks k", "(A | (a attacks k))"),
+    ("A->k <= 1", "((A attacks k) <= 1)"),
     ("_ <- k == 8", "((_ attackedby k) == 8)"),
     ("R in A", "(R in A)"),
     ("square all x in _ attackedby k A attacks x <= 1",

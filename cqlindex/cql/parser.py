@@ -270,12 +270,7 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
         return self.parse_union()
 
     def parse_union(self, allow_dash: bool = True) -> ast.Node:
-        left = self.parse_intersection()
-        while self.at_op("|"):
-            op = self.next()
-            right = self.parse_intersection()
-            self.check_set_operands(op, left, right)
-            left = ast.Binary(left.span.to(right.span), "|", left, right)
+        left = self.parse_arrows()
         if allow_dash and self.at_op("--", "[x]") and self.peek().span.start == left.span.end:
             # 'F--G' binds looser than '|': 'b|q--' is '{b|q}--'
             if kind_of(left, self.variables) not in (SET, "any"):
@@ -310,19 +305,42 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
             return ast.Unary(token.span.to(arg.span), "~", arg)
         return self.parse_attacks()
 
-    def parse_attacks(self) -> ast.Node:
-        left = self.parse_tight()
-        while self.at_word("attacks", "attackedby") or self.at_op("->", "<-"):
+    def parse_arrows(self) -> ast.Node:
+        """CQL 6.2's attack arrows bind looser than the set operators: 'T->(.<-k)|k' is
+        'T->{(.<-k)|k}' (the shipped example dingstheme-simple.cql matches only read so)."""
+        left = self.parse_set_union()
+        while self.at_op("->", "<-"):
             token = self.next()
-            op = {"->": "attacks", "<-": "attackedby"}.get(token.text, token.text)
-            right = self.parse_tight()
-            for side in (left, right):
-                if kind_of(side, self.variables) not in (SET, "any"):
-                    raise self.error(f"'{token.text}' needs sets on both sides", side.span)
-            if token.kind is Kind.OP and self.at_op("->", "<-"):
+            right = self.parse_set_union()
+            self.check_arrow_operands(token, left, right)
+            if self.at_op("->", "<-"):
                 left = self._arrow_chain(token, left, right)
                 continue
-            left = ast.Binary(left.span.to(right.span), op, left, right)
+            left = ast.Binary(left.span.to(right.span), "attacks" if token.text == "->" else "attackedby", left, right)
+        return left
+
+    def check_arrow_operands(self, token: Token, *sides: ast.Node) -> None:
+        for side in sides:
+            if kind_of(side, self.variables) not in (SET, "any"):
+                raise self.error(f"'{token.text}' needs sets on both sides", side.span)
+
+    def parse_set_union(self) -> ast.Node:
+        left = self.parse_intersection()
+        while self.at_op("|"):
+            op = self.next()
+            right = self.parse_intersection()
+            self.check_set_operands(op, left, right)
+            left = ast.Binary(left.span.to(right.span), "|", left, right)
+        return left
+
+    def parse_attacks(self) -> ast.Node:
+        """The words 'attacks' and 'attackedby' bind tighter than '|' (the arrows do not)."""
+        left = self.parse_tight()
+        while self.at_word("attacks", "attackedby"):
+            token = self.next()
+            right = self.parse_tight()
+            self.check_arrow_operands(token, left, right)
+            left = ast.Binary(left.span.to(right.span), token.text, left, right)
         return left
 
     def _arrow_chain(self, first: Token, left: ast.Node, right: ast.Node) -> ast.Node:
@@ -333,9 +351,8 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
             token = self.next()
             if token.text != first.text:
                 raise self.error("a chain of attack arrows cannot mix '->' and '<-'", token)
-            arg = self.parse_tight()
-            if kind_of(arg, self.variables) not in (SET, "any"):
-                raise self.error(f"'{token.text}' needs sets on both sides", arg.span)
+            arg = self.parse_set_union()
+            self.check_arrow_operands(token, arg)
             args.append(arg)
         return ast.Ray(left.span.to(args[-1].span), first.text, (), tuple(args))
 
