@@ -131,7 +131,8 @@ def explain(p: Plan, dialect: str = "duckdb") -> str:
     else:
         lines.append("-- SQL selects candidate positions; the Python evaluator confirms each candidate.")
     for item in explain_filters(p):
-        lines.append(f"--   {item['line']}:{item['col']}  {item['text']}  -- {item['where']}")
+        where = item["where"].replace("\n", "\n--")  # a verdict's further lines stay comments too
+        lines.append(f"--   {item['line']}:{item['col']}  {item['text']}  -- {where}")
     lines.append(p.select.sql(dialect=dialect, pretty=True) + ";")
     return "\n".join(lines)
 
