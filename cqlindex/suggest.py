@@ -22,10 +22,12 @@ _MOST = 3
 
 @cache
 def known_names() -> frozenset[str]:
-    """Every word CQL gives a meaning to as a filter, parameter or header word: the filter catalogue's."""
+    """Every word that stands as a filter, from the filter catalogue (a parameter such as relation's
+    'match' is no answer to a misspelt filter)."""
     from cqlindex.filters import catalogue
+    from cqlindex.filters.spec import FILTER
 
-    return frozenset(catalogue.names())
+    return frozenset(catalogue.names(FILTER))
 
 
 def did_you_mean(name: str, names: frozenset[str] | None = None) -> list[str]:

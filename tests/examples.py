@@ -2,9 +2,11 @@
 
 Each file gives, on each engine, exactly the positions the reference engine matched
 (acceptance/examples.jsonl, game by game), or is refused with an "unsupported" message naming
-what it uses; never a different answer or a syntax error. The ASCII copies run by default;
-the Unicode copies (the same queries in CQL 6.2's symbols) run with -m slow and must be
-answered as their ASCII twins are.
+what it uses; never a different answer or a syntax error. A file listed in EXACT must stay exact
+(refusing it fails its test), and a file exact but not listed fails the tally until it is added:
+the list only grows. The ASCII copies run by default but for the SLOW files; the Unicode copies
+(the same queries in CQL 6.2's symbols) and the SLOW files run with -m slow, and the Unicode
+copies must be answered as their ASCII twins are.
 
 The checks live here; test_evaluate_examples.py (default engine) and
 test_evaluate_examples_python.py (Python engine) run them, one module per engine so that
@@ -21,8 +23,33 @@ from cqlindex.errors import CqlUnsupportedError
 from cqlindex.exec.run import run
 from tests.conftest import SHARED, shared_path
 
-#: Example files answered exactly, position by position, on each engine; losing one fails.
-EXACT_FLOOR = 53
+#: Example files answered exactly, position by position, on both engines; refusing one fails.
+EXACT = frozenset({
+    "QQqq.cql", "Qq-rotations-90-degree.cql", "Qq-rotations.cql", "allsamecolor.cql", "averagedistance.cql",
+    "babson-old.cql", "babson0.cql", "bristol-simple.cql", "bristol-universal.cql", "castleecho.cql",
+    "checkcheckcheckstalemate.cql", "clearance-delayed.cql", "consecutive-checks-by-one-color.cql",
+    "consecutive-checks.cql", "dingstheme-simple.cql", "dingstheme.cql", "discoveredchecks.cql",
+    "enpassantecho.cql", "excelsior-multiple.cql", "excelsior-return.cql", "excelsior-simple.cql", "gameinfo.cql",
+    "gameinfo2.cql", "greekgift.cql", "immured.cql", "likeinterference.cql", "loneknightmate.cql",
+    "long-sacrifice.cql", "massivestalemate.cql", "maxqueenattack.cql", "mirrormate.cql", "mirrorstalemate.cql",
+    "most-king-moves.cql", "most-visited-square-2.cql", "most-visited-square.cql", "multiple-discovered-checks.cql",
+    "passers.cql", "persistent.cql", "pins.cql", "pinstalemate.cql", "platzwechselecho.cql", "platzwechseln1.cql",
+    "platzwechseln2.cql", "powerdifference-stalemate.cql", "puremate-simple.cql", "puremate.cql",
+    "quadrupled-pawns.cql", "quadrupled-pawns2.cql", "queentriangulation.cql", "rook-corners-1.cql",
+    "rook-corners-2.cql", "rook-corners-rotate-with-range.cql", "rookleapcorners.cql", "rundlaufe.cql",
+    "smotheredmate.cql", "smotheredmate2.cql", "staircase-sort-annotated.cql", "turton-old.cql",
+    "wurzburg-plachutta.cql", "zugzwang1.cql", "zugzwang2.cql",
+})
+
+#: Files that take seconds on the default engine, with their in-process seconds on a loaded
+#: 2-core machine (scripts/bench_examples.py): run with -m slow so the default suite stays short.
+#: Issue 18 wants each under 10 s on an idle machine; take a file off when it gets there.
+SLOW = {
+    "8piecesinline.cql": 55, "chameleon.cql": 51, "flipverticalecho.cql": 30, "horizontallysymmetric.cql": 22,
+    "systematicmaneuver.cql": 18, "queenknightpromotion.cql": 12, "two-piece-cycle.cql": 12, "wcct7.cql": 11,
+    "underpromotionecho.cql": 9, "staircase-sort.cql": 8, "snake.cql": 6, "missingwhitepiece.cql": 6,
+    "fatamorgana.cql": 6, "turton.cql": 6,
+}
 
 CASES = [json.loads(line) for line in (SHARED / "acceptance/examples.jsonl").read_text().splitlines()] \
     if (SHARED / "acceptance/examples.jsonl").exists() else []
@@ -31,10 +58,14 @@ _OUTCOMES: dict[tuple[str, str], dict[str, str]] = {}
 
 
 def params() -> list:
-    """One pytest param per example case; the Unicode copies are marked slow."""
+    """One pytest param per example case; the Unicode copies and the SLOW files are marked slow."""
     return [pytest.param(case, id=case["file"].split("cql-examples/")[-1],
-                         marks=[pytest.mark.slow] if "/unicode/" in case["file"] else [])
+                         marks=[pytest.mark.slow] if "/unicode/" in case["file"] or _name(case) in SLOW else [])
             for case in CASES]
+
+
+def _name(case: dict) -> str:
+    return case["file"].rsplit("/", 1)[-1]
 
 
 def _spelling(case: dict) -> str:
@@ -52,6 +83,7 @@ def check_file(engine: str, case: dict, build_db) -> None:
     except CqlUnsupportedError as error:
         outcomes[path.name] = "unsupported"
         assert "does not evaluate yet" in str(error)
+        assert path.name not in EXACT, f"{engine} {case['file']}: was exact, now refused: {error}"
         return
     expected = {int(game): ids for game, ids in case["positions"].items()}
     assert sorted(result.matches) == sorted(case["games"]), f"{engine} {case['file']}: other games"
@@ -61,19 +93,20 @@ def check_file(engine: str, case: dict, build_db) -> None:
 
 
 def check_tally(engine: str) -> None:
-    """After the files of this engine ran: the floor, and Unicode answered as ASCII."""
+    """After the files of this engine ran: every exact file listed, and Unicode answered as ASCII."""
     if len(CASES) != 180:
         shared_path("acceptance/examples.jsonl")
         pytest.fail(f"expected 180 example cases, found {len(CASES)}")
+    assert not set(SLOW) - {_name(case) for case in CASES}, "SLOW names a file that is not an example"
     ascii_ = _OUTCOMES.get((engine, "ascii"), {})
     exact = sorted(name for name, outcome in ascii_.items() if outcome == "exact")
     refused = sorted(name for name, outcome in ascii_.items() if outcome == "unsupported")
-    print(f"\nexamples ({engine}): {len(exact)} of 90 ASCII files exact, {len(refused)} refused: {refused}")
-    # The tally cannot judge files that did not run in this session (deselected, or -m slow alone).
-    if not ascii_:
-        pytest.skip("no ASCII example file ran in this session: nothing to tally")
-    assert len(ascii_) == 90, f"only {len(ascii_)} of the 90 ASCII example files ran before the tally"
-    assert len(exact) >= EXACT_FLOOR, f"{len(exact)} ASCII example files exact, below the floor of {EXACT_FLOOR}"
+    print(f"\nexamples ({engine}): {len(exact)} of {len(ascii_)} ASCII files run exact "
+          f"({len(EXACT)} listed exact of 90), {len(refused)} refused: {refused}")
+    unlisted = sorted(set(exact) - EXACT)
+    assert not unlisted, f"exact now, add them to EXACT in tests/examples.py: {unlisted}"
     unicode_ = _OUTCOMES.get((engine, "unicode"))
     if unicode_:
-        assert unicode_ == ascii_, sorted(set(unicode_.items()) ^ set(ascii_.items()))
+        common = set(unicode_) & set(ascii_)
+        assert {n: unicode_[n] for n in common} == {n: ascii_[n] for n in common}, \
+            sorted(set(unicode_.items()) ^ set(ascii_.items()))

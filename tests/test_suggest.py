@@ -37,5 +37,8 @@ def test_nothing_close_offers_nothing() -> None:
 def test_the_names_are_the_catalogues() -> None:
     from cqlindex.filters import catalogue
 
-    assert known_names() == frozenset(catalogue.names())
+    from cqlindex.filters.spec import FILTER
+
+    assert known_names() == frozenset(catalogue.names(FILTER))
+    assert "match" not in known_names() and "match" in catalogue.names()  # relation's parameter, not a filter
     assert {"attacks", "attackedby", "flipcolor", "mate", "check"} <= known_names()

@@ -35,7 +35,7 @@ from cqlindex.store.trees import _GAME_COLUMNS, _POSITION_COLUMNS
 
 #: Consecutive game numbers sent to one Python task (a DuckDB connection and one evaluator each).
 BUCKET_GAMES = 256
-_OUTPUT = "gamenumber int, candidates int, ids array<int>, sort_values array<bigint>, comments string"
+_OUTPUT = "gamenumber int, candidates int, ids array<int>, sort_values array<bigint>, comments string, edits string"
 
 
 class SparkUnavailable(CqlindexError):
@@ -117,7 +117,8 @@ def run_spark(directory: str | Path, text: str, *, variations: bool | None = Non
             evaluated = _Evaluated(
                 {key.node: v for key, v in zip(prepared.analysis.sort_keys, row.sort_values or [])
                  if key.node is not None and v is not None},
-                {int(k): v for k, v in json.loads(row.comments).items()})
+                {int(k): v for k, v in json.loads(row.comments).items()},
+                [tuple(edit) for edit in json.loads(row.edits)])
             result.keep(row.gamenumber, list(row.ids), evaluated)
     result.order()
     result.seconds = time.perf_counter() - started
@@ -147,6 +148,7 @@ def _spec(con, text: str, source: str, variations: bool | None, gamenumbers: tup
 class _Evaluated:
     sort_values: dict
     comments: dict[int, list[str]]
+    edits: list[tuple]
 
 
 def _grouped(rows) -> dict[int, list[int]]:
@@ -206,7 +208,8 @@ def confirm_bucket(spec: Spec, positions: pa.Table, games: pa.Table) -> pa.Table
     flags = positions.column("candidate").to_pylist()
     numbers, ids = positions.column("gamenumber").to_pylist(), positions.column("positionid").to_pylist()
     candidates = _grouped((g, i) for g, i, c in zip(numbers, ids, flags) if c)
-    out: dict[str, list] = {"gamenumber": [], "candidates": [], "ids": [], "sort_values": [], "comments": []}
+    out: dict[str, list] = {name: [] for name in ("gamenumber", "candidates", "ids", "sort_values", "comments",
+                                                  "edits")}
     keys = prepared.analysis.sort_keys
 
     def keep(game: int, matched: list[int], evaluator) -> None:
@@ -216,6 +219,7 @@ def confirm_bucket(spec: Spec, positions: pa.Table, games: pa.Table) -> pa.Table
         out["sort_values"].append([None if key.node is None else evaluator.sort_values.get(key.node)
                                    for key in keys])
         out["comments"].append(json.dumps(evaluator.comments or {}))
+        out["edits"].append(json.dumps(evaluator.edits or []))  # removecomment/settag/removetag: tuples of str, int
 
     con = duckdb.connect()
     try:
@@ -230,4 +234,5 @@ def confirm_bucket(spec: Spec, positions: pa.Table, games: pa.Table) -> pa.Table
                      "candidates": pa.array(out["candidates"], pa.int32()),
                      "ids": pa.array(out["ids"], pa.list_(pa.int32())),
                      "sort_values": pa.array(out["sort_values"], pa.list_(pa.int64())),
-                     "comments": pa.array(out["comments"], pa.string())})
+                     "comments": pa.array(out["comments"], pa.string()),
+                     "edits": pa.array(out["edits"], pa.string())})

@@ -78,9 +78,10 @@ def declarations() -> Iterator[Decl]:
     return iter(ALL)
 
 
-def names() -> list[str]:
-    """Every name CQL gives a filter, parameter or header word, sorted (for "did you mean")."""
-    return sorted({decl.name for decl in ALL if decl.name[0].isalpha()})
+def names(where: str | None = None) -> list[str]:
+    """Every name CQL gives a filter, parameter or header word (only those written ``where``, when
+    given), sorted (for "did you mean")."""
+    return sorted({decl.name for decl in ALL if decl.name[0].isalpha() and where in (None, decl.where)})
 
 
 def lookup(name: str, where: str = FILTER) -> Decl | None:

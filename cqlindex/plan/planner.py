@@ -131,8 +131,9 @@ def explain(p: Plan, dialect: str = "duckdb") -> str:
     else:
         lines.append("-- SQL selects candidate positions; the Python evaluator confirms each candidate.")
     for item in explain_filters(p):
-        where = item["where"].replace("\n", "\n--")  # a verdict's further lines stay comments too
-        lines.append(f"--   {item['line']}:{item['col']}  {item['text']}  -- {where}")
+        first, *more = item["where"].split("\n")  # a relation says what it narrowed on lines of their own
+        lines.append(f"--   {item['line']}:{item['col']}  {item['text']}  -- {first}")
+        lines.extend(f"-- {line.strip()}" for line in more)
     lines.append(p.select.sql(dialect=dialect, pretty=True) + ";")
     return "\n".join(lines)
 

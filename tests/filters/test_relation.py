@@ -43,7 +43,7 @@ def test_sql_against_python(filter_indexes, row: Row, cell: tuple[str, bool]) ->
      "another position of the game (main line); the same side to move; the same board"),
     ("relation (tomove mismatch) echoshift (mismatch 0)", True,
      "another position of the game (any line); the other side to move; the same material (echoshift with no "
-     "mismatch)"),
+     "mismatch); the kings as far apart (a shift)"),
     ("relation check echorotate90 (mismatch 0 2)", False,
      "another position of the game (main line); piece counts within 4 in all (echorotate90, at most 2 "
      "mismatches); the target filters where SQL has them"),
