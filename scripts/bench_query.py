@@ -40,6 +40,7 @@ Usage: python scripts/bench_query.py [--games N] [--scan-games N] [--repeat N] [
                                      [--shared DIR] [--only FAMILY|relation] [--skip-python] [--json]
                                      [--engine spark [--spark-master URL]]
        python scripts/bench_query.py --examples [--only NAME] [--skip-python]
+       python scripts/bench_query.py --scale [--games N] [--replicate K] [--repeat N] [--json]
 """
 
 from __future__ import annotations
@@ -222,7 +223,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--engine", choices=("python", "spark"), default="python",
                         help="the engine to compare with the default one (spark: needs cqlindex[spark] and Java)")
     parser.add_argument("--spark-master", default="local[*]", help="with --engine spark: the Spark master URL")
+    parser.add_argument("--scale", action="store_true",
+                        help="instead: the shared/bench query files, start-up and streamed output against the bare "
+                             "DuckDB scan (scripts/bench_scale.py)")
+    parser.add_argument("--replicate", type=int, default=1,
+                        help="with --scale: copy the index's games this many times in all, by SQL (e.g. --games 0 "
+                             "--replicate 3 for ~34 M positions)")
     args = parser.parse_args(argv)
+    if args.scale:
+        from bench_scale import replicated, report
+
+        db = ensure_index(args.shared, args.games, args.db or Path(f"build/bench-{args.games or 'all'}.duckdb"))
+        figures = report(replicated(db, args.replicate), args.shared, args.repeat)
+        if args.json:
+            print(json.dumps(figures, indent=2))
+        return 0
     if args.examples:
         from bench_examples import report
 

@@ -14,14 +14,12 @@ from __future__ import annotations
 import time
 from contextlib import closing
 from enum import Enum
-from itertools import groupby
-from operator import itemgetter
 from pathlib import Path
 
 from cqlindex.errors import CqlError
-from cqlindex.evaluate.core import Evaluator
 from cqlindex.evaluate.lasting import keeps_state, persistent_report
 from cqlindex.exec.result import QueryResult
+from cqlindex.exec.rows import grouped
 from cqlindex.exec.timeout import Deadline, running
 from cqlindex.plan.planner import Plan, plan
 from cqlindex.query.prepare import Prepared, prepare
@@ -92,6 +90,8 @@ def _evaluate_every_game(con, prepared: Prepared, result: QueryResult, deadline:
                          include_unplayable: bool, allow_files: bool = False) -> None:
     """The reference: the evaluator at every position of every game in the gamenumber range
     (but those marked unplayable, unless ``include_unplayable``)."""
+    from cqlindex.evaluate.core import Evaluator  # here: a query SQL decides never loads the evaluator
+
     skip = frozenset() if include_unplayable else unplayable_games(con)
     header = prepared.query.header
     evaluator = Evaluator(prepared.query, prepared.variations, prepared.expansions)
@@ -113,10 +113,7 @@ def _run_plan(con, prepared: Prepared, result: QueryResult, deadline: Deadline, 
               allow_files: bool = False) -> None:
     """SQL for the candidates (or the matches), the evaluator for what SQL cannot decide."""
     p = plan_prepared(con, prepared, include_unplayable)
-    table = con.sql(p.sql).to_arrow_table()
-    rows = zip(table.column(0).to_pylist(), table.column(1).to_pylist())
-    candidates = {game: [pid for _, pid in group] for game, group in groupby(rows, key=itemgetter(0))}
-    result.candidates = table.num_rows
+    candidates, result.candidates = grouped(con, p.select)
     span = prepared.gamenumbers
     count_sql = "SELECT count(*) FROM games" + (" WHERE gamenumber BETWEEN ? AND ?" if span else "")
     result.games_examined = con.execute(count_sql, list(span) if span else []).fetchall()[0][0]
@@ -134,6 +131,8 @@ def confirm(con, prepared: Prepared, p: Plan, candidates: dict[int, list[int]], 
     ``con`` holds the candidate games' rows (the index, or one Spark task's games in memory, see
     :mod:`cqlindex.exec.spark`); the plan's prefilters run on it as they are.
     """
+    from cqlindex.evaluate.core import Evaluator
+
     evaluator = Evaluator(prepared.query, p.variations, prepared.expansions)
     if deadline is not None:
         evaluator.deadline = deadline

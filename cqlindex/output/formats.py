@@ -12,7 +12,6 @@ who types ``-o found.txt`` expects the games, not a list of numbers.
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -76,7 +75,12 @@ def write(con, result, fmt: Format, out: TextIO, options: Options = Options()) -
     if fmt is Format.count:
         print(f"{len(matches)} games {result.positions} positions", file=out)
         return []
-    from cqlindex.output.records import game_rows, match_table  # pyarrow: only when needed
+    if fmt in (Format.ndjson, Format.json, Format.csv):
+        from cqlindex.output.stream import write_records  # pyarrow: only when needed
+
+        write_records(con, matches, fmt.value, out)
+        return []
+    from cqlindex.output.records import game_rows, match_table
 
     table = match_table(con, matches)
     if fmt is Format.html:
@@ -85,18 +89,6 @@ def write(con, result, fmt: Format, out: TextIO, options: Options = Options()) -
         write_html(table.to_pylist(), out, query=result.query.text, summary=options.summary,
                    boards_per_game=options.boards, database=options.database, sources=_sources(con, matches),
                    limit=options.limit)
-    elif fmt in (Format.ndjson, Format.json):
-        lines = _json_lines(con, table)
-        if fmt is Format.ndjson:
-            out.writelines(line + "\n" for line in lines)
-        else:
-            out.write("[\n" + ",\n".join(lines) + "\n]\n")
-    elif fmt is Format.csv:
-        import pyarrow.csv
-
-        buffer = io.BytesIO()
-        pyarrow.csv.write_csv(table, buffer)
-        out.write(buffer.getvalue().decode("utf-8"))
     else:
         rich_table = Table("game", "white", "black", "result", "year", "first match", "positions")
         for game in game_rows(table.to_pylist()):
@@ -106,15 +98,6 @@ def write(con, result, fmt: Format, out: TextIO, options: Options = Options()) -
                                "" if game["year"] is None else str(game["year"]), game["first_match"], counted)
         Console(file=out, highlight=False, width=options.width).print(rich_table)
     return []
-
-
-def _json_lines(con, table) -> list[str]:
-    """Each record as one JSON object, written by DuckDB's ``to_json`` (in the table's order)."""
-    con.register("_records", table)
-    try:
-        return [row[0] for row in con.execute("SELECT to_json(r)::VARCHAR FROM _records r").fetchall()]
-    finally:
-        con.unregister("_records")
 
 
 def _sources(con, matches: dict[int, list[int]]) -> list[str]:

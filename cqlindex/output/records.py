@@ -10,8 +10,9 @@ The move number is the one a score sheet shows (the schema's ``fullmove`` macro)
 from a FEN at move 29 shows ``29. Qg5#``. CQL's ``movenumber`` filter counts from 1 in every
 game, which is right for searching and wrong for reading.
 
-The records come out of DuckDB as one Arrow table; the writers of :mod:`cqlindex.output.formats`
-turn that table into CSV or JSON without a detour through Python rows.
+The records come out of DuckDB as Arrow tables (:mod:`cqlindex.output.stream`, a batch of games
+at a time); the writers of :mod:`cqlindex.output.formats` turn them into CSV or JSON without a
+detour through Python rows.
 """
 
 from __future__ import annotations
@@ -19,32 +20,17 @@ from __future__ import annotations
 import duckdb
 import pyarrow as pa
 
-from cqlindex.errors import DatabaseError
-
 FIELDS = ("gamenumber", "positionid", "ply", "movenumber", "wtm", "mainline", "depth", "san", "fen", "white", "black",
           "result", "year", "event", "site", "date", "eco", "move_from", "move_to")
-_SQUARE = "CASE WHEN p.{0} IS NULL THEN NULL ELSE chr(97 + p.{0} % 8) || chr(49 + p.{0} // 8) END AS {0}"
-_SELECT = ("SELECT p.gamenumber, p.positionid, p.ply, fullmove(p) AS movenumber, p.wtm, p.mainline, p.depth, p.san, "
-           "fen(p) AS fen, g.white, g.black, g.result, g.year, g.event, g.site, g.date, g.eco, "
-           f"{_SQUARE.format('move_from')}, {_SQUARE.format('move_to')} "
-           "FROM _matches m "
-           "JOIN positions p ON p.gamenumber = m.gamenumber AND p.positionid = m.positionid "
-           "JOIN games g ON g.gamenumber = p.gamenumber ORDER BY m.rank, p.positionid")
 
 
 def match_table(con: duckdb.DuckDBPyConnection, matches: dict[int, list[int]]) -> pa.Table:
     """The matching positions as an Arrow table with the columns :data:`FIELDS`: games in the
-    order of ``matches`` (gamenumber, or the query's sort values), positions in positionid order."""
-    pairs = pa.table({"gamenumber": pa.array([g for g, ids in matches.items() for _ in ids], pa.int32()),
-                      "positionid": pa.array([i for ids in matches.values() for i in ids], pa.int32()),
-                      "rank": pa.array([r for r, ids in enumerate(matches.values()) for _ in ids], pa.int32())})
-    con.register("_matches", pairs)
-    try:
-        return con.sql(_SELECT).to_arrow_table()
-    except duckdb.CatalogException:
-        raise DatabaseError("this index predates the fen and fullmove macros; rebuild it with cqlindex build") from None
-    finally:
-        con.unregister("_matches")
+    order of ``matches`` (gamenumber, or the query's sort values), positions in positionid order.
+    (:func:`cqlindex.output.stream.record_batches` yields the same a batch at a time.)"""
+    from cqlindex.output.stream import record_batches
+
+    return pa.concat_tables(record_batches(con, matches))
 
 
 def match_records(con: duckdb.DuckDBPyConnection, matches: dict[int, list[int]]) -> list[dict]:

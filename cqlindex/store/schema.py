@@ -10,7 +10,6 @@ from __future__ import annotations
 from importlib import resources
 
 import duckdb
-import pyarrow as pa
 
 from cqlindex.board.squares import to_signed
 from cqlindex.board.transforms import all_transforms, masks
@@ -28,6 +27,8 @@ def schema_sql(name: str) -> str:
 
 def create_schema(con: duckdb.DuckDBPyConnection) -> None:
     """Create every table, view and macro, and fill the transform and mask tables."""
+    import pyarrow as pa  # here: every query imports this module (SCHEMA_VERSION), only a build needs Arrow
+
     for name in SCHEMA_FILES:
         con.execute(schema_sql(name))
     rows = [(name, kind, sq, fn(sq)) for name, kind, fn in all_transforms() for sq in range(64)]

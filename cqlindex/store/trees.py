@@ -16,12 +16,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
+from typing import TYPE_CHECKING
 
-import chess
 import duckdb
-import pyarrow as pa
 
 from cqlindex.errors import DatabaseError
+
+if TYPE_CHECKING:  # python-chess and pyarrow are imported where used: the parser imports this module
+    import chess
+    import pyarrow as pa
 
 _BITBOARD_COLUMNS = ("wk", "wq", "wr", "wb", "wn", "wp", "bk", "bq", "br", "bb", "bn", "bp")
 # Position's constructor arguments, in order, as the columns they come from. children, the
@@ -83,6 +86,8 @@ class Position:
         """
         board = self._board
         if board is None:
+            import chess
+
             wk, wq, wr, wb, wn, wp, bk, bq, br, bb, bn, bp = self.bitboards
             board = chess.Board(None, chess960=self._chess960)
             board.kings = wk | bk
@@ -174,6 +179,8 @@ def load_positions(con: duckdb.DuckDBPyConnection, candidates: dict[int, list[in
     and reading just those rows costs a fraction of rebuilding whole trees. ``candidates`` maps
     gamenumber -> positionids; ``positions[id]`` is set for those ids only, with no children.
     """
+    import pyarrow as pa
+
     numbers = sorted(candidates)
     for first in range(0, len(numbers), batch_size):
         batch = numbers[first:first + batch_size]
@@ -278,6 +285,8 @@ def _load_batch(con: duckdb.DuckDBPyConnection, where: str, params: list, variat
 
 
 def _to_list(name: str, column: pa.ChunkedArray) -> list:
+    import pyarrow as pa
+
     if name in _UNSIGNED_COLUMNS:
         column = column.cast(pa.uint64(), safe=False)  # same 64 bits, read as python-chess reads them
     return column.to_pylist()

@@ -1,0 +1,202 @@
+"""Queries at full scale (issue 16): the benchmark query files against the bare DuckDB scan.
+
+What it measures, in one run, on one index (the gnuchess slice of ``bench_query.py``, copied
+``--replicate`` times by SQL with only ``gamenumber`` changed, to reach tens of millions of
+positions without replaying them):
+
+* per query file of ``shared/bench`` (a, b1, b2, c, c2, d1, d2): the in-process time of
+  :func:`cqlindex.exec.run.run` (median of ``--repeat``), the CLI's wall time, CPU seconds and
+  peak RSS (``cqlindex query DB -f FILE --format count`` in a child process), and the bare scan:
+  ``SELECT count(*)`` over the plan's own candidate SQL (the pushed-down condition, no sort), on
+  the same connection settings. The ratios (in-process / bare, CLI CPU / bare) are the figures
+  to compare across machines; the games and positions found are printed so a fast wrong answer
+  shows;
+* start-up: ``cqlindex --help`` and a query on an empty range of games (``-gamenumber 0 0``),
+  CPU seconds of the whole process;
+* output that streams: ``true --format ndjson`` and ``--format csv`` into a file through the CLI
+  (records/s over the whole process, CPU seconds, peak RSS), against DuckDB's own
+  ``COPY ... TO (FORMAT json | csv)`` of the same rows without the FEN (the baseline).
+
+Nothing here is a pass/fail threshold: absolute figures depend on the machine and its load.
+Run from ``scripts/bench_query.py --scale [--replicate K]`` or alone.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+QUERIES = ("a", "b1", "b2", "c", "c2", "d1", "d2")
+
+
+def replicated(db: Path, times: int) -> Path:
+    """``db`` with its games and positions copied ``times`` times in all (gamenumbers shifted
+    past the last game each time), built once beside it; ``db`` itself when ``times`` is 1."""
+    import duckdb
+
+    if times <= 1:
+        return db
+    target = db.with_name(f"{db.stem}-x{times}.duckdb")
+    if target.exists():
+        return target
+    partial = target.with_suffix(".partial")
+    partial.write_bytes(db.read_bytes())
+    con = duckdb.connect(str(partial))
+    try:
+        last = con.execute("SELECT max(gamenumber) FROM games").fetchall()[0][0]
+        for k in range(1, times):
+            print(f"replicating: copy {k + 1} of {times} ...", file=sys.stderr)
+            con.execute("INSERT INTO games SELECT * REPLACE (gamenumber + ? AS gamenumber) FROM games "
+                        "WHERE gamenumber <= ? ORDER BY gamenumber", [k * last, last])
+            con.execute("INSERT INTO positions SELECT * REPLACE (gamenumber + ? AS gamenumber) FROM positions "
+                        "WHERE gamenumber <= ? ORDER BY gamenumber, positionid", [k * last, last])
+    finally:
+        con.close()
+    partial.rename(target)
+    return target
+
+
+#: Runs a command and writes its CPU seconds and peak RSS (KB) to a file. The measured process is
+#: forked from this small interpreter, not from the benchmark's: a child's peak RSS counts the
+#: memory of the process it was forked from, which here holds whole query results.
+_MEASURE = """
+import json, os, subprocess, sys
+process = subprocess.Popen(sys.argv[2:])
+_, status, usage = os.wait4(process.pid, 0)
+with open(sys.argv[1], "w") as out:
+    json.dump({"cpu": usage.ru_utime + usage.ru_stime, "rss_kb": usage.ru_maxrss, "status": status}, out)
+"""
+
+
+def child(args: list[str]) -> dict:
+    """Run ``python -m cqlindex ARGS``: wall seconds, CPU seconds and peak RSS (MB) of that process."""
+    with tempfile.TemporaryDirectory() as tmp:
+        figures = Path(tmp) / "usage.json"
+        started = time.perf_counter()
+        done = subprocess.run([sys.executable, "-c", _MEASURE, str(figures), sys.executable, "-m", "cqlindex", *args],
+                              capture_output=True, text=True)
+        wall = time.perf_counter() - started
+        usage = json.loads(figures.read_text())
+    if usage["status"] != 0:
+        raise SystemExit(f"cqlindex {' '.join(args)} failed: {done.stderr.strip()}")
+    return {"wall": wall, "cpu": usage["cpu"], "rss_mb": usage["rss_kb"] / 1024, "stdout": done.stdout,
+            "stderr": done.stderr}
+
+
+def bare_scan(db: Path, text: str, repeat: int) -> tuple[float, int]:
+    """Median seconds and rows of ``SELECT count(*)`` over the plan's candidate SQL without its sort."""
+    from cqlindex.exec.run import plan_for
+    from cqlindex.store.database import connect
+
+    select = plan_for(db, text).select.copy()
+    select.set("order", None)
+    sql = f"SELECT count(*) FROM ({select.sql(dialect='duckdb')})"
+    con = connect(db)
+    try:
+        con.execute(sql).fetchall()  # warm-up
+        times, rows = [], 0
+        for _ in range(repeat):
+            started = time.perf_counter()
+            rows = con.execute(sql).fetchall()[0][0]
+            times.append(time.perf_counter() - started)
+    finally:
+        con.close()
+    return statistics.median(times), rows
+
+
+def query_rows(db: Path, bench: Path, repeat: int) -> list[dict]:
+    from cqlindex.exec.run import run
+
+    rows = []
+    print(f"{'query':5} {'bare s':>7} {'run s':>7} {'run/bare':>8} {'CLI wall':>8} {'CLI CPU':>7} "
+          f"{'CPU/bare':>8} {'RSS MB':>7} {'games':>7} {'positions':>9}")
+    for name in QUERIES:
+        path = bench / f"{name}.cql"
+        text = path.read_text(encoding="utf-8")
+        bare, _ = bare_scan(db, text, repeat)
+        run(db, text)  # warm-up
+        times = []
+        result = None
+        for _ in range(repeat):
+            started = time.perf_counter()
+            result = run(db, text)
+            times.append(time.perf_counter() - started)
+        fast = statistics.median(times)
+        cli = child(["query", str(db), "-f", str(path), "--format", "count"])
+        row = {"query": name, "bare_seconds": bare, "run_seconds": fast, "cli_wall": cli["wall"],
+               "cli_cpu": cli["cpu"], "cli_rss_mb": cli["rss_mb"], "games": len(result.matches),
+               "positions": result.positions}
+        rows.append(row)
+        print(f"{name:5} {bare:7.3f} {fast:7.3f} {fast / bare:8.1f} {cli['wall']:8.2f} {cli['cpu']:7.2f} "
+              f"{cli['cpu'] / bare:8.1f} {cli['rss_mb']:7.0f} {row['games']:7,} {row['positions']:9,}")
+    return rows
+
+
+def startup_rows() -> dict:
+    helps = [child(["--help"])["cpu"] for _ in range(3)]
+    print(f"\nstart-up: cqlindex --help {statistics.median(helps):.2f} CPU s", end="")
+    return {"help_cpu": statistics.median(helps)}
+
+
+def empty_query_cpu(db: Path) -> float:
+    cpus = [child(["query", str(db), "Ka1", "-gamenumber", "0", "0", "--format", "count"])["cpu"] for _ in range(3)]
+    print(f"; a query on no games {statistics.median(cpus):.2f} CPU s")
+    return statistics.median(cpus)
+
+
+#: The records' columns DuckDB can write by itself (all but the FEN), for the writers' baseline.
+_BASELINE = ("SELECT p.gamenumber, p.positionid, p.ply, p.movenumber, p.wtm, p.mainline, p.depth, p.san, "
+             "g.white, g.black, g.result, g.year, g.event, g.site, g.date, g.eco, p.move_from, p.move_to "
+             "FROM positions p JOIN games g USING (gamenumber) WHERE p.mainline")
+
+
+def stream_rows(db: Path) -> list[dict]:
+    """``true`` written as ndjson and csv through the CLI, against DuckDB's COPY of the same rows."""
+    import duckdb
+
+    rows = []
+    print(f"\n{'format':7} {'records':>10} {'wall s':>7} {'CPU s':>6} {'rec/s':>9} {'RSS MB':>7} "
+          f"{'COPY s':>7} {'COPY rec/s':>10} {'ratio':>6}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for shape, copy_format in (("ndjson", "json"), ("csv", "csv")):
+            target = Path(tmp) / f"out.{shape}"
+            cli = child(["query", str(db), "true", "--format", shape, "-o", str(target)])
+            with target.open("rb") as handle:
+                records = sum(1 for _ in handle) - (shape == "csv")
+            target.unlink()
+            con = duckdb.connect(str(db), read_only=True)
+            try:
+                started = time.perf_counter()
+                con.execute(f"COPY ({_BASELINE}) TO '{Path(tmp) / 'copy'}' (FORMAT {copy_format})")
+                copy = time.perf_counter() - started
+            finally:
+                con.close()
+            rate, copy_rate = records / cli["wall"], records / copy
+            rows.append({"format": shape, "records": records, "wall": cli["wall"], "cpu": cli["cpu"],
+                         "records_per_second": rate, "rss_mb": cli["rss_mb"], "copy_seconds": copy,
+                         "copy_records_per_second": copy_rate})
+            print(f"{shape:7} {records:10,} {cli['wall']:7.2f} {cli['cpu']:6.2f} {rate:9,.0f} {cli['rss_mb']:7.0f} "
+                  f"{copy:7.2f} {copy_rate:10,.0f} {cli['wall'] / copy:6.1f}")
+    return rows
+
+
+def report(db: Path, shared: Path, repeat: int) -> dict:
+    """Print every figure above for the index ``db``; return them for ``--json``."""
+    from cqlindex.store.database import connect
+
+    con = connect(db)
+    try:
+        positions = con.execute("SELECT count(*) FROM positions").fetchall()[0][0]
+    finally:
+        con.close()
+    print(f"index {db}: {positions:,} positions")
+    figures = {"positions": positions, "queries": query_rows(db, shared / "bench", repeat)}
+    figures["startup"] = startup_rows()
+    figures["startup"]["empty_query_cpu"] = empty_query_cpu(db)
+    figures["streams"] = stream_rows(db)
+    return figures

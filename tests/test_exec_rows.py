@@ -1,0 +1,46 @@
+"""The plan's rows fetched without ORDER BY: grouped per game in (gamenumber, positionid) order
+whatever order DuckDB yields them in."""
+
+from __future__ import annotations
+
+import random
+
+import duckdb
+import pytest
+from sqlglot import exp
+
+from cqlindex.exec.rows import grouped
+
+
+def _select() -> exp.Select:
+    return (exp.select("p.gamenumber", "p.positionid").from_(exp.to_table("positions").as_("p"))
+            .where("p.positionid % 3 <> 1").order_by("p.gamenumber", "p.positionid"))
+
+
+def _table(rows: list[tuple[int, int]]) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect()
+    con.execute("CREATE TABLE positions (gamenumber INTEGER, positionid INTEGER)")
+    con.executemany("INSERT INTO positions VALUES (?, ?)", rows)
+    return con
+
+
+@pytest.mark.parametrize("games", [40, 6000])
+def test_rows_stored_out_of_order_come_out_sorted_and_grouped(games) -> None:
+    rows = [(g, i) for g in range(1, games) for i in range(0, g % 7 + 1)]
+    shuffled = rows[:]
+    random.Random(16).shuffle(shuffled)
+    con = _table(shuffled)
+    expected = {}
+    for g, i in rows:
+        if i % 3 != 1:
+            expected.setdefault(g, []).append(i)
+    got, count = grouped(con, _select())
+    assert got == expected and list(got) == sorted(expected)
+    assert count == sum(len(ids) for ids in expected.values())
+
+
+def test_rows_in_order_and_no_rows() -> None:
+    rows = [(1, 0), (1, 2), (5, 0), (5, 3), (70000, 0)]
+    got, count = grouped(_table(rows), _select())
+    assert got == {1: [0, 2], 5: [0, 3], 70000: [0, 3][:1]} and count == 5
+    assert grouped(_table([(2, 1)]), _select()) == ({}, 0)
