@@ -124,3 +124,9 @@ def test_the_limits_leave_room_for_every_real_query() -> None:
 ])
 def test_huge_repetition_bounds_end(index, query: str) -> None:
     both(index, query, timeout=120)  # ran for hours; QueryTimeout if that comes back
+
+
+@pytest.mark.parametrize("query", ["down 1 9223372036854775807 P", "k == diagonal 4294967296 K",
+                                   "x = 9223372036854775807 up x P"])
+def test_huge_direction_distances_end(index, query: str) -> None:
+    both(index, query, timeout=60)  # a loop over every distance up to the number (the 20,000-string fuzz)
