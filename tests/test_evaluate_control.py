@@ -80,14 +80,13 @@ def test_parses(query: str, name: str, args: int) -> None:
     assert isinstance(node, ast.Control) and node.name == name and len(node.args) == args
 
 
-@pytest.mark.parametrize("query", ["loop check", "loop true", "x = 1 loop {x = 1}", "dictionary d loop {d[\"a\"] = 1}",
-                                   "x = 0 loop {x += 0}"])
+@pytest.mark.parametrize("query", ["loop {check or true}", "loop true", "x = 1 loop {x = 1}",
+                                   'dictionary d loop {d["a"] = 1}', "x = 0 loop {x += 0}"])
 @pytest.mark.parametrize("engine", ["sql", "python"])
 def test_a_loop_that_changes_nothing_is_an_error_not_a_hang(dbs, query: str, engine: str) -> None:
     # The body's outcome depends on the position and the variables only: no change, no end.
     with pytest.raises(CqlError, match="never ends") as caught:
-        run(dbs["tries"], f"initial {query}" if "check" not in query else f"{query} or true",
-            variations=True, engine=engine)
+        run(dbs["tries"], f"initial {query}", variations=True, engine=engine)
     assert caught.value.span.col > 0
 
 

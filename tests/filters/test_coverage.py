@@ -1,16 +1,14 @@
 """Every filter name cqlindex knows is in a family table, or is refused on purpose.
 
-The names come from the filter catalogue (``cqlindex.filters``) once it exists, and from the
-parser's tables until then (its keyword dispatch, the name tuples, and the words its grammar
-matches in place, such as ``attacks`` or ``then``). A supported name that no row of
-tests/filters/test_<family>.py uses fails here, and so does a name the REFUSED table says is
-refused but that runs: a new filter cannot arrive untested, nor a refusal silently start running.
+The names come from the filter catalogue (``cqlindex.filters.catalogue``). A supported name that
+no row of tests/filters/test_<family>.py uses fails here, and so does a REFUSED table that is not
+exactly the catalogue's refusals: a new filter cannot arrive untested, nor a refusal silently
+start running.
 """
 
 from __future__ import annotations
 
 import importlib
-import inspect
 import re
 from pathlib import Path
 
@@ -33,59 +31,17 @@ REFUSED = {
 _WORD = re.compile(r"(?<![\w-])[a-z][a-z0-9_]*(?:-[a-z][a-z0-9_]*)*")
 
 
-def _parser_names() -> set[str]:
-    """Every name the parser knows today: its tables and the words its grammar matches in place."""
-    from cqlindex.cql import parser, path_syntax
-
-    names = {*parser.Parser.KEYWORDS, *parser.NULLARY, *parser.TRANSFORMS, *parser.DIRECTIONS, *parser.LINE_PARAMS,
-             *parser.MOVE_KINDS, *parser.UNSUPPORTED, *parser.UNSUPPORTED_NULLARY, *path_syntax.PATH_PARAMS,
-             *path_syntax.PATH_PARAMS_LATER}
-    source = inspect.getsource(parser) + inspect.getsource(path_syntax)
-    for call in re.finditer(r"(?:at_word|is_word)\(([^)]*)\)", source):
-        names.update(re.findall(r'"([a-z0-9_-]+)"', call.group(1)))
-    return names
-
-
-def _catalogue_names(catalogue) -> tuple[set[str], set[str]]:
-    """(supported, refused) names of the filter catalogue, whichever of the likely shapes it has."""
-    declarations = getattr(getattr(catalogue, "catalogue", None), "declarations", None)
-    if callable(declarations):  # cqlindex.filters.catalogue.declarations(): Decl(name, supported, ...)
-        supported, refused = set(), set()
-        for decl in declarations():
-            if decl.name[:1].isalpha():
-                (supported if decl.supported else refused).add(decl.name)
-        return supported, refused
-    if callable(getattr(catalogue, "supported_names", None)):
-        return set(catalogue.supported_names()), set(getattr(catalogue, "refused_names", lambda: ())())
-    for attribute in ("CATALOGUE", "FILTERS", "DECLARATIONS", "ALL", "catalogue"):
-        entries = getattr(catalogue, attribute, None)
-        if callable(entries):
-            entries = entries()
-        if isinstance(entries, dict):
-            entries = entries.values()
-        if entries is None:
-            continue
-        supported, refused = set(), set()
-        for entry in entries:
-            status = str(getattr(entry, "status", "supported"))
-            (supported if status.lower().startswith("supported") else refused).add(entry.name)
-        return supported, refused
-    pytest.fail("cqlindex.filters exists but exposes no list of names this test knows: teach _catalogue_names "
-                "its shape (e.g. supported_names())")
-
-
 def known_names() -> tuple[set[str], set[str]]:
-    """(names that must have a row, names the REFUSED table may claim): from the catalogue when it exists."""
-    try:
-        catalogue = importlib.import_module("cqlindex.filters")
-        importlib.import_module("cqlindex.filters.catalogue")
-    except ModuleNotFoundError as error:
-        if error.name != "cqlindex.filters":
-            raise
-        names = _parser_names()
-        return names - set(REFUSED), names
-    supported, refused = _catalogue_names(catalogue)
-    return supported, supported | refused
+    """(supported names, every name) of the filter catalogue, words only (no operators)."""
+    from cqlindex.filters import catalogue
+
+    supported, known = set(), set()
+    for decl in catalogue.declarations():
+        if decl.name[:1].isalpha():
+            known.add(decl.name)
+            if decl.supported:
+                supported.add(decl.name)
+    return supported, known
 
 
 def table_words() -> dict[str, list[str]]:
