@@ -9,6 +9,7 @@ import duckdb
 import pytest
 from sqlglot import exp
 
+from cqlindex.exec import rows as rows_module
 from cqlindex.exec.rows import grouped
 
 
@@ -24,8 +25,10 @@ def _table(rows: list[tuple[int, int]]) -> duckdb.DuckDBPyConnection:
     return con
 
 
+@pytest.mark.parametrize("head", [rows_module.HEAD, 5], ids=["tuples", "numpy"])
 @pytest.mark.parametrize("games", [40, 6000])
-def test_rows_stored_out_of_order_come_out_sorted_and_grouped(games) -> None:
+def test_rows_stored_out_of_order_come_out_sorted_and_grouped(games, head, monkeypatch) -> None:
+    monkeypatch.setattr(rows_module, "HEAD", head)  # 5: the head fills, the rest come as arrays
     rows = [(g, i) for g in range(1, games) for i in range(0, g % 7 + 1)]
     shuffled = rows[:]
     random.Random(16).shuffle(shuffled)
@@ -39,7 +42,9 @@ def test_rows_stored_out_of_order_come_out_sorted_and_grouped(games) -> None:
     assert count == sum(len(ids) for ids in expected.values())
 
 
-def test_rows_in_order_and_no_rows() -> None:
+@pytest.mark.parametrize("head", [rows_module.HEAD, 2, 5], ids=["tuples", "numpy", "head-exactly-full"])
+def test_rows_in_order_and_no_rows(head, monkeypatch) -> None:
+    monkeypatch.setattr(rows_module, "HEAD", head)
     rows = [(1, 0), (1, 2), (5, 0), (5, 3), (70000, 0)]
     got, count = grouped(_table(rows), _select())
     assert got == {1: [0, 2], 5: [0, 3], 70000: [0, 3][:1]} and count == 5

@@ -4,15 +4,25 @@ The plan's SELECT ends in ``ORDER BY gamenumber, positionid`` so that, run anywh
 Spark, Trino), its rows come in order. On DuckDB that sort costs more than the scan when many
 rows match (issue 16), and a filtered scan of ``positions`` already yields its rows in storage
 order, which the build writes in (gamenumber, positionid) order. So the rows are fetched
-unsorted, as numpy arrays (DuckDB's fastest way out, several times cheaper than a Python tuple
-per row), and checked: they are sorted only when they are not in order already (a join to
-``games`` may shuffle them, or an index appended to out of order).
+unsorted and sorted here only when they are not in order already (a join to ``games`` may
+shuffle them, or an index appended to out of order).
+
+The first rows come as Python tuples: most queries match few enough that grouping them in
+Python costs less than importing numpy (~80 ms of start-up, issue 16). Only when the head is
+full are the rest fetched as numpy arrays (DuckDB's fastest way out, several times cheaper than
+a tuple per row) and grouped there.
 """
 
 from __future__ import annotations
 
-import numpy as np
+from itertools import groupby
+from operator import itemgetter
+
 from sqlglot import exp
+
+#: rows fetched as tuples before switching to numpy: grouping this many in Python costs about
+#: what importing numpy does.
+HEAD = 20_000
 
 
 def grouped(con, select: exp.Select) -> tuple[dict[int, list[int]], int]:
@@ -20,8 +30,26 @@ def grouped(con, select: exp.Select) -> tuple[dict[int, list[int]], int]:
     {gamenumber: [positionid, ...]} in (gamenumber, positionid) order, and their number."""
     unsorted = select.copy()
     unsorted.set("order", None)
-    columns = con.sql(unsorted.sql(dialect="duckdb")).fetchnumpy()
-    games, ids = (np.asarray(columns.pop(name)) for name in ("gamenumber", "positionid"))  # INTEGERs
+    cursor = con.execute(unsorted.sql(dialect="duckdb"))
+    head = cursor.fetchmany(HEAD)
+    if len(head) < HEAD:
+        return _grouped_tuples(head), len(head)
+    return _grouped_arrays(head, cursor.fetchnumpy())
+
+
+def _grouped_tuples(rows: list[tuple[int, int]]) -> dict[int, list[int]]:
+    rows.sort()  # linear when already in order (the usual case)
+    second = itemgetter(1)
+    return {game: list(map(second, group)) for game, group in groupby(rows, key=itemgetter(0))}
+
+
+def _grouped_arrays(head: list[tuple[int, int]], rest: dict) -> tuple[dict[int, list[int]], int]:
+    import numpy as np  # here: only a query with many candidate rows pays for numpy
+
+    head_games, head_ids = zip(*head)
+    games = np.concatenate((np.asarray(head_games, dtype=np.int64), np.asarray(rest.pop("gamenumber"))))
+    ids = np.concatenate((np.asarray(head_ids, dtype=np.int64), np.asarray(rest.pop("positionid"))))
+    del head, head_games, head_ids, rest
     later = games[1:] > games[:-1]
     if not (later | ((games[1:] == games[:-1]) & (ids[1:] > ids[:-1]))).all():
         order = np.lexsort((ids, games))
@@ -29,6 +57,6 @@ def grouped(con, select: exp.Select) -> tuple[dict[int, list[int]], int]:
         later = games[1:] > games[:-1]
     starts = np.flatnonzero(later) + 1
     bounds = [0, *starts.tolist(), len(games)]
-    firsts = games[bounds[:-1]].tolist() if len(games) else []
+    firsts = games[bounds[:-1]].tolist()
     del games, later, starts
     return {game: ids[a:b].tolist() for game, a, b in zip(firsts, bounds[:-1], bounds[1:])}, len(ids)
