@@ -25,12 +25,58 @@ from sqlglot import exp
 HEAD = 20_000
 
 
-def grouped(con, select: exp.Select) -> tuple[dict[int, list[int]], int]:
+def grouped(con, select: exp.Select, batched: bool = False) -> tuple[dict[int, list[int]], int]:
     """Run ``select`` (gamenumber, positionid) without its ORDER BY; its rows as
-    {gamenumber: [positionid, ...]} in (gamenumber, positionid) order, and their number."""
+    {gamenumber: [positionid, ...]} in (gamenumber, positionid) order, and their number.
+
+    ``batched`` (a plan with a window over the main line, :mod:`cqlindex.plan.offsets`): run it
+    on one range of games at a time, about :data:`BATCH_POSITIONS` positions each, every scan of
+    ``positions`` in it restricted to the range (sound: each of the plan's subqueries looks at
+    its row's own game). DuckDB skips the row groups outside the range (the build writes in
+    gamenumber order), so the batches together cost one scan, and the window holds one batch.
+    """
     unsorted = select.copy()
     unsorted.set("order", None)
-    cursor = con.execute(unsorted.sql(dialect="duckdb"))
+    if not batched:
+        return _fetched(con, unsorted.sql(dialect="duckdb"))
+    found: dict[int, list[int]] = {}
+    total = 0
+    for low, high in game_batches(con):
+        rows, count = _fetched(con, in_games(unsorted, low, high).sql(dialect="duckdb"))
+        found.update(rows)  # ranges ascending and disjoint: the games stay in order
+        total += count
+    return found, total
+
+
+#: Positions per batch of a batched plan: the window's memory is about a few hundred bytes each.
+BATCH_POSITIONS = 1_000_000
+
+
+def game_batches(con) -> list[tuple[int, int]]:
+    """Ranges of gamenumbers covering the index, about :data:`BATCH_POSITIONS` positions each."""
+    low, high, games = con.execute("SELECT min(gamenumber), max(gamenumber), count(*) FROM games").fetchall()[0]
+    if not games:
+        return []
+    positions = con.execute("SELECT count(*) FROM positions").fetchall()[0][0]
+    step = max(1, BATCH_POSITIONS * games // max(positions, 1))
+    return [(start, min(start + step - 1, high)) for start in range(low, high + 1, step)]
+
+
+def in_games(select: exp.Select, low: int, high: int) -> exp.Select:
+    """``select`` with every scan of ``positions`` in it restricted to games ``low`` .. ``high``."""
+    out = select.copy()
+    for table in list(out.find_all(exp.Table)):
+        scope = table.find_ancestor(exp.Select)
+        if table.name != "positions" or scope is None:
+            continue
+        alias = table.alias or table.name
+        scope.where(exp.Between(this=exp.column("gamenumber", table=alias), low=exp.Literal.number(low),
+                                high=exp.Literal.number(high)), copy=False)
+    return out
+
+
+def _fetched(con, sql: str) -> tuple[dict[int, list[int]], int]:
+    cursor = con.execute(sql)
     head = cursor.fetchmany(HEAD)
     if len(head) < HEAD:
         return _grouped_tuples(head), len(head)
