@@ -25,10 +25,11 @@ def _table(rows: list[tuple[int, int]]) -> duckdb.DuckDBPyConnection:
     return con
 
 
-@pytest.mark.parametrize("head", [rows_module.HEAD, 5], ids=["tuples", "numpy"])
+@pytest.mark.parametrize("head", [rows_module.HEAD, 5, None], ids=["tuples", "head-then-numpy", "numpy-loaded"])
 @pytest.mark.parametrize("games", [40, 6000])
 def test_rows_stored_out_of_order_come_out_sorted_and_grouped(games, head, monkeypatch) -> None:
-    monkeypatch.setattr(rows_module, "HEAD", head)  # 5: the head fills, the rest come as arrays
+    monkeypatch.setattr(rows_module, "_numpy_loaded", lambda: head is None)  # None: every row as arrays
+    monkeypatch.setattr(rows_module, "HEAD", head or 1)  # 5: the head fills, the rest come as arrays
     rows = [(g, i) for g in range(1, games) for i in range(0, g % 7 + 1)]
     shuffled = rows[:]
     random.Random(16).shuffle(shuffled)
@@ -42,9 +43,11 @@ def test_rows_stored_out_of_order_come_out_sorted_and_grouped(games, head, monke
     assert count == sum(len(ids) for ids in expected.values())
 
 
-@pytest.mark.parametrize("head", [rows_module.HEAD, 2, 5], ids=["tuples", "numpy", "head-exactly-full"])
+@pytest.mark.parametrize("head", [rows_module.HEAD, 2, 5, None],
+                         ids=["tuples", "head-then-numpy", "head-exactly-full", "numpy-loaded"])
 def test_rows_in_order_and_no_rows(head, monkeypatch) -> None:
-    monkeypatch.setattr(rows_module, "HEAD", head)
+    monkeypatch.setattr(rows_module, "_numpy_loaded", lambda: head is None)
+    monkeypatch.setattr(rows_module, "HEAD", head or 1)
     rows = [(1, 0), (1, 2), (5, 0), (5, 3), (70000, 0)]
     got, count = grouped(_table(rows), _select())
     assert got == {1: [0, 2], 5: [0, 3], 70000: [0, 3][:1]} and count == 5

@@ -82,3 +82,37 @@ def test_batches_restrict_every_scan_and_cover_every_game(db) -> None:
     select = plan_for(db, CHAINS[1]).select
     restricted = rows_module.in_games(select, 5, 9).sql(dialect="duckdb")
     assert restricted.count("gamenumber BETWEEN 5 AND 9") == select.sql().count("FROM positions")
+
+
+def _flat(sql: str) -> str:
+    from sqlglot import parse_one
+
+    from cqlindex.plan.offsets import Reads, flatten
+
+    return flatten(parse_one(sql, read="duckdb"), {"a": 0, "b": 1}, "w", Reads()).sql()
+
+
+def test_flatten_reads_a_main_line_child_as_the_next_row() -> None:
+    child = "EXISTS (SELECT 1 FROM positions AS q WHERE q.gamenumber = b.gamenumber AND q.parent = b.positionid " \
+            "AND q.child_index = 0 AND q.is_check)"
+    assert _flat(f"a.wtm AND {child}") == "w.o0_wtm AND (NOT (w.o2_positionid IS NULL) AND w.o2_is_check)"
+    parent = "EXISTS (SELECT 1 FROM positions AS q WHERE q.gamenumber = a.gamenumber AND q.positionid = a.parent " \
+             "AND NOT q.is_check)"
+    assert _flat(parent) == "(NOT (w.n1_positionid IS NULL) AND w.n1_x0)"  # NOT q.is_check: one LAG
+
+
+@pytest.mark.parametrize("sql", [
+    # any child (variations), another game, a second link, a scalar subquery, the game's tags, an unknown row
+    "EXISTS (SELECT 1 FROM positions AS q WHERE q.gamenumber = a.gamenumber AND q.parent = a.positionid)",
+    "EXISTS (SELECT 1 FROM positions AS q WHERE q.parent = a.positionid AND q.child_index = 0)",
+    "EXISTS (SELECT 1 FROM positions AS q WHERE q.gamenumber = a.gamenumber AND q.parent = a.positionid "
+    "AND q.parent = b.positionid AND q.child_index = 0)",
+    "(SELECT max(q.ply) FROM positions AS q WHERE q.gamenumber = a.gamenumber) > 3",
+    "a.gamenumber IN (SELECT g.gamenumber FROM games AS g WHERE g.white = 'x')",
+    "c.is_check",
+])
+def test_flatten_gives_up_on_what_it_cannot_place(sql: str) -> None:
+    from cqlindex.plan.offsets import Unplaced
+
+    with pytest.raises(Unplaced):
+        _flat(sql)

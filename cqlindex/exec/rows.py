@@ -7,14 +7,16 @@ order, which the build writes in (gamenumber, positionid) order. So the rows are
 unsorted and sorted here only when they are not in order already (a join to ``games`` may
 shuffle them, or an index appended to out of order).
 
-The first rows come as Python tuples: most queries match few enough that grouping them in
-Python costs less than importing numpy (~80 ms of start-up, issue 16). Only when the head is
-full are the rest fetched as numpy arrays (DuckDB's fastest way out, several times cheaper than
-a tuple per row) and grouped there.
+In a fresh process the first rows come as Python tuples: most queries match few enough that
+grouping them in Python costs less than importing numpy (~80 ms of start-up, issue 16). Only
+when the head is full are the rest fetched as numpy arrays (DuckDB's fastest way out, several
+times cheaper than a tuple per row) and grouped there. Where numpy is loaded already (a
+long-lived process, the API) every row comes as arrays.
 """
 
 from __future__ import annotations
 
+import sys
 from itertools import groupby
 from operator import itemgetter
 
@@ -75,8 +77,14 @@ def in_games(select: exp.Select, low: int, high: int) -> exp.Select:
     return out
 
 
+def _numpy_loaded() -> bool:
+    return "numpy" in sys.modules
+
+
 def _fetched(con, sql: str) -> tuple[dict[int, list[int]], int]:
     cursor = con.execute(sql)
+    if _numpy_loaded():
+        return _grouped_arrays([], cursor.fetchnumpy())
     head = cursor.fetchmany(HEAD)
     if len(head) < HEAD:
         return _grouped_tuples(head), len(head)
@@ -92,10 +100,13 @@ def _grouped_tuples(rows: list[tuple[int, int]]) -> dict[int, list[int]]:
 def _grouped_arrays(head: list[tuple[int, int]], rest: dict) -> tuple[dict[int, list[int]], int]:
     import numpy as np  # here: only a query with many candidate rows pays for numpy
 
-    head_games, head_ids = zip(*head)
-    games = np.concatenate((np.asarray(head_games, dtype=np.int64), np.asarray(rest.pop("gamenumber"))))
-    ids = np.concatenate((np.asarray(head_ids, dtype=np.int64), np.asarray(rest.pop("positionid"))))
-    del head, head_games, head_ids, rest
+    games, ids = (np.asarray(rest.pop(name)) for name in ("gamenumber", "positionid"))  # INTEGERs
+    if head:
+        head_games, head_ids = zip(*head)
+        games = np.concatenate((np.asarray(head_games, dtype=games.dtype), games))
+        ids = np.concatenate((np.asarray(head_ids, dtype=ids.dtype), ids))
+        del head_games, head_ids
+    del head, rest
     later = games[1:] > games[:-1]
     if not (later | ((games[1:] == games[:-1]) & (ids[1:] > ids[:-1]))).all():
         order = np.lexsort((ids, games))
@@ -103,6 +114,6 @@ def _grouped_arrays(head: list[tuple[int, int]], rest: dict) -> tuple[dict[int, 
         later = games[1:] > games[:-1]
     starts = np.flatnonzero(later) + 1
     bounds = [0, *starts.tolist(), len(games)]
-    firsts = games[bounds[:-1]].tolist()
+    firsts = games[bounds[:-1]].tolist() if len(games) else []
     del games, later, starts
     return {game: ids[a:b].tolist() for game, a, b in zip(firsts, bounds[:-1], bounds[1:])}, len(ids)

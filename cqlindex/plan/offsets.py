@@ -64,7 +64,8 @@ def flatten(condition: exp.Expression, offsets: dict[str, int], window: str,
 def _child_exists(node: exp.Exists, offsets: dict[str, int], window: str,
                   used: Reads) -> exp.Expression:
     select = node.this
-    if not isinstance(select, exp.Select) or set(select.args) - {"expressions", "from", "where", "from_"}:
+    if not isinstance(select, exp.Select) or {k for k, v in select.args.items() if v} - {
+            "expressions", "from", "where", "from_"}:
         raise Unplaced("not a plain EXISTS")
     source = select.args.get("from") or select.args.get("from_")
     table = source.this if source is not None else None
@@ -83,6 +84,8 @@ def _child_exists(node: exp.Exists, offsets: dict[str, int], window: str,
             rest.append(part)
             continue
         kind, value = link
+        if links[kind] is not None:
+            raise Unplaced(f"two {kind} links")
         links[kind] = value
     if links["gamenumber"] is None:
         raise Unplaced("not the same game")
