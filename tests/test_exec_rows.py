@@ -52,3 +52,22 @@ def test_rows_in_order_and_no_rows(head, monkeypatch) -> None:
     got, count = grouped(_table(rows), _select())
     assert got == {1: [0, 2], 5: [0, 3], 70000: [0, 3][:1]} and count == 5
     assert grouped(_table([(2, 1)]), _select()) == ({}, 0)
+
+
+@pytest.mark.parametrize(("where", "tied"), [
+    ("EXISTS (SELECT 1 FROM positions AS q WHERE q.gamenumber = p.gamenumber AND q.is_check)", True),
+    ("p.gamenumber IN (SELECT q.gamenumber FROM positions AS q WHERE q.is_check)", True),
+    ("EXISTS (SELECT 1 FROM positions AS q WHERE q.gamenumber = p.gamenumber AND EXISTS "
+     "(SELECT 1 FROM positions AS r WHERE r.gamenumber = q.gamenumber))", True),
+    ("p.is_check", False),  # no subquery: nothing to bound
+    # not tied to p's game: restricting them to a range of games would change the answer
+    ("EXISTS (SELECT 1 FROM positions AS q WHERE EXISTS (SELECT 1 FROM positions AS r "
+     "WHERE r.gamenumber = q.gamenumber))", False),
+    ("EXISTS (SELECT q.gamenumber FROM positions AS q WHERE q.is_check)", False),
+    ("p.ply IN (SELECT q.gamenumber FROM positions AS q)", False),
+    ("EXISTS (SELECT 1 FROM positions AS q JOIN positions AS r ON r.gamenumber = q.gamenumber)", False),
+])
+def test_only_subqueries_tied_to_the_game_are_run_by_batches(where: str, tied: bool) -> None:
+    from sqlglot import parse_one
+
+    assert rows_module.per_game(parse_one(f"SELECT p.gamenumber FROM positions AS p WHERE {where}")) is tied

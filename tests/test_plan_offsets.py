@@ -116,3 +116,14 @@ def test_flatten_gives_up_on_what_it_cannot_place(sql: str) -> None:
 
     with pytest.raises(Unplaced):
         _flat(sql)
+
+
+@pytest.mark.parametrize("query", [
+    "cql(quiet) wtm move o-o-o find {btm move o-o}",  # d2: a correlated EXISTS and a scalar subquery
+    "move to _ not move enpassant",  # d1's first step: a dense correlated EXISTS
+    "Qd1 relation (tomove match) (mismatch 0)",  # relation's self-join on the game
+])
+def test_a_plan_run_by_batches_finds_what_the_evaluator_finds(db, query, monkeypatch) -> None:
+    assert rows_module.per_game(plan_for(db, query).select)
+    monkeypatch.setattr(rows_module, "BATCH_POSITIONS", 2000)  # batches of a few games
+    assert run(db, query).matches == run(db, query, engine="python").matches
