@@ -1,8 +1,10 @@
-"""What one parse worker does with a batch of games: decode, route, read, return Arrow tables.
+"""What one parse worker does with a piece of PGN text: split, decode, route, read, return Arrow tables.
 
-Runs in a child process, so it takes and returns only picklable values. Text is decoded per
-game (UTF-8, else Windows-1252), because real collections mix encodings from game to game. Each
-game is routed (:mod:`cqlindex.ingest.route`): main lines to the compiled reader, the rest
+A piece (:class:`cqlindex.ingest.chunks.Chunk`) is cut into games here, in the worker, and its
+games are numbered from 1: the parent, which receives the pieces back in order, adds the number
+of the games before. Runs in a child process, so it takes and returns only picklable values.
+Text is decoded per game (UTF-8, else Windows-1252), because real collections mix encodings
+from game to game. Each game is routed (:mod:`cqlindex.ingest.route`): main lines to the compiled reader, the rest
 (and whatever the reader rejects) to the python-chess replay; the two parts are merged back
 into game order.
 """
@@ -18,6 +20,7 @@ import pyarrow.compute as pc
 from cqlindex.ingest.replay import replay
 from cqlindex.ingest.route import route
 from cqlindex.ingest.rows import RowBatch
+from cqlindex.ingest.chunks import Chunk, chunk_games
 from cqlindex.ingest.source import RawGame
 
 READERS = ("auto", "compiled", "python-chess")
@@ -100,6 +103,27 @@ def _replay_into(rows: RowBatch, gamenumber: int, raw: RawGame, text: str, origi
         game.errors.insert(0, (1, NOT_A_GAME if _PGN_MARK.search(text) else NOT_PGN))
         game.playable = False
     rows.add(gamenumber, raw, game)
+
+
+Tables = tuple[pa.Table, pa.Table, pa.Table]
+
+
+def parse_chunk(chunk: Chunk, reader: str, positions_schema: pa.Schema | None,
+                batch_games: int) -> tuple[int, list[Tables]]:
+    """The number of games in ``chunk`` and their (games, positions, errors) tables, numbered from 1,
+    read ``batch_games`` at a time (a batch's numpy arrays then stay in the caches)."""
+    games = chunk_games(chunk)
+    parts: list[Tables] = []
+    batch: list[tuple[int, RawGame]] = []
+    count = 0
+    for count, raw in enumerate(games, start=1):
+        batch.append((count, raw))
+        if len(batch) >= batch_games:
+            parts.append(parse_batch(batch, reader, positions_schema))
+            batch = []
+    if batch:
+        parts.append(parse_batch(batch, reader, positions_schema))
+    return count, parts
 
 
 def parse_batch(batch: list[tuple[int, RawGame]], reader: str = "python-chess",
