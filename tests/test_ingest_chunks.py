@@ -107,6 +107,7 @@ def test_the_piece_size_does_not_change_the_index(tmp_path: Path) -> None:
               str(shared_path("data/edge/pgn-extract_test_infiles")) + "/*.pgn", str(SAMPLE)]
     build(inputs, tmp_path / "a.duckdb", workers=2, chunk_bytes=1)
     build(inputs, tmp_path / "b.duckdb", workers=1)
+    assert not list(tmp_path.glob(".a.duckdb.building-*"))  # the database and the workers' spool are gone
     con = duckdb.connect(str(tmp_path / "a.duckdb"), read_only=True)
     con.execute("ATTACH ? AS b (READ_ONLY)", [str(tmp_path / "b.duckdb")])
     assert con.execute("SELECT count(*) FROM errors WHERE message LIKE '%never closed%'").fetchone()[0] >= 1

@@ -14,6 +14,7 @@ was, and the next build removes the leftovers and starts again.
 from __future__ import annotations
 
 import os
+import shutil
 import time
 import zlib
 from collections import deque
@@ -33,7 +34,7 @@ from cqlindex.ingest.lock import lock_target
 from cqlindex.ingest.chunks import Chunk, chunks
 from cqlindex.ingest.source import expand_inputs
 from cqlindex.ingest.streams import decoded, not_text, open_raw
-from cqlindex.ingest.worker import NOT_PGN, READERS, compiled_reader_available, parse_chunk
+from cqlindex.ingest.worker import NOT_PGN, READERS, compiled_reader_available, parse_chunk, unspooled
 from cqlindex.store.schema import SCHEMA_VERSION, create_schema
 
 # Games a worker reads at a time. Batches of 500 games (~40k positions) keep the workers' numpy
@@ -86,10 +87,18 @@ def _temporary_path(output: Path) -> Path:
     return output.with_name(f".{output.name}.building-{os.getpid()}")
 
 
+def _spool_path(temporary: Path) -> Path:
+    """Where the workers leave their positions tables for the parent (see :func:`parse_chunk`)."""
+    return temporary.with_name(temporary.name + ".spool")
+
+
 def _remove_leftovers(output: Path) -> None:
-    """Remove what killed builds of the same target left behind."""
+    """Remove what killed builds of the same target left behind (databases, spool directories)."""
     for stale in output.parent.glob(f".{output.name}.building-*"):
-        stale.unlink(missing_ok=True)
+        if stale.is_dir():
+            shutil.rmtree(stale, ignore_errors=True)
+        else:
+            stale.unlink(missing_ok=True)
 
 
 @dataclass(slots=True)
@@ -209,7 +218,7 @@ def build(inputs: list[str], output: str | os.PathLike, *, workers: int | None =
         size = chunk_bytes or min(MAX_CHUNK_BYTES, max(MIN_CHUNK_BYTES, progress.bytes_total // (4 * workers)))
         inputs: list[_Input] = []
         _load(con, _chunks(paths, progress, inputs, size), workers, reader, batch_games, progress, inputs,
-              on_progress)
+              on_progress, _spool_path(temporary))
         _input_report(inputs, report)
         if _not_pgn(con, report) == 0:
             raise InputError("; ".join(report.rejected + report.warnings) or
@@ -227,6 +236,7 @@ def build(inputs: list[str], output: str | os.PathLike, *, workers: int | None =
         Path(f"{temporary}.wal").unlink(missing_ok=True)
         raise
     finally:
+        shutil.rmtree(_spool_path(temporary), ignore_errors=True)
         lock.release()
     return BuildSummary(target, len(paths), progress.games, progress.positions, int(mainline), progress.errors,
                         seconds, tuple(report.warnings), tuple(report.rejected))
@@ -234,7 +244,7 @@ def build(inputs: list[str], output: str | os.PathLike, *, workers: int | None =
 
 def _load(con: duckdb.DuckDBPyConnection, pieces: Iterator[tuple[Chunk, int]], workers: int, reader: str,
           batch_games: int, progress: Progress, inputs: list[_Input],
-          on_progress: Callable[[Progress], None] | None) -> None:
+          on_progress: Callable[[Progress], None] | None, spool: Path) -> None:
     """Parse ``pieces`` and insert their games in order, numbered on from the games before.
 
     Many batches go in one transaction, on one DuckDB thread: DuckDB then compresses each full
@@ -247,9 +257,12 @@ def _load(con: duckdb.DuckDBPyConnection, pieces: Iterator[tuple[Chunk, int]], w
     schema = con.sql("SELECT * FROM positions LIMIT 0").to_arrow_table().schema
     con.execute("BEGIN TRANSACTION")
     uncommitted = 0
-    for chunk, bytes_done, (count, parts) in _parsed(pieces, workers, reader, schema, batch_games):
-        for games, positions, errors in parts:
+    for chunk, bytes_done, (count, parts) in _parsed(pieces, workers, reader, schema, batch_games, spool):
+        for games, spooled, errors in parts:
+            positions = unspooled(spooled)
             _insert(con, games, positions, errors, progress.games)
+            if isinstance(spooled, str):
+                os.unlink(spooled)
             uncommitted += positions.num_rows
             progress.positions += positions.num_rows
             progress.errors += errors.num_rows
@@ -276,17 +289,20 @@ def _resolve_reader(reader: str) -> str:
     return "compiled" if reader == "compiled" or (reader == "auto" and available) else "python-chess"
 
 
-def _parsed(pieces: Iterator[tuple[Chunk, int]], workers: int, reader: str, schema: pa.Schema, batch_games: int):
+def _parsed(pieces: Iterator[tuple[Chunk, int]], workers: int, reader: str, schema: pa.Schema, batch_games: int,
+            spool: Path):
     """(piece, bytes done, parsed piece) in input order, at most ``2 * workers`` pieces in flight."""
     if workers <= 1:
         for chunk, done in pieces:
             yield chunk, done, parse_chunk(chunk, reader, schema, batch_games)
         return
+    spool.mkdir(exist_ok=True)
     with ProcessPoolExecutor(max_workers=workers, **lifeline_options()) as pool:
         pending: deque[tuple[Chunk, int, Future]] = deque()
         try:
             for chunk, done in pieces:
-                pending.append((chunk, done, pool.submit(parse_chunk, chunk, reader, schema, batch_games)))
+                pending.append((chunk, done, pool.submit(parse_chunk, chunk, reader, schema, batch_games,
+                                                                 str(spool))))
                 if len(pending) >= 2 * workers:
                     chunk, done, future = pending.popleft()
                     yield chunk, done, future.result()
