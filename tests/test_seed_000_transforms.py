@@ -16,8 +16,8 @@ import pytest
 from cqlindex.cql import ast
 from cqlindex.cql.parser import parse
 from cqlindex.errors import CqlSyntaxError
-from cqlindex.exec.run import run
 from cqlindex.query.rewrite import expand
+from tests.equivalence import assert_same_matches
 
 DATASET = "data/studies/cql6-sample.pgn"
 
@@ -39,9 +39,7 @@ EQUIVALENT = [
 @pytest.mark.parametrize("engine", ["python", "sql"])
 @pytest.mark.parametrize(("query", "same_as"), EQUIVALENT, ids=[c[0] for c in EQUIVALENT])
 def test_seed_equivalences(build_db, engine: str, query: str, same_as: str) -> None:
-    db = build_db(DATASET)
-    got = run(db, query, variations=True, engine=engine).matches
-    assert got == run(db, same_as, variations=True, engine="python").matches
+    assert_same_matches(build_db(DATASET), engine, query, same_as)
 
 
 def test_rotate45_turns_directions_counterclockwise() -> None:
