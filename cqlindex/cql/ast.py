@@ -122,14 +122,19 @@ class Transform(Node):
     """flipcolor, reversecolor, flip, fliphorizontal, flipvertical, rotate90, rotate45, shift... (``count``).
 
     ``low``/``high``: a range written after the name (``rotate90 4 find Ra1``, seed 000): the
-    filter is then a count of the members that match, and matches when the count is in range.
+    filter is then a count of the members that match, and matches when the count is in range; a
+    bound may be a numeric variable (``Variable``). ``then``: transforms applied after each
+    member, in order: a transform filter's name (its every member: ``flipcolor rotate90 4 F`` is
+    one orbit of the eight compositions, counted together) or ``@`` and one basic transform's
+    name (an enclosing counted transform's member, composed after this one's).
     """
 
     name: str
     count: bool
     arg: Node
-    low: int | None = None
-    high: int | None = None
+    low: int | Node | None = None
+    high: int | Node | None = None
+    then: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
