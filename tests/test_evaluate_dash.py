@@ -50,6 +50,14 @@ CASES = [
     ("null", "P--", [0], None),
     ("null", "not --", [2], [2, 4]),
     ("null", "path -- nullmove --", [], [0]),
+    # -- as for 'move from K', the reference reads the null move as the king going to its own
+    # square (from = to = e1 here), in a dash too; it takes nothing
+    ("null", "K--", [], [0]),
+    ("null", "--K", [], [0]),
+    ("null", "Ke1--e1", [], [0]),
+    ("null", "K--e2", [], []),
+    ("null", "K[x]", [], []),
+    ("null", "k--", [], []),
     # -- the target is tested at the position the move leads to
     ("ladder", "--(check)", [0, 2, 4, 6, 8], None),
     ("ladder", "--(mate)", [8], None),

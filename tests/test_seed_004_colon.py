@@ -75,6 +75,8 @@ PASS_CASES = [
     ("move previous from K", [3]),
     ("move from K to _", []),
     ("move null", [0]),
+    ("K--", [0]),
+    ("parent : {K--}", [1, 3]),
 ]
 
 

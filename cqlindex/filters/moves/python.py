@@ -239,8 +239,14 @@ def _moved(ev: Evaluator, node: ast.Dash, pos: Position) -> Iterator[int]:
         child = positions[child_id]
         played = _Played(child, True)
         if played.null:
-            if bare:
-                yield child_id  # a bare '--' is any move, the null move too (lacny.cql's '-- nullmove')
+            # A bare '--' is any move, the null move too (lacny.cql's '-- nullmove'); and as for
+            # 'move from K', the reference reads the null move as the king going to its own square,
+            # so 'K--' and '--K' find it. It captures nothing (at a null move the reference's '[x]'
+            # aborts the run: acceptance/FACTS.md) and promotes nothing.
+            king = played.source
+            if bare or (not node.capture and not letters and king is not None
+                        and (sources is None or sources >> king & 1) and (targets is None or targets >> king & 1)):
+                yield child_id
             continue
         if child.castle is not None and not node.capture and not node.promotes:
             rook_from, rook_to = castling_rook(child, pos, ev.tree.chess960)

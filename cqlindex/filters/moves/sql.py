@@ -148,6 +148,14 @@ class MovesSQL:
         bare = node.left is None and node.right is None and not node.capture and not node.promotes
         if not bare:  # a bare '--' is any move, the null move too
             sql = S.both(S.negate(c("null_move")), sql)
+            if not node.capture and not node.promotes:
+                # A null move is its side's king going to its own square (moves/python.py): 'K--'.
+                king = exp.Case(ifs=[exp.If(this=c("wtm"), true=c("bk"))], default=c("wk"))
+                passed = c("null_move")
+                for term in (left, right):
+                    if term is not None and term.sql is not None:
+                        passed = S.both(passed, S.nonzero(S.band(term.sql, king)))
+                sql = S.either(sql, passed)
         if node.target:
             # '--(F ...)': the target holds at the child the move leads to, as a compound there.
             after = self._all(node.target, Row(alias))
