@@ -76,7 +76,7 @@ def kind_of(node: ast.Node, variables: dict[str, str] | None = None) -> str:
         first = node.params[0][0] if node.params else None
         return SET if first in ("from", "to", "capture") else LOGICAL
     if isinstance(node, ast.Find):
-        return NUMBER if node.all else POSITION
+        return NUMBER if node.all or node.low is not None else POSITION  # a range makes a count
     if isinstance(node, ast.Line):
         return POSITION if "lastposition" in node.params else NUMBER
     if isinstance(node, (ast.Path, ast.ConsecutiveMoves)):

@@ -58,7 +58,7 @@ DECLS = (
     d("pseudolegal", ast.Dash, SET, "'pseudolegal F--G': as legal, moves that leave the king in check too",
       grammar="parse_legal", sql=PYTHON, traits=_GENERATED, example="pseudolegal K--"),
     d("countmoves", ast.CountMoves, NUMBER, "'countmoves D': how many moves the dash filter D matches (CQL 6.2)",
-      grammar="parse_countmoves", sql=EXACT, traits=_MOVED, example="countmoves legal -- == 1"),
+      grammar="parse_countmoves", sql=PYTHON, traits=_MOVED, example="countmoves legal -- == 1"),
     d("--", ast.Dash, LOGICAL, "'F--G': a move from F to G (CQL 6.2), '=P' promotes, '(...)' holds after it",
       sql=EXACT, traits=_MOVED, example="K--g1"),
     d("[x]", ast.Dash, LOGICAL, "'F[x]G': a capture from F on G", sql=EXACT, traits=_MOVED, example="Q[x]r"),

@@ -272,5 +272,7 @@ def countmoves(ev: Evaluator, node: ast.CountMoves, pos: Position) -> object:
     """``countmoves D``: the number of moves D matches here (0 included), played or generated."""
     dash_node = node.move
     if dash_node.mode != "played":
-        return sum(1 for _ in legal_dash_moves(ev, dash_node, pos))
+        # A promotion counts once, whatever it promotes to: the reference's move list has one
+        # move per pawn step to the last rank (forced-moves-*.cql count 'b8=Q/R/B/N' as forced).
+        return len({(m.source, m.target) for m in legal_dash_moves(ev, dash_node, pos)})
     return sum(1 for _ in dash_moves(ev, dash_node, pos))

@@ -21,11 +21,8 @@ class MovesSQL:
     __slots__ = ()
 
     def _num_countmoves(self, node: ast.CountMoves, row: Row) -> NumTerm | None:
-        """``countmoves legal --`` is the stored number of legal moves; other forms are counted in Python."""
-        move = node.move
-        if isinstance(move, ast.Dash) and move.mode == "legal" and move.left is None and move.right is None \
-                and not move.promotes and not move.target:
-            return NumTerm(S.col("legal_moves", row.alias))
+        """Counted in Python: the reference counts a promotion once (moves/python.py), while the stored
+        ``legal_moves`` counts each piece it may promote to."""
         return None
 
     def _cond_countmoves(self, node: ast.CountMoves, row: Row) -> Cond:

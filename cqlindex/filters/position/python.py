@@ -149,11 +149,9 @@ def find(ev: Evaluator, node: ast.Find, pos: Position) -> object:
     if node.low is not None and (low is None or high is None):
         return None  # a variable bound without a value
     hits = sum(1 for candidate in candidates if test(candidate))
-    if low is not None and not (low <= hits <= high):
-        return None
-    if node.all:
-        return hits if hits > 0 or node.low is not None else None
-    return hits if hits else None
+    if low is not None:  # the count in the range matches, 0 too ('find 0 2 F', 'find count F')
+        return hits if low <= hits <= high else None
+    return hits if hits > 0 else None  # 'find all F'
 
 
 def tree_call(ev: Evaluator, node: ast.Call, pos: Position) -> object:
