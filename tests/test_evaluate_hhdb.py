@@ -28,6 +28,8 @@ def test_award_rank(event: str, kind: str, rank: int | None) -> None:
 GAMES = {
     "award": ('2.p Some ty', "(+0016.32d4g7) TT U2", "1. e4 e5 *"),
     "plain": ("Casual game", "b", "1. d4 d5 *"),
+    # flags before the stipulation too: the reference finds a flag's code anywhere in the Black tag
+    "marks": ("Study", "TT (=0104.11b3d5) (c) (v)", "1. e4 *"),
 }
 
 
@@ -56,6 +58,16 @@ def dbs(tmp_path_factory):
 def test_hhdb_on_games(dbs, engine: str, query: str, award: bool, plain: bool) -> None:
     for name, expected in (("award", award), ("plain", plain)):
         assert run(dbs[name], query, variations=False, engine=engine).matches == ({1: [0]} if expected else {})
+
+
+@pytest.mark.parametrize("engine", ["python", "sql"])
+@pytest.mark.parametrize(("query", "expected"), [
+    ('initial hhdb "(c)"', True), ("initial hhdb correction", True), ('initial hhdb "(v)"', True),
+    ("initial hhdb version", True), ('initial hhdb "(m)"', False), ("initial hhdb modification", False),
+    ("initial hhdb TT", True), ("initial hhdb U2", False),
+])
+def test_a_flag_is_its_code_in_the_black_tag(dbs, engine: str, query: str, expected: bool) -> None:
+    assert run(dbs["marks"], query, variations=False, engine=engine).matches == ({1: [0]} if expected else {})
 
 
 @pytest.mark.parametrize("query", ['hhdb "<cook>"', "hhdb cooked", "hhdb special prize", "hhdb max prize",

@@ -3,11 +3,13 @@
 HHdb games carry their award at the head of the Event tag ("1.p", "1/2.p", "4.hm", ".c",
 "sp.p" a special prize, "1.sp.p") and their flags after the stipulation in the Black tag
 ("(+0334.46a6h8) TT U2"). cqlindex reads these two; a game without them has no award and no
-flag, so ``hhdb`` is false there (the reference engine answers so too).
+flag, so ``hhdb`` is false there (the reference engine answers so too). A flag (``TT``,
+``"(c)"``, or its long name ``theme_tourney``, ``correction`` ...) is, as in the reference's
+table of HHdb keys, the flag's code found anywhere in the Black tag.
 
 What is run: ``hhdb prize`` / ``hm`` / ``commendation`` (the rank of an award of that kind
 that is not special; an award written without a rank, ".p", ranks first: the reference's
-answers on the studies sample, gameinfo2.cql) and the flags (``TT``, ``twin``, ``U1`` ...).
+answers on the studies sample, gameinfo2.cql) and the flags (``TT``, ``twin``, ``U1``, ``"(c)"`` ...).
 The rest of the grammar (``special``, ``max``, ``sort``, ``award``, ``composer``, ``gbr``,
 comment markers such as ``"<cook>"``, ``cooked`` ...) is parsed and refused as unsupported.
 """
@@ -26,17 +28,17 @@ from cqlindex.store.trees import Position
 #: Flag codes of the Black tag and their long names.
 FLAGS = {"AN": "anticipation", "CR": "colors_reversed", "MC": "too_many_composers", "PH": "posthumous",
          "TE": "theoretical_ending", "TT": "theme_tourney", "TW": "twin", "U1": "dual_at_move_1",
-         "U2": "dual_after_move_1", "U3": "white_fails", "U4": "white_wins_in_draw", "U5": "unreachable"}
+         "U2": "dual_after_move_1", "U3": "white_fails", "U4": "white_wins_in_draw", "U5": "unreachable",
+         "(c)": "correction", "(m)": "modification", "(s)": "corrected_solution", "(v)": "version"}
 _FLAG_OF = {**{code: code for code in FLAGS}, **{name: code for code, name in FLAGS.items()},
             "theme_tournament": "TT"}
 _AWARDS = {"prize": "p", "hm": "hm", "commendation": "c"}
 _AWARD_WORDS = ("award", "commendation", "hm", "prize")
 _MODIFIERS = ("max", "sort", "special")
 #: Parsed and refused for now (their meaning is not pinned down against the reference).
-_OTHER_WORDS = ("mainline", "variation", "cooked", "dual", "sound", "unsound", "correction", "modification",
-                "corrected_solution", "version", "egdiagram", "composer", "diagram", "firstcomment", "search",
-                "stipulation")
-_MARKS = ("<cook>", "<eg>", "<main>", "<minor_dual>", "<or>", "(c)", "(m)", "(s)", "(v)")
+_OTHER_WORDS = ("mainline", "variation", "cooked", "dual", "sound", "unsound", "egdiagram", "composer", "diagram",
+                "firstcomment", "search", "stipulation")
+_MARKS = ("<cook>", "<eg>", "<main>", "<minor_dual>", "<or>")
 _GBR_PARTS = ("kings", "material", "pawns", "pieces")
 _AWARD_RE = re.compile(r"(?:(\d+)(?:/\d+)?)?\.?(sp\.)?(p|hm|c)")
 
@@ -44,6 +46,9 @@ _AWARD_RE = re.compile(r"(?:(\d+)(?:/\d+)?)?\.?(sp\.)?(p|hm|c)")
 def read_hhdb(parser: Reader, token: Token) -> ast.Node:
     """``hhdb`` and what it reads: an award (with ``max`` ``sort`` ``special``), a flag, a word, a mark."""
     start = parser.peek()
+    if start.kind is Kind.STRING and start.text.strip('"') in FLAGS:  # hhdb "(c)": a flag written quoted
+        parser.next()
+        return ast.HHdb(token.span.to(start.span), start.text.strip('"'), frozenset())
     if start.kind is Kind.STRING and start.text.strip('"') in _MARKS:
         parser.next()
         parser.defer_unsupported(f"'hhdb {start.text}'", start)
@@ -91,8 +96,7 @@ def hhdb(ev: Evaluator, node: ast.HHdb, pos: Position) -> object:
     if node.item in _AWARDS:
         return award_rank(headers.get("Event", ""), _AWARDS[node.item])
     if node.item in FLAGS:
-        flags = headers.get("Black", "").rpartition(")")[2].split()
-        return MATCH if node.item in flags else None
+        return MATCH if node.item in headers.get("Black", "") else None
     raise ev.unsupported(f"'hhdb {node.item}'", node)
 
 
