@@ -30,6 +30,8 @@ GAMES = {
     "plain": ("Casual game", "b", "1. d4 d5 *"),
     # flags before the stipulation too: the reference finds a flag's code anywhere in the Black tag
     "marks": ("Study", "TT (=0104.11b3d5) (c) (v)", "1. e4 *"),
+    # the first comment names the diagram, the stipulation and a marker; 1.e4 has a cook marker
+    "annotated": ("1.p Tourney #123", "(+0016.32d4g7) U2", "{EG#456 stipulation: win. <eg>} 1. e4 {<cook> here} e5 *"),
 }
 
 
@@ -70,7 +72,24 @@ def test_a_flag_is_its_code_in_the_black_tag(dbs, engine: str, query: str, expec
     assert run(dbs["marks"], query, variations=False, engine=engine).matches == ({1: [0]} if expected else {})
 
 
-@pytest.mark.parametrize("query", ['hhdb "<cook>"', "hhdb cooked", "hhdb special prize", "hhdb max prize",
+# Keys the reference defines as CQL on the tags and comments (filters/game/hhdb.py's _MACROS).
+@pytest.mark.parametrize("engine", ["python", "sql"])
+@pytest.mark.parametrize(("query", "positions"), [
+    ("hhdb dual", [0, 1, 2]),
+    ("flipcolor hhdb dual", [0, 1, 2]),  # the tags are not colour-swapped
+    ("initial (hhdb egdiagram) == 456", [0]),
+    ('initial hhdb stipulation == "win"', [0]),
+    ('initial hhdb diagram == "123"', [0]),
+    ('initial hhdb gbr == "+0016.32d4g7"', [0]),
+    ('hhdb "<eg>"', [0]),
+    ('hhdb "<cook>"', [1]),
+    ('hhdb "<minor_dual>"', []),
+])
+def test_keys_defined_as_cql(dbs, engine: str, query: str, positions: list[int]) -> None:
+    assert run(dbs["annotated"], query, variations=False, engine=engine).matches == ({1: positions} if positions else {})
+
+
+@pytest.mark.parametrize("query", ['hhdb "<main>"', 'hhdb stipulation "win"', "hhdb cooked", "hhdb special prize", "hhdb max prize",
                                    "hhdb composer", "hhdb gbr pawns"])
 def test_forms_not_run_yet_are_refused(query: str) -> None:
     with pytest.raises(CqlUnsupportedError):

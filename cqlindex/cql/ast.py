@@ -10,6 +10,7 @@ evaluator's business (cqlindex.board.transforms is the one definition of the squ
 from __future__ import annotations
 
 from collections.abc import Iterator
+import dataclasses
 from dataclasses import dataclass, field
 
 from cqlindex.cql.tokens import Span
@@ -30,6 +31,26 @@ def walk(node: object) -> Iterator[Node]:
     elif isinstance(node, (tuple, list)):
         for item in node:
             yield from walk(item)
+
+
+def respan(node: Node, span: Span) -> Node:
+    """``node`` and every node inside it, each with ``span`` (a filter made from another's text)."""
+    changes: dict[str, object] = {"span": span}
+    for name in node.__dataclass_fields__:
+        value = getattr(node, name)
+        if isinstance(value, Node) and name != "span":
+            changes[name] = respan(value, span)
+        elif isinstance(value, tuple):
+            changes[name] = tuple(_respan_item(item, span) for item in value)
+    return dataclasses.replace(node, **changes)
+
+
+def _respan_item(item: object, span: Span) -> object:
+    if isinstance(item, Node):
+        return respan(item, span)
+    if isinstance(item, tuple):
+        return tuple(_respan_item(x, span) for x in item)
+    return item
 
 
 @dataclass(frozen=True, slots=True)

@@ -200,6 +200,9 @@ class Reader(ABC):
     def parse_or(self) -> ast.Node: ...
 
     @abstractmethod
+    def parse_macro(self, text: str, span: Span) -> ast.Node: ...
+
+    @abstractmethod
     def parse_not(self) -> ast.Node: ...
 
     @abstractmethod

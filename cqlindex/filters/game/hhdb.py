@@ -10,8 +10,12 @@ table of HHdb keys, the flag's code found anywhere in the Black tag.
 What is run: ``hhdb prize`` / ``hm`` / ``commendation`` (the rank of an award of that kind
 that is not special; an award written without a rank, ".p", ranks first: the reference's
 answers on the studies sample, gameinfo2.cql) and the flags (``TT``, ``twin``, ``U1``, ``"(c)"`` ...).
-The rest of the grammar (``special``, ``max``, ``sort``, ``award``, ``composer``, ``gbr``,
-comment markers such as ``"<cook>"``, ``cooked`` ...) is parsed and refused as unsupported.
+The reference defines most other keys as CQL of its own, on the Black and Event tags and the
+comments; so does cqlindex (``_MACROS``, parsed in place of the key under ``notransform``):
+``"<cook>"``, ``"<eg>"``, ``"<minor_dual>"`` (markers in a position's original comment),
+``dual``, ``diagram``, ``egdiagram``, ``firstcomment``, ``stipulation``, ``gbr``. The rest of the
+grammar (``special``, ``max``, ``sort``, ``award``, ``composer``, the parts of ``gbr``,
+``cooked``, ``sound``, the keys that need ``variations`` ...) is parsed and refused as unsupported.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from __future__ import annotations
 import re
 
 from cqlindex.cql import ast
+from cqlindex.cql.kinds import STRING, kind_of
 from cqlindex.cql.reader import Reader
 from cqlindex.cql.tokens import Kind, Token
 from cqlindex.evaluate.context import Evaluator, evaluates
@@ -36,9 +41,21 @@ _AWARDS = {"prize": "p", "hm": "hm", "commendation": "c"}
 _AWARD_WORDS = ("award", "commendation", "hm", "prize")
 _MODIFIERS = ("max", "sort", "special")
 #: Parsed and refused for now (their meaning is not pinned down against the reference).
-_OTHER_WORDS = ("mainline", "variation", "cooked", "dual", "sound", "unsound", "egdiagram", "composer", "diagram",
-                "firstcomment", "search", "stipulation")
-_MARKS = ("<cook>", "<eg>", "<main>", "<minor_dual>", "<or>")
+_OTHER_WORDS = ("mainline", "variation", "cooked", "sound", "unsound", "composer", "search")
+_MARKS = ("<main>", "<or>")
+#: Keys the reference defines as CQL: what each means, written as CQL (run under notransform, so
+#: that a transform around it leaves the tags alone). '\\1' is the regular expression's first group.
+_MACROS = {
+    "<cook>": '"<cook" in originalcomment',
+    "<eg>": '"<eg>" in originalcomment',
+    "<minor_dual>": '"<minor_dual" in originalcomment',
+    "dual": '"U1" in player black or "U2" in player black',
+    "diagram": '{event ~~ "#([^ ]+)" \\1}',
+    "egdiagram": 'position 0 : {originalcomment ~~ "EG#(\\d+)" int \\1}',
+    "firstcomment": "position 0 : originalcomment",
+    "stipulation": 'position 0 : {originalcomment ~~ "stipulation: ([^.]+)\\." \\1}',
+    "gbr": 'player black ~~ "[+-=]\\d{4}\\.\\d{2}[a-h][1-8][a-h][1-8]"',
+}
 _GBR_PARTS = ("kings", "material", "pawns", "pieces")
 _AWARD_RE = re.compile(r"(?:(\d+)(?:/\d+)?)?\.?(sp\.)?(p|hm|c)")
 
@@ -49,6 +66,15 @@ def read_hhdb(parser: Reader, token: Token) -> ast.Node:
     if start.kind is Kind.STRING and start.text.strip('"') in FLAGS:  # hhdb "(c)": a flag written quoted
         parser.next()
         return ast.HHdb(token.span.to(start.span), start.text.strip('"'), frozenset())
+    key = start.text.strip('"') if start.kind is Kind.STRING else start.text if start.kind is Kind.WORD else None
+    if key in _MACROS and not (key == "gbr" and parser.peek(1).is_word(*_GBR_PARTS)):
+        parser.next()
+        node = parser.parse_macro(f"notransform {{{_MACROS[key]}}}", token.span.to(start.span))
+        if parser.peek().kind is Kind.STRING and kind_of(node) == STRING:
+            # 'hhdb stipulation "mate"': whether the string is then a search in the key's text is
+            # not pinned down against the reference; refused rather than read as two filters
+            parser.defer_unsupported(f"a string after 'hhdb {key}'", parser.peek())
+        return node
     if start.kind is Kind.STRING and start.text.strip('"') in _MARKS:
         parser.next()
         parser.defer_unsupported(f"'hhdb {start.text}'", start)
