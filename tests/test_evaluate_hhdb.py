@@ -11,7 +11,8 @@ import pytest
 from cqlindex.cql.parser import parse
 from cqlindex.errors import CqlSyntaxError, CqlUnsupportedError
 from cqlindex.exec.run import run
-from cqlindex.filters.game.hhdb import award_rank
+from cqlindex.evaluate.values import MATCH
+from cqlindex.filters.game.hhdb import NO_RANK_MAX, award, award_rank
 
 
 @pytest.mark.parametrize(("event", "kind", "rank"), [
@@ -89,14 +90,29 @@ def test_keys_defined_as_cql(dbs, engine: str, query: str, positions: list[int])
     assert run(dbs["annotated"], query, variations=False, engine=engine).matches == ({1: positions} if positions else {})
 
 
-@pytest.mark.parametrize("query", ['hhdb "<main>"', 'hhdb stipulation "win"', "hhdb cooked", "hhdb special prize", "hhdb max prize",
+@pytest.mark.parametrize("query", ['hhdb "<main>"', 'hhdb stipulation "win"', "hhdb cooked", "hhdb sort prize", "hhdb special sort hm",
                                    "hhdb composer", "hhdb gbr pawns"])
 def test_forms_not_run_yet_are_refused(query: str) -> None:
     with pytest.raises(CqlUnsupportedError):
         parse(query)
 
 
-@pytest.mark.parametrize("query", ["hhdb", "hhdb unknown", "hhdb sort", "hhdb prize prize"])
+@pytest.mark.parametrize("query", ["hhdb", "hhdb unknown", "hhdb sort", "hhdb prize prize", "hhdb prize sort",
+                                   "hhdb sort max prize", "hhdb sort max"])
 def test_syntax_errors(query: str) -> None:
     with pytest.raises(CqlSyntaxError):
         parse(query)
+
+
+# The reference's award reading: [rank[/rank]] [sp | .sp] (.p | .hm | .c); a special award asked for
+# without 'special' matches with no rank; 'max' takes the second rank (NO_RANK_MAX without ranks).
+@pytest.mark.parametrize(("event", "kind", "special", "use_max", "value"), [
+    ("1.p X", "prize", False, False, 1), ("1/3.hm X", "hm", False, True, 3), ("1/3.hm X", "hm", False, False, 1),
+    (".c X", "commendation", False, True, NO_RANK_MAX), (".c X", "award", False, False, 1),
+    ("sp.p X", "prize", False, False, MATCH), ("sp.p X", "prize", True, False, 1),
+    ("2.sp.hm X", "award", True, True, 2), ("2.sp.hm X", "award", False, False, MATCH),
+    ("1.p X", "prize", True, False, None), ("3/2.p X", "prize", False, False, None),
+    ("Tourney", "award", False, False, None), ("1.p X", "hm", False, False, None),
+])
+def test_award(event: str, kind: str, special: bool, use_max: bool, value: object) -> None:
+    assert award(event, kind, special, use_max) == value

@@ -37,7 +37,6 @@ FLAGS = {"AN": "anticipation", "CR": "colors_reversed", "MC": "too_many_composer
          "(c)": "correction", "(m)": "modification", "(s)": "corrected_solution", "(v)": "version"}
 _FLAG_OF = {**{code: code for code in FLAGS}, **{name: code for code, name in FLAGS.items()},
             "theme_tournament": "TT"}
-_AWARDS = {"prize": "p", "hm": "hm", "commendation": "c"}
 _AWARD_WORDS = ("award", "commendation", "hm", "prize")
 _MODIFIERS = ("max", "sort", "special")
 #: Parsed and refused for now (their meaning is not pinned down against the reference).
@@ -57,7 +56,6 @@ _MACROS = {
     "gbr": 'player black ~~ "[+-=]\\d{4}\\.\\d{2}[a-h][1-8][a-h][1-8]"',
 }
 _GBR_PARTS = ("kings", "material", "pawns", "pieces")
-_AWARD_RE = re.compile(r"(?:(\d+)(?:/\d+)?)?\.?(sp\.)?(p|hm|c)")
 
 
 def read_hhdb(parser: Reader, token: Token) -> ast.Node:
@@ -104,10 +102,17 @@ def read_hhdb(parser: Reader, token: Token) -> ast.Node:
         else:
             modifiers.add(word.text)
         end = parser.next()
-    if kind is None and "special" not in modifiers:
+    if kind is None and not modifiers:
         raise parser.error("'hhdb' is followed by what it reads: prize, hm, composer, TT ...", parser.peek())
-    if modifiers or kind == "award":
-        parser.defer_unsupported(f"'hhdb {' '.join(sorted(modifiers | {kind or ''}))}'", start.span.to(end.span))
+    span = start.span.to(end.span)
+    if "sort" in modifiers:  # the reference's own rules for 'hhdb sort'
+        if end.text == "sort":
+            raise parser.error("'sort' last after 'hhdb' would read as a sort filter: put it right after 'hhdb'", end)
+        if kind is None and "special" not in modifiers:
+            raise parser.error("'hhdb sort' needs 'special', 'award', 'prize', 'hm' or 'commendation'", span)
+        if "max" in modifiers:
+            raise parser.error("'hhdb' takes 'sort' or 'max', not both", span)
+        parser.defer_unsupported(f"'hhdb {' '.join(sorted(modifiers | {kind or ''}))}'", span)
     return ast.HHdb(token.span.to(end.span), kind or "award", frozenset(modifiers))
 
 
@@ -119,8 +124,8 @@ def is_award(node: ast.HHdb) -> bool:
 @evaluates(ast.HHdb)
 def hhdb(ev: Evaluator, node: ast.HHdb, pos: Position) -> object:
     headers = ev.tree.headers
-    if node.item in _AWARDS:
-        return award_rank(headers.get("Event", ""), _AWARDS[node.item])
+    if node.item in _AWARD_WORDS:
+        return award(headers.get("Event", ""), node.item, "special" in node.modifiers, "max" in node.modifiers)
     if node.item in FLAGS:
         return MATCH if node.item in headers.get("Black", "") else None
     raise ev.unsupported(f"'hhdb {node.item}'", node)
@@ -128,8 +133,39 @@ def hhdb(ev: Evaluator, node: ast.HHdb, pos: Position) -> object:
 
 def award_rank(event: str, kind: str) -> int | None:
     """The rank of a non-special award of ``kind`` ("p", "hm", "c") at the head of an Event tag."""
-    head = event.split(" ", 1)[0]
-    match = _AWARD_RE.fullmatch(head)
-    if match is None or match.group(2) or match.group(3) != kind:
+    value = award(event, _KIND_WORDS[kind], False, False)
+    return value if type(value) is int else None
+
+
+#: The rank of an award written without one, for 'max' (the reference's largest place).
+NO_RANK_MAX = 10000
+_KIND_WORDS = {"p": "prize", "hm": "hm", "c": "commendation"}
+_AWARD_HEAD = re.compile(r"(?:(\d+)(?:/(\d+))?)?")
+
+
+def award(event: str, kind: str, special: bool, use_max: bool) -> object:
+    """``hhdb [special] KIND [max]`` on an Event tag, as the reference reads the award at its head.
+
+    The head is ``[rank[/rank]]`` then ``sp`` (``.sp`` after a rank) for a special award, then
+    ``.p``, ``.hm`` or ``.c``. The value is the rank (the second one with ``max``; an award written
+    without a rank ranks 1, or NO_RANK_MAX with ``max``). A special award asked for without
+    ``special`` matches but has no rank (MATCH: no number to compare), as in the reference.
+    """
+    match = _AWARD_HEAD.match(event)
+    low = int(match.group(1)) if match.group(1) else 0
+    high = int(match.group(2)) if match.group(2) else low
+    if match.group(2) and high <= low:
+        return None  # malformed: '2/1.p'
+    rest = event[match.end():]
+    is_special = rest.startswith(".sp" if low else "sp")
+    if is_special:
+        rest = rest[3 if low else 2:]
+    found = next((word for mark, word in ((".p", "prize"), (".hm", "hm"), (".c", "commendation"))
+                  if rest.startswith(mark)), None)
+    if found is None or kind != "award" and found != kind or special and not is_special:
         return None
-    return int(match.group(1)) if match.group(1) else 1
+    if not low:
+        low, high = 1, NO_RANK_MAX
+    if is_special and not special:
+        return MATCH
+    return high if use_max else low
