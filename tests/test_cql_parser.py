@@ -163,7 +163,7 @@ def test_syntax_errors_are_located(query: str, line: int, col: int, words: str) 
     assert rendered[2].strip().startswith("^") and len(rendered[2]) - len(rendered[2].lstrip()) == 4 + col - 1
 
 
-@pytest.mark.parametrize("query", ["legal -- == 3", "X=1 atomic X=2", "virtualmainline"])
+@pytest.mark.parametrize("query", ["legal -- == 3", "X=1 atomic X=2", "lastgamenumber"])
 def test_unsupported_filters_are_named(query: str) -> None:
     with pytest.raises(CqlUnsupportedError) as info:
         parse(query)
