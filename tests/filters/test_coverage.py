@@ -25,7 +25,7 @@ REFUSED = {
     "lastgamenumber": "gamenumber == lastgamenumber",
     "lcamax": "relation (lcamax 1 3)", "lcasum": "relation (lcasum 2)", "lcasource": "relation (lcasource 1)",
     "lcatarget": "relation (lcatarget 1)", "lcasubstring": "relation (lcasubstring 1 2)",
-    "similarposition": "similarposition", "virtualmainline": "virtualmainline",
+    "similarposition": "similarposition",
 }
 
 _WORD = re.compile(r"(?<![\w-])[a-z][a-z0-9_]*(?:-[a-z][a-z0-9_]*)*")
