@@ -60,6 +60,13 @@ CASES = [
     ("null", "K--e2", [], []),
     ("null", "K[x]", [], []),
     ("null", "k--", [], []),
+    # -- currentmove D: D read at the parent about the move that led here only (the reference's
+    # PreviousDashNode); the start has none
+    ("takes", "currentmove [x]", [3, 4], None),
+    ("takes", "currentmove P--d5", [3], None),
+    ("ladder", "currentmove --(check)", [1, 3, 5, 7, 9], None),
+    ("tree", "currentmove --", [1, 2, 3], [1, 2, 3, 4, 5, 6, 7, 8]),
+    ("null", "currentmove K--", [], [3]),
     # -- countmoves: the reference counts a promotion once, whatever it promotes to (the three
     # forced-moves example files count 'b8=Q/R/B/N' as a forced move): Ka1's three and c8
     ("promote", "countmoves legal -- == 4", [0], None),

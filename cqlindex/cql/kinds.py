@@ -60,6 +60,8 @@ def kind_of(node: ast.Node, variables: dict[str, str] | None = None) -> str:
     if isinstance(node, (ast.Not, ast.And, ast.Or, ast.Compare, ast.GameFilter, ast.Output, ast.Echo, ast.Dash,
                          ast.Relation)):
         return LOGICAL
+    if isinstance(node, ast.Call) and node.name == "currentmove":
+        return kind_of(node.args[0], variables)  # the dash's own value, read at the move that led here
     if isinstance(node, ast.Call):
         return catalogue.keyword_kind(ast.Call, node.name) or ANY
     if isinstance(node, ast.ChildN):

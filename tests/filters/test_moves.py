@@ -88,6 +88,8 @@ TABLE = [
     Row("countmoves -- >= 2", NARROWED),
     Row("countmoves [x] == 1", NARROWED),
     Row("move legal count == 1", EXACT),
+    Row("currentmove P--", NARROWED),
+    Row("currentmove [x]q", NARROWED),
     Row("move legal from K count > 2", NARROWED),
     Row("move pseudolegal count > move legal count", NARROWED),
 ]

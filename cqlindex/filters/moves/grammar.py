@@ -152,6 +152,13 @@ class MovesGrammar(Reader):
                 return token.span.start == self.peek(k - 1).span.end
         return False
 
+    def parse_currentmove(self, token: Token) -> ast.Node:
+        """``currentmove D``: a dash filter (``--``, ``K--e8``, ``[x]q``) follows."""
+        move = self.parse_dash(None) if self.at_op("--", "[x]") else self.parse_union()
+        if not isinstance(move, ast.Dash) or move.mode != "played":
+            raise self.error("'currentmove' is followed by a move filter such as '--' or 'K--e8'", move.span)
+        return ast.Call(token.span.to(move.span), token.text, (move,))
+
     def parse_countmoves(self, token: Token) -> ast.Node:
         """``countmoves D``: D is a dash filter (``--``, ``[x]``, ``legal --``, ``pseudolegal --``)."""
         move = self.parse_dash(None) if self.at_op("--", "[x]") else self.parse_union()

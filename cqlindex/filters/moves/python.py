@@ -6,6 +6,8 @@ that is the parent, so ``move previous capture q`` sees the queen that was taken
 
 from __future__ import annotations
 
+import copy
+
 from collections.abc import Iterator
 
 import chess
@@ -265,6 +267,19 @@ def _moved(ev: Evaluator, node: ast.Dash, pos: Position) -> Iterator[int]:
         if letters and (played.promotion is None or _PROMOTION_LETTERS[played.promotion] not in letters):
             continue
         yield child_id
+
+
+def currentmove(ev: Evaluator, node: ast.Call, pos: Position) -> object:
+    """``currentmove D``: the dash D read at the parent, about the move that led here only.
+
+    As the reference does it: D's sides are evaluated before the move, its target after it, and
+    no other move from the parent counts; the initial position has no current move.
+    """
+    if pos.parent is None:
+        return None
+    parent = copy.copy(ev.tree.positions[pos.parent])
+    parent.children = [pos.id]
+    return ev.eval(node.args[0], parent)
 
 
 @evaluates(ast.CountMoves)
