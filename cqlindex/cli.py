@@ -16,7 +16,6 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from cqlindex.cli_inputs import sql_params, sql_text, typed_build_value
 from cqlindex.cli_query import CQL_CONTEXT, CqlStyleCommand, query
@@ -236,6 +235,8 @@ def sql(
     elif format is SqlFormat.json:
         typer.echo(json.dumps([dict(zip(columns, row)) for row in rows], default=str, indent=1))
     else:
+        from rich.table import Table  # here: only the sql command's table needs it (start-up, issue 16)
+
         table = Table(*columns, show_lines=False)
         for row in rows:
             table.add_row(*("NULL" if v is None else str(v) for v in row))

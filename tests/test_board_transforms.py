@@ -395,3 +395,48 @@ def test_all_diagonals_present_with_at_least_two_squares(named_masks: dict[str, 
         assert (members[0], members[-1]) == (first, last), name
     assert "diagonal_a8a8" not in named_masks  # one-square corners are left out
     assert {"diagonal_b1h7", "diagonal_g1h2", "diagonal_a7b8", "antidiagonal_b1a2", "antidiagonal_h7g8"} <= set(named_masks)
+
+
+# --------------------------------------------------------------------------------------------
+# The maps are our own arithmetic (python-chess stays unimported at query start-up): held to
+# python-chess's bitboard motions, which drop what leaves the board
+# --------------------------------------------------------------------------------------------
+def _motion_table(*motions) -> tuple:
+    images = []
+    for sq in range(64):
+        bb = chess.BB_SQUARES[sq]
+        for motion in motions:
+            bb = motion(bb)
+        images.append(chess.lsb(bb) if bb else None)
+    return tuple(images)
+
+
+CHESS_MOTIONS = {
+    "id": (),
+    "rotate90": (chess.flip_diagonal, chess.flip_horizontal),
+    "rotate180": (chess.flip_vertical, chess.flip_horizontal),
+    "rotate270": (chess.flip_diagonal, chess.flip_vertical),
+    "reflecth": (chess.flip_vertical,),
+    "reflectv": (chess.flip_horizontal,),
+    "reflecta1h8": (chess.flip_diagonal,),
+    "reflecth1a8": (chess.flip_anti_diagonal,),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CHESS_MOTIONS))
+def test_each_rigid_motion_is_python_chess_s(name: str) -> None:
+    assert _table(DIHEDRAL[name]) == _motion_table(*CHESS_MOTIONS[name])
+
+
+def test_every_shift_is_python_chess_s_one_square_steps() -> None:
+    for dfile, drank in itertools.product(range(-8, 9), repeat=2):
+        steps = ([chess.shift_right if dfile > 0 else chess.shift_left] * abs(dfile)
+                 + [chess.shift_up if drank > 0 else chess.shift_down] * abs(drank))
+        assert _table(shift(dfile, drank)) == _motion_table(*steps), (dfile, drank)
+
+
+@FAST
+@given(bb=bitboards)
+def test_map_bitboard_is_the_motion_of_the_bitboard(bb: int) -> None:
+    assert map_bitboard(bb, DIHEDRAL["rotate90"]) == chess.flip_horizontal(chess.flip_diagonal(bb))
+    assert map_bitboard(bb, shift(2, -1)) == chess.shift_down(chess.shift_right(chess.shift_right(bb)))

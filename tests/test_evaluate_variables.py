@@ -15,6 +15,7 @@ from cqlindex.cql import ast
 from cqlindex.cql.parser import parse
 from cqlindex.filters.moves.consecutive import longest_common_run
 from cqlindex.evaluate.engine import run
+from cqlindex.exec.run import run as run_engine
 from tests.conftest import build_inline
 
 GAMES = {
@@ -144,3 +145,36 @@ def test_piece_assignment_of_several_squares_does_not_match(dbs) -> None:
     # followpaths-simple.cql: two squares (castling's king and rook) bind nothing, and x keeps its piece
     assert run(dbs["knight"], "piece x = N").matches == {}
     assert run(dbs["castling"], "piece x = Ke1 not piece x = Ke1|Rh1 find x & g1").matches == {1: [0, 1, 2, 3, 4, 5, 6]}
+
+
+# -- a set iteration asked only whether it matches ---------------------------------------------
+# It stops at its first square that decides (``all``: the first that fails) when its body changes
+# nothing. The same body with an assignment (which changes something) is iterated in full: the
+# two must match at the same positions, on both engines.
+PUZZLES = "data/annotated/lichess-studies/lichess_study_beautiful-checkmate-puzzles_by_thijscom_2018.04.16.pgn"
+ITERATIONS = [
+    ("square x in [Aa]", "x attacks k"),
+    ("square all x in P", "x & a-h2-4"),
+    ("piece x in [Nn]", "square y in . y attacks x"),
+    ("square all x in A", "square y in [Aa] x attacks y"),
+    ("square x in [Pp]", "square all y in x up 1 y & _"),
+    ("piece all x in [RrQq]", "square y in x up 1 y & _"),
+    ("square x in [Kk]", "not square y in . {x attacks y y & [Pp]}"),
+]
+
+
+@pytest.mark.parametrize("engine", ["sql", "python"])
+@pytest.mark.parametrize(("iteration", "body"), ITERATIONS, ids=[f"{i} {b}" for i, b in ITERATIONS])
+def test_an_iteration_decided_early_matches_where_the_whole_one_does(build_db, engine: str, iteration: str,
+                                                                   body: str) -> None:
+    index = build_db(PUZZLES, "data/games/otb-oly14r11.pgn", workers=1)
+    early = run_engine(index, f"{iteration} {body}", engine=engine, variations=True).matches
+    whole = run_engine(index, f"{iteration} {{{body} z = 1}}", engine=engine, variations=True).matches
+    assert early == whole
+    assert 0 < sum(len(p) for p in early.values()) < 1418  # it matches, but not at all 1,418 positions
+
+
+def test_nested_iterations_asked_only_whether_they_match_are_quick(dbs) -> None:
+    """64**4 bodies at every position if each iteration ran in full (the fuzz test found it
+    hanging); with the early stop, 64 each."""
+    assert run(dbs["knight"], "∀◭x∊. ◭x∊. ◭x∊. ◭x∊. 1").matches == {1: list(range(8))}

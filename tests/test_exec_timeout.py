@@ -77,3 +77,13 @@ def test_a_deadline() -> None:
     time.sleep(0.01)
     with pytest.raises(QueryTimeout):
         deadline.check()
+
+
+@pytest.mark.parametrize("engine", ["sql", "python"])
+def test_work_inside_one_position_is_stopped_too(index, engine: str) -> None:
+    """Counting a fourfold square iteration is 64**4 bodies at the first position alone: the
+    deadline is checked inside the iteration, not only between positions."""
+    started = time.monotonic()
+    with pytest.raises(QueryTimeout):
+        run(index, "#square s in . square t in . square u in . square v in . 1 > 3", engine=engine, timeout=0.5)
+    assert time.monotonic() - started < 20  # stopped near its limit, not after a position's minutes of work

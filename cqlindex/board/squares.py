@@ -1,8 +1,10 @@
 """Squares as python-chess numbers them, and the unsigned/signed 64-bit conversion used at the
 storage boundary.
 
-Square names, parsing and bit scans are python-chess's (a1 = 0 ... h8 = 63, the same bits as its
-bitboards); the names below only keep the imports of the rest of the code short. The signed
+Squares are numbered as python-chess numbers them (a1 = 0 ... h8 = 63, the same bits as its
+bitboards), but written out here rather than imported: the parser and the planner need square
+names, and importing python-chess for them alone costs a query that SQL decides ~25 ms of
+start-up (issue 16; ``tests/test_board_squares.py`` holds them to python-chess's). The signed
 conversion is ours: DuckDB, Parquet and Spark all have a signed BIGINT but not all have an
 unsigned one, so a bitboard is stored as the signed integer with the same 64 bits (DESIGN.md,
 storage contract).
@@ -10,23 +12,26 @@ storage contract).
 
 from __future__ import annotations
 
-import chess
+FILES = "abcdefgh"
+RANKS = "12345678"
+SQUARE_NAMES = [f + r for r in RANKS for f in FILES]
+_NUMBERS = {name: number for number, name in enumerate(SQUARE_NAMES)}
 
-FILES = "".join(chess.FILE_NAMES)
-RANKS = "".join(chess.RANK_NAMES)
-SQUARE_NAMES = chess.SQUARE_NAMES
-#: The square on ``file`` (0 = a) and ``rank`` (0 = first rank).
-square = chess.square
+
+def square(file: int, rank: int) -> int:
+    """The square on ``file`` (0 = a) and ``rank`` (0 = first rank)."""
+    return rank * 8 + file
+
 
 _SIGN_BIT = 1 << 63
 _WORD = 1 << 64
 
 
 def parse_square(name: str) -> int:
-    """``"e4"`` -> 28 (python-chess's parser); ValueError that names the bad square on anything else."""
+    """``"e4"`` -> 28; ValueError that names the bad square on anything else."""
     try:
-        return chess.parse_square(name)
-    except ValueError:
+        return _NUMBERS[name]
+    except (KeyError, TypeError):
         raise ValueError(f"not a square: {name!r}") from None
 
 
@@ -42,4 +47,9 @@ def to_unsigned(value: int) -> int:
 
 def squares_of(bitboard: int) -> list[int]:
     """The squares set in ``bitboard``, lowest first."""
-    return list(chess.scan_forward(bitboard))
+    found = []
+    while bitboard:
+        lowest = bitboard & -bitboard
+        found.append(lowest.bit_length() - 1)
+        bitboard ^= lowest
+    return found

@@ -10,66 +10,50 @@ rotations are counterclockwise. The colour swap moves squares like ``reflecth``;
 change itself is the evaluator's business. A shift may push a square off the board, so its
 image is ``None``.
 
-The motions themselves are python-chess's bitboard operations (``flip_vertical``,
-``flip_horizontal``, ``flip_diagonal``, ``flip_anti_diagonal``, the ``shift_*`` family, which
-drop what leaves the board); each map is read off them once into a table of 64 images.
+Each map is coordinate arithmetic on (file, rank), tabulated once into 64 images; python-chess
+is not imported here, so a query that SQL decides does not pay for it at start-up (issue 16).
+``tests/test_board_transforms.py`` holds every map to python-chess's bitboard motions
+(``flip_vertical``, ``flip_diagonal``, the ``shift_*`` family, which drop what leaves the board).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-import chess
+from cqlindex.board.squares import SQUARE_NAMES, squares_of
 
 SquareMap = Callable[[int], int | None]
-Bitboard = Callable[[int], int]
+Motion = Callable[[int, int], tuple[int, int]]
 
 
-def _table(motion: Bitboard) -> tuple[int | None, ...]:
-    """Where each square goes under a bitboard motion (None: off the board)."""
-    images = (motion(chess.BB_SQUARES[sq]) for sq in chess.SQUARES)
-    return tuple(chess.lsb(bb) if bb else None for bb in images)
-
-
-def _square_map(motion: Bitboard) -> SquareMap:
-    return _table(motion).__getitem__
-
-
-def _compose(*motions: Bitboard) -> Bitboard:
-    def apply(bb: int) -> int:
-        for motion in motions:
-            bb = motion(bb)
-        return bb
-
-    return apply
+def _square_map(motion: Motion) -> SquareMap:
+    """A motion of (file, rank) as a table lookup (None: the square leaves the board)."""
+    images = []
+    for sq in range(64):
+        f, r = motion(sq & 7, sq >> 3)
+        images.append(r * 8 + f if 0 <= f < 8 and 0 <= r < 8 else None)
+    return tuple(images).__getitem__
 
 
 #: The eight rigid motions of the board, keyed by the seeds' names.
 DIHEDRAL: dict[str, SquareMap] = {
-    "id": _square_map(lambda bb: bb),
-    "rotate90": _square_map(_compose(chess.flip_diagonal, chess.flip_horizontal)),
-    "rotate180": _square_map(_compose(chess.flip_vertical, chess.flip_horizontal)),
-    "rotate270": _square_map(_compose(chess.flip_diagonal, chess.flip_vertical)),
-    "reflecth": _square_map(chess.flip_vertical),
-    "reflectv": _square_map(chess.flip_horizontal),
-    "reflecta1h8": _square_map(chess.flip_diagonal),
-    "reflecth1a8": _square_map(chess.flip_anti_diagonal),
+    "id": _square_map(lambda f, r: (f, r)),
+    "rotate90": _square_map(lambda f, r: (7 - r, f)),
+    "rotate180": _square_map(lambda f, r: (7 - f, 7 - r)),
+    "rotate270": _square_map(lambda f, r: (r, 7 - f)),
+    "reflecth": _square_map(lambda f, r: (f, 7 - r)),
+    "reflectv": _square_map(lambda f, r: (7 - f, r)),
+    "reflecta1h8": _square_map(lambda f, r: (r, f)),
+    "reflecth1a8": _square_map(lambda f, r: (7 - r, 7 - f)),
 }
 
 #: The square part of the colour swap: reflection about the horizontal bisector.
 COLORSWAP: SquareMap = DIHEDRAL["reflecth"]
 
 
-def _steps(dfile: int, drank: int) -> Bitboard:
-    """A translation as python-chess's one-square shifts, each dropping what leaves the board."""
-    files = [chess.shift_right if dfile > 0 else chess.shift_left] * abs(dfile)
-    ranks = [chess.shift_up if drank > 0 else chess.shift_down] * abs(drank)
-    return _compose(*files, *ranks)
-
-
 def shift(dfile: int, drank: int) -> SquareMap:
     """Translation by ``dfile`` files and ``drank`` ranks; ``None`` where a square falls off."""
-    return _square_map(_steps(dfile, drank))
+    return _square_map(lambda f, r: (f + dfile, r + drank))
 
 
 def shift_name(dfile: int, drank: int) -> str:
@@ -91,19 +75,21 @@ def all_transforms() -> Iterator[tuple[str, str, SquareMap]]:
 def map_bitboard(bitboard: int, fn: SquareMap) -> int:
     """Image of a square set under a square map (squares mapped off the board are dropped)."""
     out = 0
-    for sq in chess.scan_forward(bitboard):
+    for sq in squares_of(bitboard):
         image = fn(sq)
         if image is not None:
-            out |= chess.BB_SQUARES[image]
+            out |= 1 << image
     return out
 
 
-def _diagonal(keep: Callable[[int], bool]) -> int:
-    return sum(chess.BB_SQUARES[sq] for sq in chess.SQUARES if keep(sq))
+def _diagonal(keep: Callable[[int, int], bool]) -> int:
+    return sum(1 << sq for sq in range(64) if keep(sq & 7, sq >> 3))
 
 
 def masks() -> dict[str, int]:
     """Named constant square sets: files, ranks, colours, and every diagonal of length ≥ 2."""
+    import chess  # here: only the build writes the masks
+
     out: dict[str, int] = {}
     for name, bb in zip(chess.FILE_NAMES, chess.BB_FILES):
         out[f"file_{name}"] = bb
@@ -114,8 +100,8 @@ def masks() -> dict[str, int]:
     out["all"] = chess.BB_ALL
     out["center"] = chess.BB_CENTER
     for d in range(-6, 7):
-        diag = _diagonal(lambda sq, d=d: chess.square_file(sq) - chess.square_rank(sq) == d)
-        anti = _diagonal(lambda sq, d=d: chess.square_file(sq) + chess.square_rank(sq) == 7 + d)
+        diag = _diagonal(lambda f, r, d=d: f - r == d)
+        anti = _diagonal(lambda f, r, d=d: f + r == 7 + d)
         for kind, bb in (("diagonal", diag), ("antidiagonal", anti)):
-            out[f"{kind}_{chess.SQUARE_NAMES[chess.lsb(bb)]}{chess.SQUARE_NAMES[chess.msb(bb)]}"] = bb
+            out[f"{kind}_{SQUARE_NAMES[(bb & -bb).bit_length() - 1]}{SQUARE_NAMES[bb.bit_length() - 1]}"] = bb
     return out

@@ -19,6 +19,7 @@ from cqlindex.store.trees import GameTree, Position
 
 Handler = Callable[["Evaluator", ast.Node, Position], object]
 _HANDLERS: dict[type, Handler] = {}
+_DECIDERS: dict[type, Handler] = {}
 
 
 def evaluates(*node_types: type) -> Callable[[Handler], Handler]:
@@ -27,6 +28,19 @@ def evaluates(*node_types: type) -> Callable[[Handler], Handler]:
     def register(fn: Handler) -> Handler:
         for node_type in node_types:
             _HANDLERS[node_type] = fn
+        return fn
+
+    return register
+
+
+def decides(*node_types: type) -> Callable[[Handler], Handler]:
+    """Register the decorated function as the way to decide whether a node of ``node_types``
+    matches (truthy or not) where only that is asked: for nodes whose value costs more than the
+    answer (a set iteration can stop at its first square)."""
+
+    def register(fn: Handler) -> Handler:
+        for node_type in node_types:
+            _DECIDERS[node_type] = fn
         return fn
 
     return register
@@ -51,6 +65,8 @@ class Evaluator:
         self.sort_values: dict[ast.Node, int] = {}
         #: Per game: what filters may remember about its positions (reset with each tree).
         self.memo: dict[object, object] = {}
+        #: Facts of the query's nodes worked out once for the whole run, by (what, id(node)).
+        self.node_facts: dict[tuple[str, int], object] = {}
         #: From the planner: filter -> gamenumber -> the only positions where it can match.
         self.prefilter: dict[ast.Node, dict[int, set[int]]] = {}
         #: Per game, the text of the ``comment`` filters, by the positionid they comment on.
@@ -72,7 +88,8 @@ class Evaluator:
         self.deadline = None
         #: Whether readfile and writefile may touch files (the command line allows it, the API when asked).
         self.allow_files = False
-        if any(isinstance(n, ast.Output) and n.name == "comment" for n in ast.walk(query.body)):
+        self.keeps_comments = any(isinstance(n, ast.Output) and n.name == "comment" for n in ast.walk(query.body))
+        if self.keeps_comments:
             self.eval = self._eval_keeping_comments  # type: ignore[method-assign]
 
     def unsupported(self, what: str, node: ast.Node) -> CqlUnsupportedError:
@@ -111,8 +128,17 @@ class Evaluator:
         A set filter always has a value (``Q == 0`` holds when there is no white queen) but
         matches only when the set is not empty; everything that asks "does it match" asks here.
         """
-        value = self.eval(node, pos)
-        return value is not None and not (type(value) is Squares and not value)
+        decide = _DECIDERS.get(type(node))
+        if decide is None:
+            value = self.eval(node, pos)
+            return value is not None and not (type(value) is Squares and not value)
+        if not self.keeps_comments:
+            return bool(decide(self, node, pos))
+        mark = len(self.pending)  # as in _eval_keeping_comments: what a filter that fails said is taken back
+        if decide(self, node, pos):
+            return True
+        del self.pending[mark:]
+        return False
 
     def matches(self, tree: GameTree, only: list[int] | None = None) -> list[int]:
         """Ids of the positions of ``tree`` where the query's body matches, in visit order.

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import chess
-
+from cqlindex.board.squares import SQUARE_NAMES, squares_of
 from cqlindex.cql import ast
 from cqlindex.evaluate.values import MATCH, Squares
 
@@ -79,7 +78,7 @@ def describe_value(value: object) -> str:
     """A value as the end-of-run report writes it: numbers and strings as they are, squares by
     name, a position by its id, a dictionary as its entries."""
     if type(value) is Squares:
-        return "[" + ",".join(chess.square_name(sq) for sq in chess.scan_forward(value)) + "]"
+        return "[" + ",".join(SQUARE_NAMES[sq] for sq in squares_of(value)) + "]"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{describe_value(k)}: {describe_value(v)}" for k, v in value.items()) + "}"
     if value is MATCH:

@@ -4,24 +4,152 @@ The plan's SELECT ends in ``ORDER BY gamenumber, positionid`` so that, run anywh
 Spark, Trino), its rows come in order. On DuckDB that sort costs more than the scan when many
 rows match (issue 16), and a filtered scan of ``positions`` already yields its rows in storage
 order, which the build writes in (gamenumber, positionid) order. So the rows are fetched
-unsorted, as numpy arrays (DuckDB's fastest way out, several times cheaper than a Python tuple
-per row), and checked: they are sorted only when they are not in order already (a join to
-``games`` may shuffle them, or an index appended to out of order).
+unsorted and sorted here only when they are not in order already (a join to ``games`` may
+shuffle them, or an index appended to out of order).
+
+In a fresh process the first rows come as Python tuples: most queries match few enough that
+grouping them in Python costs less than importing numpy (~80 ms of start-up, issue 16). Only
+when the head is full are the rest fetched as numpy arrays (DuckDB's fastest way out, several
+times cheaper than a tuple per row) and grouped there. Where numpy is loaded already (a
+long-lived process, the API) every row comes as arrays.
 """
 
 from __future__ import annotations
 
-import numpy as np
+import sys
+from itertools import groupby
+from operator import itemgetter
+
 from sqlglot import exp
 
+#: rows fetched as tuples before switching to numpy: grouping this many in Python costs about
+#: what importing numpy does.
+HEAD = 20_000
 
-def grouped(con, select: exp.Select) -> tuple[dict[int, list[int]], int]:
+
+def grouped(con, select: exp.Select, batched: bool = False) -> tuple[dict[int, list[int]], int]:
     """Run ``select`` (gamenumber, positionid) without its ORDER BY; its rows as
-    {gamenumber: [positionid, ...]} in (gamenumber, positionid) order, and their number."""
+    {gamenumber: [positionid, ...]} in (gamenumber, positionid) order, and their number.
+
+    ``batched`` (a plan with a window over the main line, :mod:`cqlindex.plan.offsets`), or a
+    plan whose every subquery over ``positions`` is tied to its row's game (:func:`per_game`):
+    run it on one range of games at a time, about :data:`BATCH_POSITIONS` positions each, every
+    scan of ``positions`` in it restricted to the range (sound: a subquery tied to the game of a
+    row in the range sees only rows in the range). DuckDB skips the row groups outside the
+    range (the build writes in gamenumber order), so the batches together cost one scan, while
+    a window, or the hash table DuckDB builds for a correlated subquery, holds one batch, not
+    the index (issue 16: ``move to _`` on 6 M positions, 2.2 GB at once, 0.6 GB by batches).
+    """
     unsorted = select.copy()
     unsorted.set("order", None)
-    columns = con.sql(unsorted.sql(dialect="duckdb")).fetchnumpy()
-    games, ids = (np.asarray(columns.pop(name)) for name in ("gamenumber", "positionid"))  # INTEGERs
+    if not batched and not per_game(unsorted):
+        return _fetched(con, unsorted.sql(dialect="duckdb"))
+    found: dict[int, list[int]] = {}
+    total = 0
+    for low, high in game_batches(con):
+        rows, count = _fetched(con, in_games(unsorted, low, high).sql(dialect="duckdb"))
+        found.update(rows)  # ranges ascending and disjoint: the games stay in order
+        total += count
+    return found, total
+
+
+#: Positions per batch of a batched plan: the window's memory is about a few hundred bytes each.
+BATCH_POSITIONS = 1_000_000
+
+
+def game_batches(con) -> list[tuple[int, int]]:
+    """Ranges of gamenumbers covering the index, about :data:`BATCH_POSITIONS` positions each."""
+    low, high, games = con.execute("SELECT min(gamenumber), max(gamenumber), count(*) FROM games").fetchall()[0]
+    if not games:
+        return []
+    positions = con.execute("SELECT count(*) FROM positions").fetchall()[0][0]
+    step = max(1, BATCH_POSITIONS * games // max(positions, 1))
+    return [(start, min(start + step - 1, high)) for start in range(low, high + 1, step)]
+
+
+def per_game(select: exp.Select) -> bool:
+    """Whether ``select`` has subqueries over ``positions`` and each is tied to one game: it
+    matches its row's gamenumber to an outer row's (a correlated subquery), or it is the
+    right side of ``<row>.gamenumber IN (SELECT q.gamenumber ...)``. (A window's rows are tied
+    by construction: such a plan says so itself, ``batched``.)"""
+    source = select.args.get("from_") or select.args.get("from")
+    main = source.this if source is not None else None
+    scans = [t for t in select.find_all(exp.Table) if t.name == "positions" and t is not main]
+    return bool(scans) and all(_tied_to_a_game(table) for table in scans)
+
+
+def _tied_to_a_game(table: exp.Table) -> bool:
+    scope = table.find_ancestor(exp.Select)
+    if scope is None:
+        return False
+    alias = table.alias_or_name
+    own = {t.alias_or_name for t in scope.find_all(exp.Table) if t.find_ancestor(exp.Select) is scope}
+    column = _gamenumber_of(alias)
+    holder = scope.parent.parent if isinstance(scope.parent, exp.Subquery) else scope.parent
+    if (isinstance(holder, exp.In) and holder.args.get("query") is not None
+            and [e for e in scope.expressions] == [column] and _is_gamenumber(holder.this)):
+        return True
+    where = scope.args.get("where")
+    for eq in where.find_all(exp.EQ) if where is not None else ():
+        if eq.find_ancestor(exp.Select) is not scope:
+            continue
+        sides = (eq.this, eq.expression)
+        if column in sides and any(_is_gamenumber(c) and c.table not in own for c in sides):
+            return True
+    return False
+
+
+def _gamenumber_of(alias: str) -> exp.Column:
+    return exp.column("gamenumber", table=alias)
+
+
+def _is_gamenumber(e: exp.Expression) -> bool:
+    return isinstance(e, exp.Column) and e.name == "gamenumber" and bool(e.table)
+
+
+def in_games(select: exp.Select, low: int, high: int) -> exp.Select:
+    """``select`` with every scan of ``positions`` in it restricted to games ``low`` .. ``high``."""
+    out = select.copy()
+    for table in list(out.find_all(exp.Table)):
+        scope = table.find_ancestor(exp.Select)
+        if table.name != "positions" or scope is None:
+            continue
+        alias = table.alias or table.name
+        scope.where(exp.Between(this=exp.column("gamenumber", table=alias), low=exp.Literal.number(low),
+                                high=exp.Literal.number(high)), copy=False)
+    return out
+
+
+def _numpy_loaded() -> bool:
+    return "numpy" in sys.modules
+
+
+def _fetched(con, sql: str) -> tuple[dict[int, list[int]], int]:
+    cursor = con.execute(sql)
+    if _numpy_loaded():
+        return _grouped_arrays([], cursor.fetchnumpy())
+    head = cursor.fetchmany(HEAD)
+    if len(head) < HEAD:
+        return _grouped_tuples(head), len(head)
+    return _grouped_arrays(head, cursor.fetchnumpy())
+
+
+def _grouped_tuples(rows: list[tuple[int, int]]) -> dict[int, list[int]]:
+    rows.sort()  # linear when already in order (the usual case)
+    second = itemgetter(1)
+    return {game: list(map(second, group)) for game, group in groupby(rows, key=itemgetter(0))}
+
+
+def _grouped_arrays(head: list[tuple[int, int]], rest: dict) -> tuple[dict[int, list[int]], int]:
+    import numpy as np  # here: only a query with many candidate rows pays for numpy
+
+    games, ids = (np.asarray(rest.pop(name)) for name in ("gamenumber", "positionid"))  # INTEGERs
+    if head:
+        head_games, head_ids = zip(*head)
+        games = np.concatenate((np.asarray(head_games, dtype=games.dtype), games))
+        ids = np.concatenate((np.asarray(head_ids, dtype=ids.dtype), ids))
+        del head_games, head_ids
+    del head, rest
     later = games[1:] > games[:-1]
     if not (later | ((games[1:] == games[:-1]) & (ids[1:] > ids[:-1]))).all():
         order = np.lexsort((ids, games))

@@ -113,7 +113,7 @@ def _run_plan(con, prepared: Prepared, result: QueryResult, deadline: Deadline, 
               allow_files: bool = False) -> None:
     """SQL for the candidates (or the matches), the evaluator for what SQL cannot decide."""
     p = plan_prepared(con, prepared, include_unplayable)
-    candidates, result.candidates = grouped(con, p.select)
+    candidates, result.candidates = grouped(con, p.select, p.batched)
     span = prepared.gamenumbers
     count_sql = "SELECT count(*) FROM games" + (" WHERE gamenumber BETWEEN ? AND ?" if span else "")
     result.games_examined = con.execute(count_sql, list(span) if span else []).fetchall()[0][0]

@@ -60,6 +60,8 @@ class Compiler(PositionSQL, SetsSQL, MovesSQL, TreeSQL, SequencesSQL, RelationSQ
     #: Each transform filter's members, rewritten once for the query (shared with the evaluator).
     expansions: Callable[[ast.Transform], list[ast.Node]] = expand
     uses_games: bool = False
+    #: a chain became a window over the main line (plan/offsets.py): run the plan a batch of games at a time
+    windowed: bool = False
     python_needed: list[ast.Node] = field(default_factory=list)  # filters whose output needs Python
     #: find bodies SQL can only narrow, with the SELECT of the positions where they may hold:
     #: the evaluator tests such a body only there (see Evaluator.prefilter).

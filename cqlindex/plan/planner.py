@@ -41,6 +41,9 @@ class Plan:
     verdicts: tuple[tuple[ast.Node, str], ...]  # each filter of the body and where it is decided
     #: (find body, SELECT of the positions where it may hold), for the evaluator to skip the rest
     prefilters: tuple[tuple[ast.Node, exp.Select], ...] = ()
+    #: the SELECT holds a window over the main line (plan/offsets.py): run it a batch of games at a
+    #: time (exec/rows.py) so that its memory is the batch's, not the index's
+    batched: bool = False
 
     @property
     def sql(self) -> str:
@@ -99,7 +102,7 @@ def plan(query: ast.Query, variations: bool, *, chess960: bool = True, attack_ma
         select = select.where(where)
     select = select.order_by(S.col("gamenumber", "p"), S.col("positionid", "p"))
     return Plan(query, variations, select, exact and not compiler.python_needed, not reads_other_positions(query.body),
-                tuple(verdicts), tuple(compiler.prefilters))
+                tuple(verdicts), tuple(compiler.prefilters), compiler.windowed)
 
 
 def _in_playable_game() -> exp.Expression:

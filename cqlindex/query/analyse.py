@@ -53,6 +53,29 @@ def reads_other_positions(node: ast.Node) -> bool:
     return any(catalogue.reads_other_positions(inner) for inner in ast.walk(node))
 
 
+#: Nodes that change nothing and read nothing but the position and the variables, whatever
+#: they are given (a whitelist, so that a construct added later counts as acting until listed).
+_PLAIN = (ast.Pieces, ast.Number, ast.String, ast.Compound, ast.Not, ast.And, ast.Or, ast.Compare, ast.Binary,
+          ast.Unary, ast.Direction, ast.Transform, ast.Colon, ast.ChildN, ast.If, ast.Variable, ast.Iterate,
+          ast.Move, ast.Dash, ast.Pin, ast.Ray, ast.Find, ast.ConsecutiveMoves, ast.Repeat, ast.Sequence, ast.Echo,
+          ast.GameFilter)
+#: Keywords that read the path walk under way (their value depends on where the search is).
+_WALK_READERS = frozenset({"pathcount", "pathcountunfocused", "pathstart", "pathlastposition"})
+
+
+def plain(node: ast.Node) -> bool:
+    """Whether ``node`` itself (not its children) changes nothing (no variable, sort value, comment
+    or message) and reads nothing but the position and the variables.
+
+    Evaluating such a node again gives the same answer, and leaving it unevaluated loses nothing:
+    the path search reuses its results, and a set iteration asked only whether it matches stops
+    at its first square.
+    """
+    if isinstance(node, ast.Keyword):
+        return node.name not in _WALK_READERS
+    return isinstance(node, _PLAIN)
+
+
 def sort_keys(query: ast.Query) -> tuple[SortKey, ...]:
     """The query's sort keys in order of importance: ``sort matchcount``, then each ``sort`` in the text."""
     keys = [SortKey("matchcount", False, None)] if query.header.sort_matchcount else []

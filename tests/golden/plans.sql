@@ -580,19 +580,25 @@ WHERE
   AND EXISTS(
     SELECT
       1
-    FROM positions AS q1
+    FROM (
+      SELECT
+        w3src.gamenumber,
+        w3src.positionid,
+        w3src.is_check AS o0_is_check,
+        LEAD(w3src.is_check, 1) OVER (PARTITION BY w3src.gamenumber ORDER BY w3src.positionid) AS o1_is_check,
+        LEAD(w3src.positionid, 1) OVER (PARTITION BY w3src.gamenumber ORDER BY w3src.positionid) AS o1_positionid
+      FROM positions AS w3src
+      WHERE
+        w3src.mainline
+    ) AS w3
     WHERE
-      q1.gamenumber = p.gamenumber
-      AND q1.parent = p.positionid
-      AND q1.child_index = 0
-      AND q1.is_check
-  )
-  AND p.gamenumber IN (
-    SELECT
-      q2.gamenumber
-    FROM positions AS q2
-    WHERE
-      q2.mainline AND q2.is_check
+      w3.gamenumber = p.gamenumber
+      AND w3.positionid = p.positionid
+      AND w3.o0_is_check
+      AND w3.o1_is_check
+      AND NOT (
+        w3.o1_positionid IS NULL
+      )
   )
 ORDER BY
   p.gamenumber,

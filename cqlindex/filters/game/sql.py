@@ -5,7 +5,6 @@ Methods of :class:`cqlindex.plan.compile.Compiler`, mixed in.
 
 from __future__ import annotations
 
-import chess
 from sqlglot import exp
 
 from cqlindex.cql import ast
@@ -52,6 +51,8 @@ class GameSQL:
     def _fen(self, fen: str, row: Row) -> Cond:
         fields = fen.split()
         try:
+            import chess  # here: python-chess only for a fen filter (start-up, issue 16)
+
             board = chess.BaseBoard(fields[0])
         except (ValueError, IndexError):
             return Cond(S.false(), True)

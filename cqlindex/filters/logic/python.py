@@ -5,19 +5,31 @@ from __future__ import annotations
 import math
 
 from cqlindex.cql import ast
-from cqlindex.evaluate.context import Evaluator, evaluates
+from cqlindex.evaluate.context import Evaluator, decides, evaluates
 from cqlindex.evaluate.values import MATCH, Squares, count, truncated_division
 from cqlindex.store.trees import Position
 
 
 @evaluates(ast.Compound)
 def compound(ev: Evaluator, node: ast.Compound, pos: Position) -> object:
-    value: object = MATCH
+    """Every member must match; the value is the last one's (of the others only whether they match)."""
+    items = node.items
+    if not items:
+        return MATCH
+    for item in items[:-1]:
+        if not ev.test(item, pos):
+            return None
+    value = ev.eval(items[-1], pos)
+    return None if value is None or (type(value) is Squares and not value) else value
+
+
+@decides(ast.Compound)
+def compound_matches(ev: Evaluator, node: ast.Compound, pos: Position) -> bool:
+    """Where only whether it matches is asked, so is it of every member (the last one included)."""
     for item in node.items:
-        value = ev.eval(item, pos)
-        if value is None or (type(value) is Squares and not value):
-            return None  # every member must match; the value is the last one's
-    return value
+        if not ev.test(item, pos):
+            return False
+    return True
 
 
 @evaluates(ast.And)

@@ -5,14 +5,14 @@ Methods of :class:`cqlindex.plan.compile.Compiler`, mixed in.
 
 from __future__ import annotations
 
-import chess
 from sqlglot import exp
 
 from cqlindex.cql import ast
 from cqlindex.plan import sql as S
 from cqlindex.plan.terms import RESIDUAL, TRUE, Cond, NumTerm, Row
 
-_PROMOTION_TYPES = {"Q": chess.QUEEN, "R": chess.ROOK, "B": chess.BISHOP, "N": chess.KNIGHT}
+#: python-chess's piece type numbers, written out: importing python-chess only for them slows start-up
+_PROMOTION_TYPES = {"Q": 5, "R": 4, "B": 3, "N": 2}
 
 
 class MovesSQL:

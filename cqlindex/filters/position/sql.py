@@ -8,7 +8,6 @@ from __future__ import annotations
 from cqlindex.cql import ast
 from cqlindex.cql.kinds import LOGICAL, NUMBER, SET, kind_of
 from cqlindex.filters import catalogue
-from cqlindex.filters.position.matepatterns import NAMES as MATE_PATTERNS
 from cqlindex.plan import sql as S
 from cqlindex.plan.terms import RESIDUAL, TRUE, Cond, NumTerm, Row
 
@@ -37,6 +36,8 @@ class PositionSQL:
             return Cond(S.cmp("==" if name == "terminal" else ">", S.col("children", a), S.num(0)), True)
         if name in ("to", "from"):
             return Cond(S.not_null(S.col("move_to", a)), True)
+        from cqlindex.filters.position.matepatterns import NAMES as MATE_PATTERNS  # python-chess: when used
+
         if name in MATE_PATTERNS:  # narrowed to the mates (stalemates) the build flagged
             return Cond(S.col("is_stalemate" if name.endswith("stalemate") else "is_mate", a), False)
         if kind_of(node) == NUMBER:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from cqlindex.cql import ast
 from cqlindex.cql.kinds import SET, kind_of
-import chess
 
 from cqlindex.cql.reader import ANY_PIECE, ASSIGN_OPS, Reader
 from cqlindex.cql.tokens import Kind, Token
@@ -22,7 +21,7 @@ _LATER = dict(LATER_PARAMS)
 _PARAM_WORDS = frozenset(("tomove", *_SQUARE_ITEMS, *_LATER))
 DEFAULT_RANGE = (0, 64)
 ANY_SQUARE_CONTENT = ANY_PIECE | {"_"}
-_LIGHT, _DARK = chess.BB_LIGHT_SQUARES, chess.BB_DARK_SQUARES
+_LIGHT, _DARK = 0x55AA55AA55AA55AA, 0xAA55AA55AA55AA55  # python-chess's BB_LIGHT_SQUARES, BB_DARK_SQUARES
 
 
 class RelationGrammar(Reader):

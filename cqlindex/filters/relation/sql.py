@@ -23,13 +23,14 @@ from __future__ import annotations
 from sqlglot import exp
 
 from cqlindex.cql import ast
-from cqlindex.filters.relation.echoes import full_board_limit, is_exact_image, is_shift
 from cqlindex.plan import sql as S
 from cqlindex.plan.terms import PIECE_COLUMNS, Cond, Row
 
 
 def narrowing(node: ast.Relation, variations: bool) -> list[str]:
     """What the SQL of ``node`` requires of a target, in words."""
+    from cqlindex.filters.relation.echoes import full_board_limit, is_exact_image, is_shift  # numpy: when used
+
     said = [f"another position of the game ({'any line' if variations else 'main line'})"]
     for param in node.params:
         if param.tomove is not None:
@@ -55,6 +56,8 @@ class RelationSQL:
     __slots__ = ()
 
     def _cond_relation(self, node: ast.Relation, row: Row) -> Cond:
+        from cqlindex.filters.relation.echoes import full_board_limit, is_exact_image, is_shift  # numpy: when used
+
         here, there = row.alias, self._other()
         link = exp.NEQ(this=S.col("positionid", there), expression=S.col("positionid", here))
         if not self.variations:

@@ -24,6 +24,9 @@ engine recurses for ever there; a bounded one is followed as written.
 Filter results are kept per (constituent, position) for the one evaluation when nothing in
 the path has an effect (no assignment, comment, sort, nested path or path filter), since
 only then is a filter's result at a position the same whenever the search reaches it.
+For such paths (without ``max`` or ``firstmatch``) the first longest walk from each state
+(position, what is left) is kept too, so a path with exponentially many walks through a game
+(``(-- --? --)+``) is searched in time linear in the game.
 """
 
 from __future__ import annotations
@@ -36,19 +39,19 @@ from cqlindex.evaluate.values import MATCH, count
 from cqlindex.filters.moves.python import dash_moves
 from cqlindex.filters.sequences.path_focus import Focus
 from cqlindex.filters.variables.python import PieceBinding, piece_ids
+from cqlindex.query.analyse import plain
 from cqlindex.store.trees import Position
 
 #: Python frames per move of a walk are a handful; games are at most a few thousand plies.
 _DEPTH = 50_000
-_PURE = (ast.Pieces, ast.Number, ast.String, ast.Compound, ast.Not, ast.And, ast.Or, ast.Compare, ast.Binary,
-         ast.Unary, ast.Direction, ast.Transform, ast.Colon, ast.ChildN, ast.If, ast.Variable, ast.Iterate,
-         ast.Move, ast.Dash, ast.Pin, ast.Ray, ast.Find, ast.ConsecutiveMoves, ast.Repeat, ast.Sequence, ast.Echo,
-         ast.GameFilter)
 #: The evaluator memo key of the states known to fail, per path and variable values, per game.
 _FAILED = "path failed states"
+#: The evaluator memo key of the longest walk from each state, per path and variable values, per game.
+_LONGEST = "path longest walks"
+#: Not yet worked out (None is a state known to reach no end).
+_UNKNOWN = object()
 #: The evaluator memo key of the moves of variable-free path moves, per (move, position), per game.
 _STATIC_STEPS = "path static steps"
-_PATH_FILTERS = frozenset({"pathcount", "pathcountunfocused", "pathstart", "pathlastposition"})
 
 
 def starts_variation(ev: Evaluator, position: Position) -> bool:
@@ -58,15 +61,7 @@ def starts_variation(ev: Evaluator, position: Position) -> bool:
 
 def has_effects(node: ast.Path) -> bool:
     """Whether a filter of the path may change something or depend on the walk under way."""
-    return not all(_pure(item) for item in ast.walk(node.items))
-
-
-def _pure(item: ast.Node) -> bool:
-    """Whether ``item`` changes nothing and reads nothing but the position and the variables
-    (a whitelist, so that a construct added later counts as having effects until listed)."""
-    if isinstance(item, ast.Keyword):
-        return item.name not in _PATH_FILTERS
-    return isinstance(item, _PURE)
+    return not all(plain(item) for item in ast.walk(node.items))
 
 
 class _Round:
@@ -99,6 +94,11 @@ class Walk:
         self._static: dict[int, bool] = {}
         self.ends = 0  # walks that reached their end (kept or not)
         self._failed = failures(ev, node, focus) if memo else None
+        #: (position, what is left) -> (moves, end) of its first longest walk, or None: when the
+        #: outcome of a walk is its length alone (no effects, no max, no firstmatch).
+        self._longest = None
+        if self._failed is not None and pure and node.max is None and not self.firstmatch:
+            self._longest = longest_walks(ev, node, focus)
 
     def best_position(self) -> Position | None:
         return None if self.best is None else self.best[1]
@@ -127,6 +127,9 @@ class Walk:
         failed = self._failed
         if failed is not None and pos is not self.start:
             key = (pos.id, _rest_key(rest, pos.id))
+            if self._longest is not None:
+                self._go_longest(key, pos, rest)
+                return
             if key in failed:
                 return
             ends = self.ends
@@ -135,6 +138,27 @@ class Walk:
                 failed.add(key)
             return
         self._step(pos, rest)
+
+    def _go_longest(self, key: tuple, pos: Position, rest) -> None:
+        """:meth:`_go` from a state whose longest walk to an end is kept: worked out once, then
+        reused wherever the search comes back to the state.
+
+        Without this the search follows every walk, and a path such as ``(-- --? --)+`` has
+        exponentially many of them in the length of the game. The reuse is exact: the walks from a
+        state are the same, in the same order, whatever led there, and the best so far is
+        replaced only by a longer walk, so it ends as the longer of itself and the first longest
+        walk from the state.
+        """
+        known = self._longest.get(key, _UNKNOWN)
+        if known is _UNKNOWN:
+            before, here = self.best, self.count
+            self.best = None
+            self._step(pos, rest)
+            known = None if self.best is None else (self.best[0] - here, self.best[1])
+            self._longest[key] = known
+            self.best = before
+        if known is not None and (self.best is None or self.count + known[0] > self.best[0]):
+            self.best = (self.count + known[0], known[1], None)
 
     def _step(self, pos: Position, rest) -> None:
         item, rest = rest
@@ -260,6 +284,13 @@ def failures(ev: Evaluator, node: ast.Path, focus: Focus | None) -> set | None:
     paths whose constituents change nothing and do not read the walk under way (see
     :func:`memo_allowed`); None when a variable's value cannot be a key.
     """
+    return _per_game(ev, _FAILED, node, focus, set)
+
+
+def _per_game(ev: Evaluator, memo_key: str, node: ast.Path, focus: Focus | None, factory):
+    """The game's store under ``memo_key`` for ``node`` with the current values of the variables
+    it reads (and the focused pieces), made by ``factory`` when new; None when a variable's value
+    cannot be a key."""
     names = sorted({n.name for n in ast.walk(node.items) if isinstance(n, ast.Variable)})
     values = []
     for name in names:
@@ -271,12 +302,18 @@ def failures(ev: Evaluator, node: ast.Path, focus: Focus | None) -> set | None:
         elif value is not None and not isinstance(value, (int, str)):
             return None
         values.append(value)
-    store = ev.memo.setdefault(_FAILED, {})
+    store = ev.memo.setdefault(memo_key, {})
     key = (id(node), tuple(values), None if focus is None else focus.pieces)
     found = store.get(key)
     if found is None:
-        found = store[key] = set()
+        found = store[key] = factory()
     return found
+
+
+def longest_walks(ev: Evaluator, node: ast.Path, focus: Focus | None) -> dict:
+    """The longest walk from each state reached so far in this game, shared by the evaluations of
+    ``node`` with the same variable values, as :func:`failures` shares its states."""
+    return _per_game(ev, _LONGEST, node, focus, dict)
 
 
 def memo_allowed(node: ast.Path) -> bool:
@@ -284,7 +321,7 @@ def memo_allowed(node: ast.Path) -> bool:
     anything but comments (dropped with a failed walk anyway) or reads the walk under way."""
     if node.max is not None:
         return False
-    return all(_pure(item) or (isinstance(item, ast.Output) and item.name != "message")
+    return all(plain(item) or (isinstance(item, ast.Output) and item.name != "message")
                for item in ast.walk(node.items))
 
 

@@ -11,6 +11,7 @@ from sqlglot import exp
 
 from cqlindex.cql import ast
 from cqlindex.plan import sql as S
+from cqlindex.plan.offsets import windowed_chain
 from cqlindex.plan.terms import RESIDUAL, Cond, Row
 
 
@@ -25,12 +26,18 @@ class SequencesSQL:
         # children (parents for '<--'): line --> check --> check --> mate needs a check here, a
         # check on a child and a mate on a grandchild.
         prefix = [] if "singlecolor" in node.params else _fixed_prefix(node.items)
-        sql = self._chain(prefix, row, node.backward) if prefix else None
+        sql = windowed_chain(self, prefix, row, node.backward) if prefix else None
+        if sql is None and prefix:
+            sql = self._chain(prefix, row, node.backward)
+        # A step the chain holds at a position of this game needs no test that the game has such
+        # a position: compiling it twice per level made nested lines cost 2**depth subqueries.
+        implied = prefix if sql is not None else []
         if sql is None:
             first = _first_constituent(node.items)
             if first is not None:
                 sql = self.cond(first, replace(row, linear=True)).sql
-        for item in dict.fromkeys(_mandatory(node.items)):  # each distinct constituent once
+                implied = [first] if sql is not None else []
+        for item in dict.fromkeys(x for x in _mandatory(node.items) if x not in implied):  # each distinct one once
             part = self._game_level(item, row, linear=True)
             sql = S.both(sql, part.sql)
         return Cond(sql, False) if sql is not None else RESIDUAL

@@ -7,12 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import chess
 from sqlglot import exp
 
 from cqlindex.cql import ast
 from cqlindex.cql.kinds import NUMBER, SET, STRING, kind_of
-from cqlindex.filters.sets.python import direction_mask
 from cqlindex.plan import sql as S
 from cqlindex.plan.terms import (ALL_SQUARES, LETTERS, PIECE_COLUMNS, RESIDUAL, UNBOUNDED, Cond, NumTerm, Row, SetTerm,
                                  const)
@@ -145,7 +143,7 @@ class SetsSQL:
                 return const(ALL_SQUARES & ~a.const)
             return SetTerm(S.bnot(a.sql), True) if a.exact and a.sql is not None else UNBOUNDED
         if node.op in ("light", "dark"):
-            squares = chess.BB_LIGHT_SQUARES if node.op == "light" else chess.BB_DARK_SQUARES
+            squares = 0x55AA55AA55AA55AA if node.op == "light" else 0xAA55AA55AA55AA55  # python-chess's values
             if a.const is not None:
                 return const(a.const & squares)
             return SetTerm(S.band(a.sql, S.mask(squares)), a.exact) if a.sql is not None else SetTerm(
@@ -155,6 +153,8 @@ class SetsSQL:
     def _set_direction(self, node: ast.Direction, row: Row) -> SetTerm:
         a = self.set(node.arg, row)
         if a.const is not None and node.distance is None:
+            from cqlindex.filters.sets.python import direction_mask  # python-chess: when used
+
             return const(direction_mask(node.name, node.low, node.high, a.const))
         return UNBOUNDED
 
@@ -162,6 +162,8 @@ class SetsSQL:
         if node.name == "between" and len(node.args) == 2:
             a, b = (self.set(arg, row) for arg in node.args)
             if a.const is not None and b.const is not None:
+                import chess  # here: python-chess only for a constant between (start-up, issue 16)
+
                 out = 0
                 for x in chess.scan_forward(a.const):
                     for y in chess.scan_forward(b.const):
@@ -191,7 +193,8 @@ class SetsSQL:
             term = self.set(node.arg, row)
             if not term.exact or term.sql is None:
                 return None
-            lines = chess.BB_RANKS if node.op == "rank" else chess.BB_FILES
+            lines = ([0xFF << 8 * k for k in range(8)] if node.op == "rank"
+                     else [0x0101010101010101 << k for k in range(8)])
             ifs = [exp.If(this=S.nonzero(S.band(term.sql, S.mask(line))), true=S.num(k + 1))
                    for k, line in enumerate(lines)]
             one = exp.EQ(this=S.popcount(term.sql), expression=S.num(1))  # defined for one square only

@@ -14,10 +14,11 @@ from __future__ import annotations
 import chess
 
 from cqlindex.cql import ast
-from cqlindex.evaluate.context import Evaluator, evaluates
+from cqlindex.evaluate.context import Evaluator, decides, evaluates
 from cqlindex.evaluate.values import MATCH, Squares, count, truncated_division
 from cqlindex.filters.moves.python import castling_rook
 from cqlindex.filters.sets.python import as_set
+from cqlindex.query.analyse import plain
 from cqlindex.store.trees import GameTree, Position
 
 _EMPTY = -1
@@ -172,27 +173,62 @@ def _bind_piece(ev: Evaluator, node: ast.Assign, value: object, pos: Position) -
 
 @evaluates(ast.Iterate)
 def iterate(ev: Evaluator, node: ast.Iterate, pos: Position) -> object:
+    held, every = _iterate(ev, node, pos, stop_at=None)
+    if node.all:
+        return MATCH if every else None
+    return Squares(held) if held else None
+
+
+@decides(ast.Iterate)
+def iterate_matches(ev: Evaluator, node: ast.Iterate, pos: Position) -> bool:
+    """Whether the iteration matches, where nothing else is asked of it: when its body changes
+    nothing, one square that holds (``all``: one that fails) settles it, so the others are not
+    tried. ``square x in . square y in . square z in . F`` then costs 64 bodies, not 64**3."""
+    if not _plain_body(ev, node):
+        return ev.eval(node, pos) is not None
+    held, every = _iterate(ev, node, pos, stop_at=not node.all)
+    return every if node.all else bool(held)
+
+
+def _iterate(ev: Evaluator, node: ast.Iterate, pos: Position, stop_at: bool | None) -> tuple[int, bool]:
+    """(the squares where the body held, whether it held on all of them); the loop stops at the
+    first square whose outcome is ``stop_at``. None when the domain does not match."""
     domain = as_set(ev.eval(node.domain, pos))
     if domain is None:
-        return None
+        return 0, False
     if node.kind == "piece":
         domain &= pos.board().occupied
     saved = ev.variables.get(node.var)
     held = 0
     every = True
-    for sq in chess.scan_forward(domain):
-        ev.variables[node.var] = PieceBinding(sq, pos.id) if node.kind == "piece" else Squares(1 << sq)
-        if ev.test(node.body, pos):
-            held |= 1 << sq
+    deadline = ev.deadline
+    try:
+        for sq in chess.scan_forward(domain):
+            if deadline is not None:
+                deadline.check()  # a body may cost much, and 64 of them more: --timeout still holds
+            ev.variables[node.var] = PieceBinding(sq, pos.id) if node.kind == "piece" else Squares(1 << sq)
+            holds = ev.test(node.body, pos)
+            if holds:
+                held |= 1 << sq
+            else:
+                every = False
+            if holds is stop_at:
+                break
+    finally:
+        if saved is None:
+            ev.variables.pop(node.var, None)
         else:
-            every = False
-    if saved is None:
-        ev.variables.pop(node.var, None)
-    else:
-        ev.variables[node.var] = saved
-    if node.all:
-        return MATCH if every else None
-    return Squares(held) if held else None
+            ev.variables[node.var] = saved
+    return held, every
+
+
+def _plain_body(ev: Evaluator, node: ast.Iterate) -> bool:
+    """Whether nothing in the iteration's body acts (worked out once per node and evaluator)."""
+    known = ev.node_facts.get(("plain body", id(node)))
+    if known is None:
+        known = all(plain(n) for n in ast.walk(node.body))
+        ev.node_facts[("plain body", id(node))] = known
+    return known
 
 
 @evaluates(ast.Lasting)

@@ -1,0 +1,244 @@
+"""A chain of main-line positions as one ordered pass: LEAD/LAG over (gamenumber, positionid).
+
+Why: a ``line`` (or ``-->`` chain) of single-position steps compiled as nested correlated
+EXISTS, one per step and one per move filter inside a step, makes DuckDB build a hash table of
+the whole ``positions`` table per level; its memory grew with the data (issue 16: d1, 4.7 GB on
+8.5 M positions). In the main line the same rows are reached by position, not by search:
+positions are numbered in pre-order with the main continuation first (schema: ``positionid``
+as CQL's), so a main-line position ``k`` has its main-line child at ``k + 1`` and its parent at
+``k - 1``, and the whole main line of a game is ``0 .. n-1``. A condition on the positions
+``k, k+1, ..., k+m`` is then a filter on one row of a window over the main line partitioned by
+game and ordered by position: the other rows' columns are ``LEAD(column, j)``, and a row that
+does not exist (past the end of the game) reads NULL.
+
+:func:`flatten` proves a compiled condition can be read that way, and rewrites it: every
+correlated ``EXISTS (SELECT 1 FROM positions AS q WHERE q.gamenumber = X.gamenumber AND
+q.parent = X.positionid AND q.child_index = 0 AND body)`` (the main-line child of X; or
+``q.positionid = X.parent``, its parent) becomes ``(row X+1 exists AND body)``, which is the
+same truth value wherever it stands (under NOT, OR...), because that row is unique. Anything
+else (another subquery, a column of a row it cannot place, a join to ``games``) makes it give
+up, and the caller keeps its correlated SQL. Sound only without variations: a variation's
+positions are not consecutive, and the window holds the main line alone.
+
+The window is computed per batch of games by the executor (:mod:`cqlindex.exec.rows`), which
+adds a gamenumber range to every scan of ``positions``: the window's memory is bounded by the
+batch, not the index.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from sqlglot import exp
+
+from cqlindex.plan import sql as S
+
+#: An alias of the window's rows in the plan (``w`` and a number): the executor finds them by it.
+WINDOW_PREFIX = "w"
+
+
+class Unplaced(Exception):
+    """The condition reads something :func:`flatten` cannot place on the window's rows."""
+
+
+def _name(offset: int, column: str) -> str:
+    return f"{'n' if offset < 0 else 'o'}{abs(offset)}_{column}"
+
+
+def flatten(condition: exp.Expression, offsets: dict[str, int], window: str,
+            used: Reads) -> exp.Expression:
+    """``condition`` over the aliases of ``offsets`` (alias -> rows after the chain's start) as a
+    condition on the window row ``window``; the (offset, column) pairs it reads go in ``used``.
+    Raises :class:`Unplaced` when it cannot."""
+    condition = condition.copy()
+    if isinstance(condition, exp.Exists):
+        return _child_exists(condition, offsets, window, used)
+    for node in list(condition.find_all(exp.Exists)):
+        if node.find_ancestor(exp.Exists) is None:  # outermost first; inner ones in _child_exists
+            node.replace(_child_exists(node, offsets, window, used))
+    if condition.find(exp.Select, exp.Subquery):
+        raise Unplaced("a subquery other than a main-line child or parent")
+    return _columns(condition, offsets, window, used)
+
+
+def _child_exists(node: exp.Exists, offsets: dict[str, int], window: str,
+                  used: Reads) -> exp.Expression:
+    select = node.this
+    if not isinstance(select, exp.Select) or {k for k, v in select.args.items() if v} - {
+            "expressions", "from", "where", "from_"}:
+        raise Unplaced("not a plain EXISTS")
+    source = select.args.get("from") or select.args.get("from_")
+    table = source.this if source is not None else None
+    if not isinstance(table, exp.Table) or table.name != "positions" or not table.alias:
+        raise Unplaced("not a row of positions")
+    alias = table.alias
+    where = select.args.get("where")
+    conjuncts = list(where.this.flatten()) if where is not None and isinstance(where.this, exp.And) else (
+        [where.this] if where is not None else [])
+    offset = None
+    rest = []
+    links = {"gamenumber": None, "child": None, "parent": None, "child_index": None}
+    for part in conjuncts:
+        link = _link(part, alias, offsets)
+        if link is None:
+            rest.append(part)
+            continue
+        kind, value = link
+        if links[kind] is not None:
+            raise Unplaced(f"two {kind} links")
+        links[kind] = value
+    if links["gamenumber"] is None:
+        raise Unplaced("not the same game")
+    if links["child"] is not None and links["child_index"] is not None and links["parent"] is None:
+        offset = links["child"] + 1
+    elif links["parent"] is not None and links["child"] is None and links["child_index"] is None:
+        offset = links["parent"] - 1
+    if offset is None:
+        raise Unplaced("not the main-line child or parent")
+    inner = dict(offsets)
+    inner[alias] = offset
+    body = S.both(None, None)
+    for part in rest:
+        body = S.both(body, flatten(part, inner, window, used))
+    exists = S.not_null(used.read(offset, S.col("positionid", _source(window)), window, "positionid"))
+    return exp.Paren(this=S.both(exists, body) if body is not None else exists)
+
+
+def _link(part: exp.Expression, alias: str, offsets: dict[str, int]) -> tuple[str, int] | None:
+    """Which link of the subquery's row ``alias`` to an outer row ``part`` is, if one."""
+    if not isinstance(part, exp.EQ):
+        return None
+    a, b = part.this, part.expression
+    if isinstance(b, exp.Column) and b.table == alias and isinstance(a, exp.Column):
+        a, b = b, a
+    if not isinstance(a, exp.Column) or a.table != alias:
+        return None
+    if a.name == "child_index" and isinstance(b, exp.Literal) and b.this == "0":
+        return "child_index", 0
+    if not isinstance(b, exp.Column) or b.table not in offsets:
+        return None
+    outer = offsets[b.table]
+    pairs = {("gamenumber", "gamenumber"): "gamenumber", ("parent", "positionid"): "child",
+             ("positionid", "parent"): "parent"}
+    kind = pairs.get((a.name, b.name))
+    return (kind, outer) if kind is not None else None
+
+
+#: Expressions read off one other row that are computed there and carried as one LEAD/LAG
+#: (fewer window columns: ``~(wk | ... | bp)`` is one, not twelve). Not ``If``: a CASE's branch
+#: is not a value on its own.
+_LIFTED = (exp.Binary, exp.Unary, exp.Paren, exp.Case, exp.Func, exp.Predicate)
+
+
+def _columns(condition: exp.Expression, offsets: dict[str, int], window: str, used: Reads) -> exp.Expression:
+    """Each column of a placed row as the window's column; an expression of one other row's
+    columns alone as one window column. Sound for the lifted expressions too: LEAD(f(x)) and
+    f(LEAD(x)) differ only where the row is missing, and every reading of a row is guarded by
+    that row's existence (the EXISTS it came from, or the chain's own steps)."""
+    source = _source(window)
+
+    def place(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Column) and node.table != window:
+            if node.table not in offsets:
+                raise Unplaced(f"a column of {node.table or 'no table'}")
+            return used.read(offsets[node.table], S.col(node.name, source), window, node.name)
+        offset = _one_other_row(node, offsets, window) if isinstance(node, _LIFTED) and not isinstance(
+            node, exp.If) else None
+        if offset:
+            lifted = node.copy()
+            for column in lifted.find_all(exp.Column):
+                column.set("table", exp.to_identifier(source))
+            return used.read(offset, lifted, window)
+        return node
+
+    return condition.transform(place, copy=False)
+
+
+def _one_other_row(node: exp.Expression, offsets: dict[str, int], window: str) -> int | None:
+    """The offset of the one row all of ``node``'s columns come from, if one and not 0."""
+    if node.find(exp.Exists, exp.Select, exp.Window):
+        return None
+    tables = {column.table for column in node.find_all(exp.Column)}
+    if not tables or window in tables or not tables <= offsets.keys():
+        return None
+    found = {offsets[t] for t in tables}
+    return found.pop() or None if len(found) == 1 else None
+
+
+def _source(window: str) -> str:
+    return f"{window}src"
+
+
+class Reads:
+    """What the window carries: name -> (offset, expression over the source row), each once."""
+
+    def __init__(self) -> None:
+        self.columns: dict[str, tuple[int, exp.Expression]] = {}
+        self._names: dict[tuple[int, str], str] = {}
+
+    def read(self, offset: int, value: exp.Expression, window: str, name: str | None = None) -> exp.Column:
+        key = (offset, value.sql())
+        if key not in self._names:
+            self._names[key] = _name(offset, name if name is not None else f"x{len(self.columns)}")
+            self.columns[self._names[key]] = (offset, value)
+        return exp.column(self._names[key], table=window)
+
+
+def window_rows(used: Reads, source: str) -> exp.Select:
+    """The main line's rows, each with what ``used`` reads of the rows ``offset`` after it."""
+    order = exp.Window(partition_by=[S.col("gamenumber", source)],
+                       order=exp.Order(expressions=[exp.Ordered(this=S.col("positionid", source))]))
+    columns = [S.col("gamenumber", source), S.col("positionid", source)]
+    for name, (offset, value) in used.columns.items():
+        if offset:
+            function = exp.Lead if offset > 0 else exp.Lag
+            value = exp.Window(this=function(this=value.copy(), offset=exp.Literal.number(abs(offset))),
+                               partition_by=order.args["partition_by"], order=order.args["order"]).copy()
+        columns.append(exp.alias_(value, name))
+    return (exp.select(*columns).from_(exp.to_table("positions").as_(source))
+            .where(S.col("mainline", source)))
+
+
+def chain_exists(condition: exp.Expression, used: Reads, window: str,
+                 row_alias: str) -> exp.Expression:
+    """``EXISTS`` a window row at ``row_alias``'s position where ``condition`` (already placed on
+    ``window``) holds: one semi-join, its build side only the rows that match."""
+    rows = window_rows(used, _source(window)).subquery(window)
+    where = S.both(S.both(exp.EQ(this=S.col("gamenumber", window), expression=S.col("gamenumber", row_alias)),
+                          exp.EQ(this=S.col("positionid", window), expression=S.col("positionid", row_alias))),
+                   condition)
+    return exp.Exists(this=exp.select(exp.Literal.number(1)).from_(rows).where(where))
+
+
+def windowed_chain(compiler, filters: list, row, backward: bool) -> exp.Expression | None:
+    """``filters[0]`` at ``row``, ``filters[1]`` one main-line position on (back, if ``backward``),
+    ...: a necessary condition as one window pass, or None where :func:`flatten` cannot prove the
+    rewrite (the caller then keeps its correlated chain). Only at the plan's own row, without
+    variations, for two steps or more."""
+    from cqlindex.plan.terms import Row
+
+    if compiler.variations or not row.top or len(filters) < 2:
+        return None
+    needed, prefilters = len(compiler.python_needed), len(compiler.prefilters)
+    aliases = [compiler._other() for _ in filters]
+    offsets = {alias: -k if backward else k for k, alias in enumerate(aliases)}
+    window = f"{WINDOW_PREFIX}{next(compiler._aliases)}"
+    used = Reads()
+    condition = None
+    try:
+        for item, alias in zip(filters, aliases):
+            sql = compiler.cond(item, Row(alias, linear=True)).sql
+            if sql is not None:
+                condition = S.both(condition, flatten(sql, offsets, window, used))
+    except Unplaced:
+        del compiler.python_needed[needed:], compiler.prefilters[prefilters:]
+        return None
+    for alias in aliases[1:]:  # every step's position is on the main line
+        exists = used.read(offsets[alias], S.col("positionid", _source(window)), window, "positionid")
+        condition = S.both(condition, S.not_null(exists))
+    compiler.windowed = True
+    # The first step again at the plan's own row, where it also sees the game's tags (g): kept
+    # when it is a test of that row alone, which costs nothing beside the scan.
+    here = compiler.cond(filters[0], replace(row, linear=True)).sql
+    here = here if here is not None and here.find(exp.Select) is None else None
+    return S.both(here, chain_exists(condition, used, window, row.alias))

@@ -1,0 +1,129 @@
+"""A ``line`` chain as one window over the main line (plan/offsets.py), held to the evaluator.
+
+The project rule: a query the planner accelerates gives exactly the evaluator's matches. The
+window reads position k+j as the j-th main-line row after k, which holds only because positions
+are numbered in pre-order with the main continuation first: that is checked on real games with
+variations, and each chain query below is run by both engines on them (with batches of a few
+games, so that a chain crossing a batch's edge would show).
+"""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from cqlindex.exec import rows as rows_module
+from cqlindex.exec.run import plan_for, run
+from cqlindex.plan.offsets import WINDOW_PREFIX
+
+#: Chains of single-position steps: forward, backward, move filters inside steps, negations.
+CHAINS = [
+    "line --> {move to _ not move enpassant} --> {wtm move capture q} --> {move to _ not move enpassant}",
+    "line --> check --> check",
+    "line --> {move capture [QRBNPqrbnp]} --> {move capture [QRBNPqrbnp]} --> {move capture [QRBNPqrbnp]}",
+    "line <-- check <-- {move capture [QRBNPqrbnp]}",
+    "line --> {not move capture [QRBNPqrbnp]} --> {move capture [QRBNPqrbnp]} --> check",
+    "line --> {move from k} --> {move from K} --> {move from k}",
+    "line --> {wtm move o-o} --> {btm move o-o}",
+    "line --> check{2} --> {move capture [QRBNPqrbnp]}",
+    "line --> {piece x in [Nn] move from x} --> {move to _}",
+    'line --> {player white "Carlsen"} --> check',  # the first step's tags: tested at the plan's row
+]
+
+
+@pytest.fixture(scope="module")
+def db(build_db):
+    return build_db("data/annotated/world-matches.pgn")
+
+
+def test_the_main_continuation_is_the_next_position(db) -> None:
+    """What the window relies on: child 0 of every position is numbered one after it, and a
+    game's main line is 0 .. n-1 (the index has variations, so the check can fail)."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert con.sql("SELECT count(*) FROM positions WHERE NOT mainline").fetchall()[0][0] > 1000
+        assert con.sql("SELECT count(*) FROM positions WHERE child_index = 0 AND parent IS NOT NULL "
+                       "AND positionid <> parent + 1").fetchall()[0][0] == 0
+        assert con.sql("SELECT count(*) FROM (SELECT gamenumber, max(positionid) AS m, count(*) AS n FROM positions "
+                       "WHERE mainline GROUP BY gamenumber) WHERE m <> n - 1").fetchall()[0][0] == 0
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("query", CHAINS)
+def test_a_window_chain_finds_what_the_evaluator_finds(db, query, monkeypatch) -> None:
+    plan = plan_for(db, query)
+    assert plan.batched and f"AS {WINDOW_PREFIX}" in plan.sql and ("LEAD(" in plan.sql or "LAG(" in plan.sql)
+    monkeypatch.setattr(rows_module, "BATCH_POSITIONS", 2000)  # batches of a few games
+    fast = run(db, query)
+    assert fast.matches == run(db, query, engine="python").matches
+    assert fast.candidates >= fast.positions  # narrowed: the evaluator confirmed
+
+
+def test_the_window_is_kept_to_what_it_can_prove(db) -> None:
+    """With variations a line may follow any branch, whose positions are not consecutive: the
+    correlated chain stays; so does a chain of one step."""
+    for query in ("cql(variations) line --> check --> check", "line --> check"):
+        plan = plan_for(db, query)
+        assert not plan.batched and "LEAD(" not in plan.sql, query
+    answer = run(db, "cql(variations) line --> check --> check")
+    assert answer.matches == run(db, "cql(variations) line --> check --> check", engine="python").matches
+
+
+def test_batches_restrict_every_scan_and_cover_every_game(db) -> None:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        batches = rows_module.game_batches(con)
+        games = con.sql("SELECT min(gamenumber), max(gamenumber) FROM games").fetchall()[0]
+        assert batches[0][0] == games[0] and batches[-1][1] == games[1]
+        assert all(b[0] == a[1] + 1 for a, b in zip(batches, batches[1:]))
+    finally:
+        con.close()
+    select = plan_for(db, CHAINS[1]).select
+    restricted = rows_module.in_games(select, 5, 9).sql(dialect="duckdb")
+    assert restricted.count("gamenumber BETWEEN 5 AND 9") == select.sql().count("FROM positions")
+
+
+def _flat(sql: str) -> str:
+    from sqlglot import parse_one
+
+    from cqlindex.plan.offsets import Reads, flatten
+
+    return flatten(parse_one(sql, read="duckdb"), {"a": 0, "b": 1}, "w", Reads()).sql()
+
+
+def test_flatten_reads_a_main_line_child_as_the_next_row() -> None:
+    child = "EXISTS (SELECT 1 FROM positions AS q WHERE q.gamenumber = b.gamenumber AND q.parent = b.positionid " \
+            "AND q.child_index = 0 AND q.is_check)"
+    assert _flat(f"a.wtm AND {child}") == "w.o0_wtm AND (NOT (w.o2_positionid IS NULL) AND w.o2_is_check)"
+    parent = "EXISTS (SELECT 1 FROM positions AS q WHERE q.gamenumber = a.gamenumber AND q.positionid = a.parent " \
+             "AND NOT q.is_check)"
+    assert _flat(parent) == "(NOT (w.n1_positionid IS NULL) AND w.n1_x0)"  # NOT q.is_check: one LAG
+
+
+@pytest.mark.parametrize("sql", [
+    # any child (variations), another game, a second link, a scalar subquery, the game's tags, an unknown row
+    "EXISTS (SELECT 1 FROM positions AS q WHERE q.gamenumber = a.gamenumber AND q.parent = a.positionid)",
+    "EXISTS (SELECT 1 FROM positions AS q WHERE q.parent = a.positionid AND q.child_index = 0)",
+    "EXISTS (SELECT 1 FROM positions AS q WHERE q.gamenumber = a.gamenumber AND q.parent = a.positionid "
+    "AND q.parent = b.positionid AND q.child_index = 0)",
+    "(SELECT max(q.ply) FROM positions AS q WHERE q.gamenumber = a.gamenumber) > 3",
+    "a.gamenumber IN (SELECT g.gamenumber FROM games AS g WHERE g.white = 'x')",
+    "c.is_check",
+])
+def test_flatten_gives_up_on_what_it_cannot_place(sql: str) -> None:
+    from cqlindex.plan.offsets import Unplaced
+
+    with pytest.raises(Unplaced):
+        _flat(sql)
+
+
+@pytest.mark.parametrize("query", [
+    "cql(quiet) wtm move o-o-o find {btm move o-o}",  # d2: a correlated EXISTS and a scalar subquery
+    "move to _ not move enpassant",  # d1's first step: a dense correlated EXISTS
+    "Qd1 relation (tomove match) (mismatch 0)",  # relation's self-join on the game
+])
+def test_a_plan_run_by_batches_finds_what_the_evaluator_finds(db, query, monkeypatch) -> None:
+    assert rows_module.per_game(plan_for(db, query).select)
+    monkeypatch.setattr(rows_module, "BATCH_POSITIONS", 2000)  # batches of a few games
+    assert run(db, query).matches == run(db, query, engine="python").matches
