@@ -32,7 +32,8 @@ EXACT = frozenset({
     "bristol-universal.cql", "castleecho.cql",
     "checkcheckcheckstalemate.cql", "clearance-delayed.cql", "consecutive-checks-by-one-color.cql",
     "consecutive-checks.cql", "dingstheme-simple.cql", "dingstheme.cql", "discoveredchecks.cql",
-    "enpassantecho.cql", "excelsior-multiple.cql", "excelsior-return.cql", "excelsior-simple.cql", "gameinfo.cql",
+    "enpassantecho.cql", "excelsior-multiple.cql", "forced-moves-both-sides.cql", "forced-moves-either-side.cql",
+    "forced-moves-white.cql", "excelsior-return.cql", "excelsior-simple.cql", "gameinfo.cql",
     "gameinfo2.cql", "greekgift.cql", "immured.cql", "likeinterference.cql", "loneknightmate.cql",
     "long-sacrifice.cql", "massivestalemate.cql", "maxqueenattack.cql", "mirrormate.cql", "mirrorstalemate.cql",
     "most-king-moves.cql", "most-visited-square-2.cql", "most-visited-square.cql", "multiple-discovered-checks.cql",
@@ -40,7 +41,7 @@ EXACT = frozenset({
     "platzwechseln2.cql", "powerdifference-stalemate.cql", "puremate-simple.cql", "puremate.cql",
     "quadrupled-pawns.cql", "quadrupled-pawns2.cql", "queentriangulation.cql", "rook-corners-1.cql",
     "rook-corners-2.cql", "rook-corners-rotate-with-range.cql", "rookleapcorners.cql", "rundlaufe.cql",
-    "smotheredmate.cql", "smotheredmate2.cql", "staircase-sort-annotated.cql", "turton-old.cql",
+    "smotheredmate.cql", "smotheredmate2.cql", "snake-old.cql", "staircase-sort-annotated.cql", "turton-old.cql",
     "wurzburg-plachutta.cql", "zugzwang1.cql", "zugzwang2.cql",
 })
 

@@ -163,7 +163,7 @@ def test_syntax_errors_are_located(query: str, line: int, col: int, words: str) 
     assert rendered[2].strip().startswith("^") and len(rendered[2]) - len(rendered[2].lstrip()) == 4 + col - 1
 
 
-@pytest.mark.parametrize("query", ["legal -- == 3", "X=1 atomic X=2", "virtualmainline"])
+@pytest.mark.parametrize("query", ["legal -- == 3", "X=1 atomic X=2", "lastgamenumber"])
 def test_unsupported_filters_are_named(query: str) -> None:
     with pytest.raises(CqlUnsupportedError) as info:
         parse(query)
@@ -334,7 +334,7 @@ def test_reference_rejects(query: str, words: str) -> None:
 
 @pytest.mark.parametrize("query", [
     "X=1 atomic X=2", "pseudolegal -- & pseudolegal --",
-    "currentmove -- and 1",
+    "gamenumber == lastgamenumber",
 ])
 def test_reference_accepts_what_cqlindex_does_not_run(query: str) -> None:
     """Valid CQL outside cqlindex's tiers: parsed in full, then refused by name."""
@@ -418,3 +418,20 @@ def test_an_assignment_ends_a_path() -> None:
     assert isinstance(node, ast.If)
     assert isinstance(node.cond, ast.Path) and len(node.cond.items) == 2
     assert isinstance(node.then, ast.Assign) and node.then.op == "+="
+
+
+# 'sort [quiet] [min | max "doc"] ["doc"] F', as the reference reads it: a documentation string
+# must follow min or max, quiet comes first, and 'max' sorts as 'min' does (smallest first).
+@pytest.mark.parametrize(("query", "minimum"), [
+    ('sort min "d" #A', True), ('sort max "d" #A', True), ('sort "d" #A', False), ("sort #A", False),
+    ('sort quiet min "d" #A', True), ('sort quiet "d" #A', False),
+])
+def test_sort_words(query: str, minimum: bool) -> None:
+    node = parse(query).body.items[0]
+    assert isinstance(node, ast.Sort) and node.min is minimum
+
+
+@pytest.mark.parametrize("query", ["sort min #A", 'sort max int "1"', 'sort min quiet "d" #A', 'sort min "d"'])
+def test_sort_words_refused(query: str) -> None:
+    with pytest.raises(CqlSyntaxError):
+        parse(query)

@@ -111,3 +111,16 @@ def test_a_failing_assertion_stops_the_run(dbs, query: str, engine: str) -> None
 def test_a_loop_whose_dictionary_grows_runs_on(dbs) -> None:
     query = 'initial dictionary d x = 0 loop {x += 1 d[str x] = x x < 5} x == 5'
     assert run(dbs["tries"], query, variations=True, engine="python").matches == {1: [0]}
+
+
+@pytest.mark.parametrize("engine", ["python", "sql"])
+def test_cql_abort_stops_the_run_where_it_is_evaluated(build_db, engine: str) -> None:
+    """The reference stops the whole run with an error at the first position that evaluates it."""
+    from cqlindex.errors import CqlError, CqlSyntaxError, CqlUnsupportedError
+    from cqlindex.exec.run import run
+
+    db = build_db("data/studies/cql6-sample.pgn")
+    with pytest.raises(CqlError) as info:
+        run(db, "mate or cql_abort", engine=engine)
+    assert not isinstance(info.value, (CqlSyntaxError, CqlUnsupportedError)) and "cql_abort" in str(info.value)
+    assert run(db, "true or cql_abort", engine=engine).matches  # not evaluated: no stop

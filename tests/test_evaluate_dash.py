@@ -33,6 +33,8 @@ GAMES = {
     "castle": "1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. O-O (4. c3 Nf6 5. O-O) 4... Nf6 *",
     # 0 start, 1 e4, 2 e5; 3 a null move (White passes, beside 1.e4), 4 d5.
     "null": "1. e4 (1. -- d5) 1... e5 *",
+    # 0 start (White: Ka1, c7 pawn about to promote; Black: Ka8), 1 Kb2, 2 Kb7.
+    "promote": ('[SetUp "1"]\n[FEN "k7/2P5/8/8/8/8/8/K7 w - - 0 1"]\n', "1. Kb2 Kb7 *"),
 }
 
 
@@ -50,6 +52,27 @@ CASES = [
     ("null", "P--", [0], None),
     ("null", "not --", [2], [2, 4]),
     ("null", "path -- nullmove --", [], [0]),
+    # -- as for 'move from K', the reference reads the null move as the king going to its own
+    # square (from = to = e1 here), in a dash too; it takes nothing
+    ("null", "K--", [], [0]),
+    ("null", "--K", [], [0]),
+    ("null", "Ke1--e1", [], [0]),
+    ("null", "K--e2", [], []),
+    ("null", "K[x]", [], []),
+    ("null", "k--", [], []),
+    # -- currentmove D: D read at the parent about the move that led here only (the reference's
+    # PreviousDashNode); the start has none
+    ("takes", "currentmove [x]", [3, 4], None),
+    ("takes", "currentmove P--d5", [3], None),
+    ("ladder", "currentmove --(check)", [1, 3, 5, 7, 9], None),
+    ("tree", "currentmove --", [1, 2, 3], [1, 2, 3, 4, 5, 6, 7, 8]),
+    ("null", "currentmove K--", [], [3]),
+    # -- countmoves: the reference counts a promotion once, whatever it promotes to (the three
+    # forced-moves example files count 'b8=Q/R/B/N' as a forced move): Ka1's three and c8
+    ("promote", "countmoves legal -- == 4", [0], None),
+    ("promote", "countmoves legal P-- == 1", [0, 2], None),
+    ("promote", "countmoves pseudolegal -- == 4", [0], None),
+    ("promote", "countmoves legal -- == 2", [1], None),
     # -- the target is tested at the position the move leads to
     ("ladder", "--(check)", [0, 2, 4, 6, 8], None),
     ("ladder", "--(mate)", [8], None),

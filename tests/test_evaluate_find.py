@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from cqlindex.evaluate.engine import run
+from cqlindex.exec.run import run as run_engine
 from cqlindex.ingest.pipeline import build
 
 # Checks at positions 1 3 5 7 9 (mate at 9); no variations.
@@ -37,3 +38,23 @@ def test_find_range_from_variables(ladder, literal: str, with_variables: str, po
     expected = run(ladder, literal, variations=False).matches
     assert expected == ({1: positions} if positions else {})
     assert run(ladder, with_variables, variations=False).matches == expected
+
+
+# A range counts the positions found and matches when the count lies in it, 0 too; 'count' is
+# the reference's range of every count ('find count F' in snake-old.cql), so it always matches.
+ALL = list(range(10))
+
+
+@pytest.mark.parametrize("engine", ["python", "sql"])
+@pytest.mark.parametrize(("query", "positions"), [
+    ("find count check", ALL),
+    ("(find count check) == 3", [4, 5]),
+    ("(find count check) == 0", []),
+    ("find <-- 0 0 check", [0]),
+    ("(find <-- count check) == 0", [0]),
+    ("find <-- count check", ALL),
+    ("find 0 1 check", [8, 9]),
+])
+def test_a_range_holding_zero(ladder, engine: str, query: str, positions: list[int]) -> None:
+    got = run_engine(ladder, query, variations=False, engine=engine).matches
+    assert got == ({1: positions} if positions else {})

@@ -11,7 +11,8 @@ import pytest
 from cqlindex.cql.parser import parse
 from cqlindex.errors import CqlSyntaxError, CqlUnsupportedError
 from cqlindex.exec.run import run
-from cqlindex.filters.game.hhdb import award_rank
+from cqlindex.evaluate.values import MATCH
+from cqlindex.filters.game.hhdb import NO_RANK_MAX, award, award_rank
 
 
 @pytest.mark.parametrize(("event", "kind", "rank"), [
@@ -28,6 +29,10 @@ def test_award_rank(event: str, kind: str, rank: int | None) -> None:
 GAMES = {
     "award": ('2.p Some ty', "(+0016.32d4g7) TT U2", "1. e4 e5 *"),
     "plain": ("Casual game", "b", "1. d4 d5 *"),
+    # flags before the stipulation too: the reference finds a flag's code anywhere in the Black tag
+    "marks": ("Study", "TT (=0104.11b3d5) (c) (v)", "1. e4 *"),
+    # the first comment names the diagram, the stipulation and a marker; 1.e4 has a cook marker
+    "annotated": ("1.p Tourney #123", "(+0016.32d4g7) U2", "{EG#456 stipulation: win. <eg>} 1. e4 {<cook> here} e5 *"),
 }
 
 
@@ -58,14 +63,56 @@ def test_hhdb_on_games(dbs, engine: str, query: str, award: bool, plain: bool) -
         assert run(dbs[name], query, variations=False, engine=engine).matches == ({1: [0]} if expected else {})
 
 
-@pytest.mark.parametrize("query", ['hhdb "<cook>"', "hhdb cooked", "hhdb special prize", "hhdb max prize",
+@pytest.mark.parametrize("engine", ["python", "sql"])
+@pytest.mark.parametrize(("query", "expected"), [
+    ('initial hhdb "(c)"', True), ("initial hhdb correction", True), ('initial hhdb "(v)"', True),
+    ("initial hhdb version", True), ('initial hhdb "(m)"', False), ("initial hhdb modification", False),
+    ("initial hhdb TT", True), ("initial hhdb U2", False),
+])
+def test_a_flag_is_its_code_in_the_black_tag(dbs, engine: str, query: str, expected: bool) -> None:
+    assert run(dbs["marks"], query, variations=False, engine=engine).matches == ({1: [0]} if expected else {})
+
+
+# Keys the reference defines as CQL on the tags and comments (filters/game/hhdb.py's _MACROS).
+@pytest.mark.parametrize("engine", ["python", "sql"])
+@pytest.mark.parametrize(("query", "positions"), [
+    ("hhdb dual", [0, 1, 2]),
+    ("flipcolor hhdb dual", [0, 1, 2]),  # the tags are not colour-swapped
+    ("initial (hhdb egdiagram) == 456", [0]),
+    ('initial hhdb stipulation == "win"', [0]),
+    ('initial hhdb diagram == "123"', [0]),
+    ('initial hhdb gbr == "+0016.32d4g7"', [0]),
+    ('hhdb "<eg>"', [0]),
+    ('hhdb "<cook>"', [1]),
+    ('hhdb "<minor_dual>"', []),
+])
+def test_keys_defined_as_cql(dbs, engine: str, query: str, positions: list[int]) -> None:
+    assert run(dbs["annotated"], query, variations=False, engine=engine).matches == ({1: positions} if positions else {})
+
+
+@pytest.mark.parametrize("query", ['hhdb "<main>"', 'hhdb stipulation "win"', "hhdb cooked", "hhdb sort prize", "hhdb special sort hm",
                                    "hhdb composer", "hhdb gbr pawns"])
 def test_forms_not_run_yet_are_refused(query: str) -> None:
     with pytest.raises(CqlUnsupportedError):
         parse(query)
 
 
-@pytest.mark.parametrize("query", ["hhdb", "hhdb unknown", "hhdb sort", "hhdb prize prize"])
+@pytest.mark.parametrize("query", ["hhdb", "hhdb unknown", "hhdb sort", "hhdb prize prize", "hhdb prize sort",
+                                   "hhdb sort max prize", "hhdb sort max"])
 def test_syntax_errors(query: str) -> None:
     with pytest.raises(CqlSyntaxError):
         parse(query)
+
+
+# The reference's award reading: [rank[/rank]] [sp | .sp] (.p | .hm | .c); a special award asked for
+# without 'special' matches with no rank; 'max' takes the second rank (NO_RANK_MAX without ranks).
+@pytest.mark.parametrize(("event", "kind", "special", "use_max", "value"), [
+    ("1.p X", "prize", False, False, 1), ("1/3.hm X", "hm", False, True, 3), ("1/3.hm X", "hm", False, False, 1),
+    (".c X", "commendation", False, True, NO_RANK_MAX), (".c X", "award", False, False, 1),
+    ("sp.p X", "prize", False, False, MATCH), ("sp.p X", "prize", True, False, 1),
+    ("2.sp.hm X", "award", True, True, 2), ("2.sp.hm X", "award", False, False, MATCH),
+    ("1.p X", "prize", True, False, None), ("3/2.p X", "prize", False, False, None),
+    ("Tourney", "award", False, False, None), ("1.p X", "hm", False, False, None),
+])
+def test_award(event: str, kind: str, special: bool, use_max: bool, value: object) -> None:
+    assert award(event, kind, special, use_max) == value

@@ -39,8 +39,8 @@ CASES = [
     (STUDIES, "find <-- {R attackedby q}", True),
     # sort values: the last filter (candidates suffice), first (every position of a candidate game), two sorts
     (STUDIES, "check sort ply", None),
-    (STUDIES, "sort min #[Aa] check", None),
-    (LICHESS, 'check sort "attackers" A attacks k sort min ply', None),
+    (STUDIES, 'sort min "pieces" #[Aa] check', None),
+    (LICHESS, 'check sort "attackers" A attacks k sort min "plies" ply', None),
     (LICHESS, "cql(sort matchcount 2 100) check btm", None),
     (STUDIES, 'mate parent:comment("before mate")', True),
 ]

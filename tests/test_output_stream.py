@@ -74,7 +74,7 @@ def indexes(build_db, tmp_path_factory) -> dict[str, Path]:
 
 #: (index, query, variations): every position with variations and set-up FENs; a sort that puts
 #: games out of gamenumber order; en passant and castling changes; a query nothing matches.
-CASES = [("studies", "true", True), ("studies", "sort min #[Aa] check", True), ("lichess", "true", False),
+CASES = [("studies", "true", True), ("studies", 'sort min "pieces" #[Aa] check', True), ("lichess", "true", False),
          ("lichess", "move enpassant or move o-o-o", False), ("gnuchess", "true", False),
          ("gnuchess", "Ka1 Kh8", False)]
 

@@ -16,8 +16,8 @@ import pytest
 from cqlindex.cql import ast
 from cqlindex.cql.parser import parse
 from cqlindex.errors import CqlSyntaxError
-from cqlindex.exec.run import run
 from cqlindex.query.rewrite import expand
+from tests.equivalence import assert_same_matches
 
 DATASET = "data/studies/cql6-sample.pgn"
 
@@ -33,15 +33,23 @@ EQUIVALENT = [
     ("shift 10 20 [Pp]a4", "#[Pp] >= 10 and #[Pp] <= 20"),
     ("fliphorizontal 2 Ka1", "false"),  # Ka1 and Ka8 never both
     ("flipvertical 1 Ka1", "Ka1 or Kh1"),
+    # a bound may be a numeric variable already assigned (the reference's range constituents)
+    ("X = 2 rotate90 X Ra1", "rotate90 2 Ra1"),
+    ("X = 2 rotate90 1 X Ra1", "#(R & [a1,h1,h8,a8]) >= 1 and #(R & [a1,h1,h8,a8]) <= 2"),
+    # a transform around a counted one is one orbit of the compositions, counted together:
+    # eight members here (R and r in each corner), not the larger of two counts of four
+    ("flipcolor rotate90 2 Ra1", "#([Rr] & [a1,h1,h8,a8]) == 2"),
+    ("flipcolor {rotate90 2 Ra1}", "#([Rr] & [a1,h1,h8,a8]) == 2"),
+    # a counted transform composes with the transform it encloses, r(h(F)): the members are
+    # K on a1 or a8, a1 or h1, h1 or h8, h8 or a8, so a king in a corner matches two of them
+    ("(rotate90 count fliphorizontal Ka1) == 2", "K & [a1,h1,h8,a8]"),
 ]
 
 
 @pytest.mark.parametrize("engine", ["python", "sql"])
 @pytest.mark.parametrize(("query", "same_as"), EQUIVALENT, ids=[c[0] for c in EQUIVALENT])
 def test_seed_equivalences(build_db, engine: str, query: str, same_as: str) -> None:
-    db = build_db(DATASET)
-    got = run(db, query, variations=True, engine=engine).matches
-    assert got == run(db, same_as, variations=True, engine="python").matches
+    assert_same_matches(build_db(DATASET), engine, query, same_as)
 
 
 def test_rotate45_turns_directions_counterclockwise() -> None:
@@ -66,3 +74,37 @@ def test_accepted(query: str) -> None:
 def test_a_range_makes_a_count() -> None:
     node = parse("rotate90 2 4 Ra1").body.items[0]
     assert isinstance(node, ast.Transform) and (node.low, node.high) == (2, 4)
+
+
+# How the reference reads what follows a transform's name (a range, or the filter itself).
+READINGS = [
+    # 'count' is a range of its own: the filter starts right after it
+    ("rotate90 count 2 4 Ra1", dict(count=True, low=None, arg=ast.Number)),
+    # a number followed by an operator is the filter's, not a range ('flip 5 <= sort ...' in snake.cql)
+    ("flip 5 <= #R", dict(count=False, low=None, arg=ast.Compare)),
+    ("rotate90 2 #R", dict(count=False, low=None, arg=ast.Number)),
+    ("rotate90 1 -1 Ra1", dict(count=False, low=None, arg=ast.Binary)),
+    # brackets after a number do not stop a range
+    ("rotate90 4 {find Ra1}", dict(count=False, low=4, high=4, arg=ast.Compound)),
+    ("shift 2 3 (Ra1 or Rb2)", dict(count=False, low=2, high=3, arg=ast.Or)),
+    # reversecolor takes no range
+    ("reversecolor 2 Ra1", dict(count=False, low=None, arg=ast.Number)),
+]
+
+
+@pytest.mark.parametrize(("query", "shape"), READINGS, ids=[c[0] for c in READINGS])
+def test_what_follows_the_name(query: str, shape: dict) -> None:
+    node = next(n for n in parse(query).body.items if isinstance(n, ast.Transform))
+    assert isinstance(node.arg, shape.pop("arg"))
+    assert {name: getattr(node, name) for name in shape} == shape
+
+
+def test_a_variable_bound() -> None:
+    node = parse("X = 2 rotate90 X 4 Ra1").body.items[1]
+    assert isinstance(node, ast.Transform) and isinstance(node.low, ast.Variable) and node.high == 4
+
+
+def test_a_transform_around_a_counted_one_composes() -> None:
+    node = parse("flipcolor rotate90 4 find Ra1").body.items[0]
+    assert isinstance(node, ast.Transform) and (node.name, node.then, node.low) == ("rotate90", ("flipcolor",), 4)
+    assert len(expand(node)) == 8

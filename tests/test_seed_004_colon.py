@@ -75,6 +75,8 @@ PASS_CASES = [
     ("move previous from K", [3]),
     ("move from K to _", []),
     ("move null", [0]),
+    ("K--", [0]),
+    ("parent : {K--}", [1, 3]),
 ]
 
 
@@ -88,3 +90,21 @@ def pass_db(tmp_path_factory):
 def test_a_null_move_is_a_king_move(pass_db, engine: str, query: str, positions: list[int]) -> None:
     got = run(pass_db, query, variations=True, engine=engine).matches
     assert got == ({1: positions} if positions else {})
+
+
+# virtualmainline: no null move and no alternative to a White move on the way here (Black's
+# alternatives stay on it). 0 start, 1 e4, 2 e5, 3 Nf3; 4 c5, 5 Nf3 (Black's alternative to
+# 1...e5); 6 d4, 7 d5 (White's alternative to 1.e4).
+ALTERNATIVES = "1. e4 (1. d4 d5) e5 (1... c5 2. Nf3) 2. Nf3 *"
+
+
+@pytest.fixture(scope="module")
+def alternatives_db(tmp_path_factory):
+    return build_inline(tmp_path_factory.mktemp("virtual"), {"alternatives": ALTERNATIVES})["alternatives"]
+
+
+@pytest.mark.parametrize("engine", ["python", "sql"])
+def test_virtualmainline(alternatives_db, pass_db, engine: str) -> None:
+    assert run(alternatives_db, "virtualmainline", variations=True, engine=engine).matches == {1: [0, 1, 2, 3, 4, 5]}
+    assert run(alternatives_db, "virtualmainline", variations=False, engine=engine).matches == {1: [0, 1, 2, 3]}
+    assert run(pass_db, "virtualmainline", variations=True, engine=engine).matches == {1: [0, 1, 2]}

@@ -10,6 +10,7 @@ evaluator's business (cqlindex.board.transforms is the one definition of the squ
 from __future__ import annotations
 
 from collections.abc import Iterator
+import dataclasses
 from dataclasses import dataclass, field
 
 from cqlindex.cql.tokens import Span
@@ -30,6 +31,26 @@ def walk(node: object) -> Iterator[Node]:
     elif isinstance(node, (tuple, list)):
         for item in node:
             yield from walk(item)
+
+
+def respan(node: Node, span: Span) -> Node:
+    """``node`` and every node inside it, each with ``span`` (a filter made from another's text)."""
+    changes: dict[str, object] = {"span": span}
+    for name in node.__dataclass_fields__:
+        value = getattr(node, name)
+        if isinstance(value, Node) and name != "span":
+            changes[name] = respan(value, span)
+        elif isinstance(value, tuple):
+            changes[name] = tuple(_respan_item(item, span) for item in value)
+    return dataclasses.replace(node, **changes)
+
+
+def _respan_item(item: object, span: Span) -> object:
+    if isinstance(item, Node):
+        return respan(item, span)
+    if isinstance(item, tuple):
+        return tuple(_respan_item(x, span) for x in item)
+    return item
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,14 +143,19 @@ class Transform(Node):
     """flipcolor, reversecolor, flip, fliphorizontal, flipvertical, rotate90, rotate45, shift... (``count``).
 
     ``low``/``high``: a range written after the name (``rotate90 4 find Ra1``, seed 000): the
-    filter is then a count of the members that match, and matches when the count is in range.
+    filter is then a count of the members that match, and matches when the count is in range; a
+    bound may be a numeric variable (``Variable``). ``then``: transforms applied after each
+    member, in order: a transform filter's name (its every member: ``flipcolor rotate90 4 F`` is
+    one orbit of the eight compositions, counted together) or ``@`` and one basic transform's
+    name (an enclosing counted transform's member, composed after this one's).
     """
 
     name: str
     count: bool
     arg: Node
-    low: int | None = None
-    high: int | None = None
+    low: int | Node | None = None
+    high: int | Node | None = None
+    then: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

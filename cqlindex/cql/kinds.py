@@ -60,6 +60,8 @@ def kind_of(node: ast.Node, variables: dict[str, str] | None = None) -> str:
     if isinstance(node, (ast.Not, ast.And, ast.Or, ast.Compare, ast.GameFilter, ast.Output, ast.Echo, ast.Dash,
                          ast.Relation)):
         return LOGICAL
+    if isinstance(node, ast.Call) and node.name == "currentmove":
+        return kind_of(node.args[0], variables)  # the dash's own value, read at the move that led here
     if isinstance(node, ast.Call):
         return catalogue.keyword_kind(ast.Call, node.name) or ANY
     if isinstance(node, ast.ChildN):
@@ -76,7 +78,7 @@ def kind_of(node: ast.Node, variables: dict[str, str] | None = None) -> str:
         first = node.params[0][0] if node.params else None
         return SET if first in ("from", "to", "capture") else LOGICAL
     if isinstance(node, ast.Find):
-        return NUMBER if node.all else POSITION
+        return NUMBER if node.all or node.low is not None else POSITION  # a range makes a count
     if isinstance(node, ast.Line):
         return POSITION if "lastposition" in node.params else NUMBER
     if isinstance(node, (ast.Path, ast.ConsecutiveMoves)):

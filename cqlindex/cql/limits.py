@@ -260,7 +260,8 @@ def _check_transforms(query: ast.Query) -> None:
     while stack:
         value, product = stack.pop()
         if isinstance(value, ast.Transform):
-            product *= TRANSFORM_MEMBERS.get(value.name, 1)
+            for name in (value.name, *value.then):  # a composed orbit ('flipcolor rotate90 4 F') multiplies out
+                product *= TRANSFORM_MEMBERS.get(name, 1)
             if product > MAX_TRANSFORM_MEMBERS:
                 raise CqlSyntaxError(
                     f"transforms nested too deeply: {product:,} transformed versions of one filter "

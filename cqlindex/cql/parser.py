@@ -26,7 +26,7 @@ from cqlindex.cql import ast
 from cqlindex.cql.kinds import LOGICAL, NUMBER, POSITION, SET, STRING, kind_of
 from cqlindex.cql.limits import enforce, nested
 from cqlindex.cql.reader import ANY_PIECE
-from cqlindex.cql.tokens import Kind, Token
+from cqlindex.cql.tokens import Kind, Span, Token
 from cqlindex.filters import catalogue
 from cqlindex.filters.control.grammar import ControlGrammar
 from cqlindex.filters.dictionaries.grammar import DictionariesGrammar
@@ -117,6 +117,19 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
                 raise self.unsupported(f"the cql() parameter '{name}'", token)
         self.next()
         return ast.Header(**values)
+
+    def parse_macro(self, text: str, span: Span) -> ast.Node:
+        """The filter ``text`` stands for, every node placed at ``span`` (where the query wrote its name).
+
+        For filters the reference defines as CQL of its own (``hhdb "<eg>"`` ...): parsing that CQL
+        gives both engines their meaning at once, and errors point at the name in the query.
+        """
+        sub = Parser(text, self.source)
+        node = sub.parse_filter()
+        if sub.peek().kind is not Kind.EOF:
+            raise self.error(f"internal: the definition of this filter does not parse ({text!r})", span)
+        self.deferred.extend(sub.deferred)
+        return ast.respan(node, span)
 
     def parse_items(self) -> list[ast.Node]:
         items: list[ast.Node] = []

@@ -18,6 +18,8 @@ from cqlindex.errors import CqlSyntaxError, CqlUnsupportedError
 ANY_PIECE = frozenset("KQRBNPkqrbnp")
 ASSIGN_OPS = ("=", "+=", "-=", "*=", "/=", "%=", "=?")
 _RESULT_RE = re.compile(r"(1-0|0-1|1/2-1/2|\*)")
+#: The operators a range constituent may stand before (the reference's brackets, line arrows and dashes).
+_RANGE_FOLLOWERS = frozenset({"(", ")", "{", "}", "-->", "<--", "--", "[x]"})
 
 
 class Reader(ABC):
@@ -140,6 +142,37 @@ class Reader(ABC):
         return self.at_number() or (self.peek().kind is Kind.WORD and self.variables.get(self.peek().text) == NUMBER
                                     and not self.peek(1).is_op(*ASSIGN_OPS))
 
+    def range_constituent_width(self, k: int = 0) -> int:
+        """How many tokens a range constituent at ``peek(k)`` takes (0: none there), as the reference reads ranges.
+
+        A constituent is a number (``-`` allowed before it) or a numeric variable already
+        assigned, and only when the token after it is no operator, or is one of ``( ) { }
+        --> <--`` or a dash (``rotate90 4 find Ra1``, ``shift 2 {...}``): ``flip 5 <= sort ...``
+        and ``rotate90 2 #R`` start their filter with the number instead.
+        """
+        token = self.peek(k)
+        if token.kind is Kind.NUMBER:
+            width = 1
+        elif token.is_op("-") and self.peek(k + 1).kind is Kind.NUMBER:
+            width = 2
+        elif token.kind is Kind.WORD and self.variables.get(token.text) == NUMBER:
+            width = 1
+        else:
+            return 0
+        after = self.peek(k + width)
+        if after.text in _RANGE_FOLLOWERS and after.kind is Kind.OP:
+            if after.text == "{" and self.peek(k + width + 1).is_op("*", "+") and self.peek(k + width + 2).is_op("}"):
+                return 0  # '{*}' and '{+}' are one operator to the reference
+            return width
+        return 0 if after.kind is Kind.OP or after.text in (".", "[]") else width
+
+    def range_constituent(self) -> int | ast.Node:
+        """The range constituent :meth:`range_constituent_width` found: a number or a ``Variable``."""
+        if self.peek().kind is Kind.WORD:
+            token = self.next()
+            return ast.Variable(token.span, token.text)
+        return self.number("")
+
     def range_bound(self) -> int | ast.Node:
         """A number of a range, or a numeric variable ('v=2 find v check')."""
         if self.peek().kind is Kind.WORD:
@@ -165,6 +198,9 @@ class Reader(ABC):
 
     @abstractmethod
     def parse_or(self) -> ast.Node: ...
+
+    @abstractmethod
+    def parse_macro(self, text: str, span: Span) -> ast.Node: ...
 
     @abstractmethod
     def parse_not(self) -> ast.Node: ...

@@ -44,6 +44,7 @@ Rules, with where they come from:
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -111,12 +112,33 @@ def members(name: str) -> list[BasicTransform]:
         raise ValueError(f"not a transform filter cqlindex expands: {name!r}") from None
 
 
+#: Every basic transform by name, for the ``@name`` steps of ``Transform.then``.
+_BASIC = {t.name: t for family in _MEMBERS.values() for t in family}
+
+
+def chain(node: ast.Transform) -> list[tuple[BasicTransform, ...]]:
+    """The basic transforms that make each member of ``node``, in the order they apply.
+
+    One per member of the transform filter itself, followed by one of each ``then`` step: the
+    reference composes a transform with the transforms of the transform filter it encloses.
+    """
+    steps = [members(node.name)]
+    for step in node.then:
+        steps.append([_BASIC[step[1:]]] if step.startswith("@") else members(step))
+    return list(itertools.product(*steps))
+
+
 def expand(node: ast.Transform) -> list[ast.Node]:
     """The distinct transformed versions of ``node.arg``, in member order, dropped members omitted."""
     out: list[ast.Node] = []
     seen: set[ast.Node] = set()
-    for t in members(node.name):
-        member = apply(node.arg, t)
+    counted = node.count or node.low is not None
+    for ts in chain(node):
+        member: ast.Node | None = node.arg
+        for t in ts:
+            member = apply(member, t, compose=counted)
+            if member is None:
+                break
         if member is None:
             continue
         try:
@@ -130,12 +152,12 @@ def expand(node: ast.Transform) -> list[ast.Node]:
     return out
 
 
-def apply(node: ast.Node, t: BasicTransform) -> ast.Node | None:
+def apply(node: ast.Node, t: BasicTransform, compose: bool = False) -> ast.Node | None:
     """``node`` rewritten by ``t``; None when a shift pushes a piece designator off the board."""
     if t.name == "id" and not t.color:
         return node
     try:
-        return _walk(node, _context(t))
+        return _walk(node, _context(t, compose))
     except _Dropped:
         return None
 
@@ -218,10 +240,11 @@ class _Context:
     directions: dict[str, str]  # direction name -> its image
     swaps_light: bool  # the map sends light squares to dark ones
     color: bool
+    compose: bool  # for a counted orbit: an enclosed transform filter composes (see _walk)
 
 
 @lru_cache(maxsize=None)
-def _context(t: BasicTransform) -> _Context:
+def _context(t: BasicTransform, compose: bool = False) -> _Context:
     offsets = _shift_offsets(t)
     fn = t.squares or DIHEDRAL["id"]
     turn = _ROTATE45_NAME.match(t.name)
@@ -234,7 +257,7 @@ def _context(t: BasicTransform) -> _Context:
     else:
         directions = {name: _map_direction(name, fn) for name in _DIRECTIONS}
         swaps_light = _swaps_light(fn)
-    return _Context(t, offsets, directions, swaps_light, t.color)
+    return _Context(t, offsets, directions, swaps_light, t.color, compose)
 
 
 def _map_direction(name: str, fn: SquareMap) -> str:
@@ -259,10 +282,28 @@ def _swaps_light(fn: SquareMap) -> bool:
 # -- the walk --------------------------------------------------------------------------------------
 
 def _walk(node: ast.Node, ctx: _Context) -> ast.Node:
-    if isinstance(node, ast.Transform) and node.name == "notransform":
-        return node  # 'notransform F': F is not transformed by an enclosing transform
+    if isinstance(node, ast.Transform):
+        if node.name == "notransform":
+            return node  # 'notransform F': F is not transformed by an enclosing transform
+        if ctx.compose or node.count or node.low is not None:
+            # The reference composes each member s of the enclosed transform with this one, t(s(F)).
+            # Where members are counted (here, or an enclosing 'T count'/'T m n') that is not the
+            # same as s(t(F)): 'rotate90 count fliphorizontal Ka1' counts {r(Ka1), r(h(Ka1))} per r.
+            # A union of members is the same either way, and transforming the argument keeps
+            # subtrees comparable, so the plain case below does that.
+            if node.then and node.then[-1].startswith("@") and _undoes(ctx.t, _BASIC[node.then[-1][1:]]):
+                return dataclasses.replace(node, then=node.then[:-1])
+            return dataclasses.replace(node, then=(*node.then, f"@{ctx.t.name}"))
     handler = _HANDLERS.get(type(node))
     return handler(node, ctx) if handler is not None else _copy(node, ctx)
+
+
+def _undoes(t: BasicTransform, before: BasicTransform) -> bool:
+    """Whether ``t`` after ``before`` is the identity: a board symmetry and its inverse (shifts are not,
+    since a square pushed off the board is gone)."""
+    if t.color != before.color or t.squares is None or before.squares is None or "(" in t.name + before.name:
+        return False
+    return all(t.squares(before.squares(sq)) == sq for sq in range(64))
 
 
 def _value(value: object, ctx: _Context) -> object:
@@ -386,7 +427,7 @@ _HANDLERS: dict[type, Callable[[ast.Node, _Context], ast.Node]] = {
     ast.GameFilter: _game_filter,
 }
 
-__all__ = ["BasicTransform", "members", "apply", "expand", "shift_designator", "IDENTITY", "COLOR_SWAP"]
+__all__ = ["BasicTransform", "members", "chain", "apply", "expand", "shift_designator", "IDENTITY", "COLOR_SWAP"]
 
 
 class Expansions:

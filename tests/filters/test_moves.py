@@ -82,12 +82,14 @@ TABLE = [
     Row("legal R--f1", NARROWED),
     Row("legal P--=Q", NARROWED),
     Row("pseudolegal k--", NARROWED),
-    Row("countmoves legal -- == 1", EXACT),
-    Row("countmoves legal -- > 30", EXACT),
+    Row("countmoves legal -- == 1", NARROWED),  # a promotion counts once: not the stored count
+    Row("countmoves legal -- > 30", NARROWED),
     Row("countmoves pseudolegal K-- > countmoves legal K--", NARROWED),
     Row("countmoves -- >= 2", NARROWED),
     Row("countmoves [x] == 1", NARROWED),
     Row("move legal count == 1", EXACT),
+    Row("currentmove P--", NARROWED),
+    Row("currentmove [x]q", NARROWED),
     Row("move legal from K count > 2", NARROWED),
     Row("move pseudolegal count > move legal count", NARROWED),
 ]

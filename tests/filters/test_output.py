@@ -12,7 +12,8 @@ from tests.filters.differential import EXACT, NARROWED, Row, cases, check
 
 TABLE = [
     Row("sort ply check", NARROWED),
-    Row("sort min ply mate", NARROWED),
+    Row('sort min "plies" ply mate', NARROWED),
+    Row('sort quiet max "plies" ply mate', NARROWED),
     Row('sort "queens" #[Qq]', NARROWED),
     Row("sort #A >= 3", NARROWED),
     Row('comment "here" check', NARROWED),

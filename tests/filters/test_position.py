@@ -26,6 +26,7 @@ TABLE = [
     Row("btm", EXACT),
     Row("initial", EXACT),
     Row("terminal", EXACT),
+    Row("virtualmainline", NARROWED),
     Row("mainline", EXACT),
     Row("variation", EXACT),
     Row("ply > 60", EXACT),

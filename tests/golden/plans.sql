@@ -342,53 +342,66 @@ WHERE
       q1.gamenumber = p.gamenumber
       AND q1.parent = p.positionid
       AND q1.child_index = 0
-      AND NOT q1.null_move
       AND (
         (
-          NOT (
-            q1.move_from IS NULL
-          )
+          NOT q1.null_move
           AND (
-            4096 & CASE
-              WHEN q1.move_from = 63
-              THEN CAST(-9223372036854775808 AS BIGINT)
-              ELSE CAST(POWER(2, q1.move_from) AS BIGINT)
-            END
-          ) <> 0
-          AND NOT (
-            q1.move_to IS NULL
+            (
+              NOT (
+                q1.move_from IS NULL
+              )
+              AND (
+                4096 & CASE
+                  WHEN q1.move_from = 63
+                  THEN CAST(-9223372036854775808 AS BIGINT)
+                  ELSE CAST(POWER(2, q1.move_from) AS BIGINT)
+                END
+              ) <> 0
+              AND NOT (
+                q1.move_to IS NULL
+              )
+              AND (
+                268435456 & CASE
+                  WHEN q1.move_to = 63
+                  THEN CAST(-9223372036854775808 AS BIGINT)
+                  ELSE CAST(POWER(2, q1.move_to) AS BIGINT)
+                END
+              ) <> 0
+            )
+            OR (
+              NOT (
+                q1.castle IS NULL
+              )
+              AND NOT (
+                q1.rook_from IS NULL
+              )
+              AND (
+                4096 & CASE
+                  WHEN q1.rook_from = 63
+                  THEN CAST(-9223372036854775808 AS BIGINT)
+                  ELSE CAST(POWER(2, q1.rook_from) AS BIGINT)
+                END
+              ) <> 0
+              AND NOT (
+                q1.rook_to IS NULL
+              )
+              AND (
+                268435456 & CASE
+                  WHEN q1.rook_to = 63
+                  THEN CAST(-9223372036854775808 AS BIGINT)
+                  ELSE CAST(POWER(2, q1.rook_to) AS BIGINT)
+                END
+              ) <> 0
+            )
           )
-          AND (
-            268435456 & CASE
-              WHEN q1.move_to = 63
-              THEN CAST(-9223372036854775808 AS BIGINT)
-              ELSE CAST(POWER(2, q1.move_to) AS BIGINT)
-            END
-          ) <> 0
         )
         OR (
-          NOT (
-            q1.castle IS NULL
-          )
-          AND NOT (
-            q1.rook_from IS NULL
-          )
+          q1.null_move
           AND (
-            4096 & CASE
-              WHEN q1.rook_from = 63
-              THEN CAST(-9223372036854775808 AS BIGINT)
-              ELSE CAST(POWER(2, q1.rook_from) AS BIGINT)
-            END
+            4096 & CASE WHEN q1.wtm THEN q1.bk ELSE q1.wk END
           ) <> 0
-          AND NOT (
-            q1.rook_to IS NULL
-          )
           AND (
-            268435456 & CASE
-              WHEN q1.rook_to = 63
-              THEN CAST(-9223372036854775808 AS BIGINT)
-              ELSE CAST(POWER(2, q1.rook_to) AS BIGINT)
-            END
+            268435456 & CASE WHEN q1.wtm THEN q1.bk ELSE q1.wk END
           ) <> 0
         )
       )
@@ -741,53 +754,66 @@ WHERE
       q1.gamenumber = p.gamenumber
       AND q1.parent = p.positionid
       AND q1.child_index = 0
-      AND NOT q1.null_move
       AND (
         (
-          NOT (
-            q1.move_from IS NULL
-          )
+          NOT q1.null_move
           AND (
-            p.wk & CASE
-              WHEN q1.move_from = 63
-              THEN CAST(-9223372036854775808 AS BIGINT)
-              ELSE CAST(POWER(2, q1.move_from) AS BIGINT)
-            END
-          ) <> 0
-          AND NOT (
-            q1.move_to IS NULL
+            (
+              NOT (
+                q1.move_from IS NULL
+              )
+              AND (
+                p.wk & CASE
+                  WHEN q1.move_from = 63
+                  THEN CAST(-9223372036854775808 AS BIGINT)
+                  ELSE CAST(POWER(2, q1.move_from) AS BIGINT)
+                END
+              ) <> 0
+              AND NOT (
+                q1.move_to IS NULL
+              )
+              AND (
+                64 & CASE
+                  WHEN q1.move_to = 63
+                  THEN CAST(-9223372036854775808 AS BIGINT)
+                  ELSE CAST(POWER(2, q1.move_to) AS BIGINT)
+                END
+              ) <> 0
+            )
+            OR (
+              NOT (
+                q1.castle IS NULL
+              )
+              AND NOT (
+                q1.rook_from IS NULL
+              )
+              AND (
+                p.wk & CASE
+                  WHEN q1.rook_from = 63
+                  THEN CAST(-9223372036854775808 AS BIGINT)
+                  ELSE CAST(POWER(2, q1.rook_from) AS BIGINT)
+                END
+              ) <> 0
+              AND NOT (
+                q1.rook_to IS NULL
+              )
+              AND (
+                64 & CASE
+                  WHEN q1.rook_to = 63
+                  THEN CAST(-9223372036854775808 AS BIGINT)
+                  ELSE CAST(POWER(2, q1.rook_to) AS BIGINT)
+                END
+              ) <> 0
+            )
           )
-          AND (
-            64 & CASE
-              WHEN q1.move_to = 63
-              THEN CAST(-9223372036854775808 AS BIGINT)
-              ELSE CAST(POWER(2, q1.move_to) AS BIGINT)
-            END
-          ) <> 0
         )
         OR (
-          NOT (
-            q1.castle IS NULL
-          )
-          AND NOT (
-            q1.rook_from IS NULL
-          )
+          q1.null_move
           AND (
-            p.wk & CASE
-              WHEN q1.rook_from = 63
-              THEN CAST(-9223372036854775808 AS BIGINT)
-              ELSE CAST(POWER(2, q1.rook_from) AS BIGINT)
-            END
+            p.wk & CASE WHEN q1.wtm THEN q1.bk ELSE q1.wk END
           ) <> 0
-          AND NOT (
-            q1.rook_to IS NULL
-          )
           AND (
-            64 & CASE
-              WHEN q1.rook_to = 63
-              THEN CAST(-9223372036854775808 AS BIGINT)
-              ELSE CAST(POWER(2, q1.rook_to) AS BIGINT)
-            END
+            64 & CASE WHEN q1.wtm THEN q1.bk ELSE q1.wk END
           ) <> 0
         )
       )
@@ -919,53 +945,66 @@ WHERE
       q1.gamenumber = p.gamenumber
       AND q1.parent = p.positionid
       AND q1.child_index = 0
-      AND NOT q1.null_move
       AND (
         (
-          NOT (
-            q1.move_from IS NULL
-          )
+          NOT q1.null_move
           AND (
-            p.wk & CASE
-              WHEN q1.move_from = 63
-              THEN CAST(-9223372036854775808 AS BIGINT)
-              ELSE CAST(POWER(2, q1.move_from) AS BIGINT)
-            END
-          ) <> 0
-          AND NOT (
-            q1.move_to IS NULL
+            (
+              NOT (
+                q1.move_from IS NULL
+              )
+              AND (
+                p.wk & CASE
+                  WHEN q1.move_from = 63
+                  THEN CAST(-9223372036854775808 AS BIGINT)
+                  ELSE CAST(POWER(2, q1.move_from) AS BIGINT)
+                END
+              ) <> 0
+              AND NOT (
+                q1.move_to IS NULL
+              )
+              AND (
+                64 & CASE
+                  WHEN q1.move_to = 63
+                  THEN CAST(-9223372036854775808 AS BIGINT)
+                  ELSE CAST(POWER(2, q1.move_to) AS BIGINT)
+                END
+              ) <> 0
+            )
+            OR (
+              NOT (
+                q1.castle IS NULL
+              )
+              AND NOT (
+                q1.rook_from IS NULL
+              )
+              AND (
+                p.wk & CASE
+                  WHEN q1.rook_from = 63
+                  THEN CAST(-9223372036854775808 AS BIGINT)
+                  ELSE CAST(POWER(2, q1.rook_from) AS BIGINT)
+                END
+              ) <> 0
+              AND NOT (
+                q1.rook_to IS NULL
+              )
+              AND (
+                64 & CASE
+                  WHEN q1.rook_to = 63
+                  THEN CAST(-9223372036854775808 AS BIGINT)
+                  ELSE CAST(POWER(2, q1.rook_to) AS BIGINT)
+                END
+              ) <> 0
+            )
           )
-          AND (
-            64 & CASE
-              WHEN q1.move_to = 63
-              THEN CAST(-9223372036854775808 AS BIGINT)
-              ELSE CAST(POWER(2, q1.move_to) AS BIGINT)
-            END
-          ) <> 0
         )
         OR (
-          NOT (
-            q1.castle IS NULL
-          )
-          AND NOT (
-            q1.rook_from IS NULL
-          )
+          q1.null_move
           AND (
-            p.wk & CASE
-              WHEN q1.rook_from = 63
-              THEN CAST(-9223372036854775808 AS BIGINT)
-              ELSE CAST(POWER(2, q1.rook_from) AS BIGINT)
-            END
+            p.wk & CASE WHEN q1.wtm THEN q1.bk ELSE q1.wk END
           ) <> 0
-          AND NOT (
-            q1.rook_to IS NULL
-          )
           AND (
-            64 & CASE
-              WHEN q1.rook_to = 63
-              THEN CAST(-9223372036854775808 AS BIGINT)
-              ELSE CAST(POWER(2, q1.rook_to) AS BIGINT)
-            END
+            64 & CASE WHEN q1.wtm THEN q1.bk ELSE q1.wk END
           ) <> 0
         )
       )
@@ -999,33 +1038,42 @@ WHERE
       q1.gamenumber = p.gamenumber
       AND q1.parent = p.positionid
       AND q1.child_index = 0
-      AND NOT q1.null_move
       AND (
         (
-          NOT (
-            q1.move_from IS NULL
-          )
+          NOT q1.null_move
           AND (
-            p.wr & CASE
-              WHEN q1.move_from = 63
-              THEN CAST(-9223372036854775808 AS BIGINT)
-              ELSE CAST(POWER(2, q1.move_from) AS BIGINT)
-            END
-          ) <> 0
+            (
+              NOT (
+                q1.move_from IS NULL
+              )
+              AND (
+                p.wr & CASE
+                  WHEN q1.move_from = 63
+                  THEN CAST(-9223372036854775808 AS BIGINT)
+                  ELSE CAST(POWER(2, q1.move_from) AS BIGINT)
+                END
+              ) <> 0
+            )
+            OR (
+              NOT (
+                q1.castle IS NULL
+              )
+              AND NOT (
+                q1.rook_from IS NULL
+              )
+              AND (
+                p.wr & CASE
+                  WHEN q1.rook_from = 63
+                  THEN CAST(-9223372036854775808 AS BIGINT)
+                  ELSE CAST(POWER(2, q1.rook_from) AS BIGINT)
+                END
+              ) <> 0
+            )
+          )
         )
         OR (
-          NOT (
-            q1.castle IS NULL
-          )
-          AND NOT (
-            q1.rook_from IS NULL
-          )
-          AND (
-            p.wr & CASE
-              WHEN q1.rook_from = 63
-              THEN CAST(-9223372036854775808 AS BIGINT)
-              ELSE CAST(POWER(2, q1.rook_from) AS BIGINT)
-            END
+          q1.null_move AND (
+            p.wr & CASE WHEN q1.wtm THEN q1.bk ELSE q1.wk END
           ) <> 0
         )
       )

@@ -22,4 +22,6 @@ DECLS = (
       example="x = 0 while (x < 3) x += 1"),
     d("assert", ast.Control, LOGICAL, "'assert F': F, or stop the run with an error where F fails",
       grammar="parse_control", sql=PYTHON, traits=Traits(pure=False), example="assert true"),
+    d("cql_abort", ast.Control, LOGICAL, "stop the run with an error where it is evaluated",
+      grammar="parse_control", sql=PYTHON, traits=Traits(pure=False), example="x = 1 if x == 2 cql_abort"),
 )

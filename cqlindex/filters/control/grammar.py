@@ -15,8 +15,8 @@ class ControlGrammar(Reader):
         ``while (C) F`` a parenthesised condition, then its body; ``assert`` one comparison
         (``assert 1 == 2``: the whole comparison is asserted, ``assert 1 | 2`` is an error)."""
         name = token.text
-        if name == "try":
-            return ast.Control(token.span, "try", ())
+        if name in ("try", "cql_abort"):
+            return ast.Control(token.span, name, ())
         if name == "assert":
             arg = self.parse_compare()
             return ast.Control(token.span.to(arg.span), name, (arg,))

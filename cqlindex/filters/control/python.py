@@ -70,6 +70,8 @@ def control(ev: Evaluator, node: ast.Control, pos: Position) -> object:
             _repeat(ev, node, lambda: ev.test(cond, pos) and (ev.test(body, pos) or True),
                     lambda: (_state(ev), resume_point(ev, regex)))
         return MATCH
+    if node.name == "cql_abort":  # the reference stops the whole run where it is evaluated
+        raise CqlError("cql_abort: the query stops the run here", ev.query.text, node.span, ev.query.source)
     if node.name == "assert":
         if not ev.test(node.args[0], pos):
             raise CqlError("assertion failed: its filter does not match at a position (CQL stops here)",

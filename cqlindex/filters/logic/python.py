@@ -207,6 +207,10 @@ def _call_handler(name: str):
         return CALLS[name]
     if name in ("between", "makesquare"):
         return set_call
+    if name == "currentmove":
+        from cqlindex.filters.moves.python import currentmove
+
+        return currentmove
     if name == "unbind":
         from cqlindex.filters.variables.python import unbind
 

@@ -6,6 +6,8 @@ that is the parent, so ``move previous capture q`` sees the queen that was taken
 
 from __future__ import annotations
 
+import copy
+
 from collections.abc import Iterator
 
 import chess
@@ -239,8 +241,14 @@ def _moved(ev: Evaluator, node: ast.Dash, pos: Position) -> Iterator[int]:
         child = positions[child_id]
         played = _Played(child, True)
         if played.null:
-            if bare:
-                yield child_id  # a bare '--' is any move, the null move too (lacny.cql's '-- nullmove')
+            # A bare '--' is any move, the null move too (lacny.cql's '-- nullmove'); and as for
+            # 'move from K', the reference reads the null move as the king going to its own square,
+            # so 'K--' and '--K' find it. It captures nothing (at a null move the reference's '[x]'
+            # aborts the run: acceptance/FACTS.md) and promotes nothing.
+            king = played.source
+            if bare or (not node.capture and not letters and king is not None
+                        and (sources is None or sources >> king & 1) and (targets is None or targets >> king & 1)):
+                yield child_id
             continue
         if child.castle is not None and not node.capture and not node.promotes:
             rook_from, rook_to = castling_rook(child, pos, ev.tree.chess960)
@@ -261,10 +269,25 @@ def _moved(ev: Evaluator, node: ast.Dash, pos: Position) -> Iterator[int]:
         yield child_id
 
 
+def currentmove(ev: Evaluator, node: ast.Call, pos: Position) -> object:
+    """``currentmove D``: the dash D read at the parent, about the move that led here only.
+
+    As the reference does it: D's sides are evaluated before the move, its target after it, and
+    no other move from the parent counts; the initial position has no current move.
+    """
+    if pos.parent is None:
+        return None
+    parent = copy.copy(ev.tree.positions[pos.parent])
+    parent.children = [pos.id]
+    return ev.eval(node.args[0], parent)
+
+
 @evaluates(ast.CountMoves)
 def countmoves(ev: Evaluator, node: ast.CountMoves, pos: Position) -> object:
     """``countmoves D``: the number of moves D matches here (0 included), played or generated."""
     dash_node = node.move
     if dash_node.mode != "played":
-        return sum(1 for _ in legal_dash_moves(ev, dash_node, pos))
+        # A promotion counts once, whatever it promotes to: the reference's move list has one
+        # move per pawn step to the last rank (forced-moves-*.cql count 'b8=Q/R/B/N' as forced).
+        return len({(m.source, m.target) for m in legal_dash_moves(ev, dash_node, pos)})
     return sum(1 for _ in dash_moves(ev, dash_node, pos))

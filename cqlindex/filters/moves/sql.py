@@ -21,11 +21,8 @@ class MovesSQL:
     __slots__ = ()
 
     def _num_countmoves(self, node: ast.CountMoves, row: Row) -> NumTerm | None:
-        """``countmoves legal --`` is the stored number of legal moves; other forms are counted in Python."""
-        move = node.move
-        if isinstance(move, ast.Dash) and move.mode == "legal" and move.left is None and move.right is None \
-                and not move.promotes and not move.target:
-            return NumTerm(S.col("legal_moves", row.alias))
+        """Counted in Python: the reference counts a promotion once (moves/python.py), while the stored
+        ``legal_moves`` counts each piece it may promote to."""
         return None
 
     def _cond_countmoves(self, node: ast.CountMoves, row: Row) -> Cond:
@@ -87,8 +84,7 @@ class MovesSQL:
             sql = S.has(term.sql, square)
             if name in ("from", "to"):
                 # A null move is its side's king moving to its own square (moves/python.py).
-                king = exp.Case(ifs=[exp.If(this=col("wtm"), true=col("bk"))], default=col("wk"))
-                sql = S.either(sql, S.both(col("null_move"), S.nonzero(S.band(term.sql, king))))
+                sql = S.either(sql, S.both(col("null_move"), S.nonzero(S.band(term.sql, _passing_king(m)))))
             if name == "enpassantsquare":
                 sql = S.both(col("en_passant"), sql)
             return Cond(sql, term.exact)
@@ -148,12 +144,24 @@ class MovesSQL:
         bare = node.left is None and node.right is None and not node.capture and not node.promotes
         if not bare:  # a bare '--' is any move, the null move too
             sql = S.both(S.negate(c("null_move")), sql)
+            if not node.capture and not node.promotes:
+                # A null move is its side's king going to its own square (moves/python.py): 'K--'.
+                passed = c("null_move")
+                for term in (left, right):
+                    if term is not None and term.sql is not None:
+                        passed = S.both(passed, S.nonzero(S.band(term.sql, _passing_king(alias))))
+                sql = S.either(sql, passed)
         if node.target:
             # '--(F ...)': the target holds at the child the move leads to, as a compound there.
             after = self._all(node.target, Row(alias))
             sql = S.both(sql, after.sql)
             exact = exact and after.exact
         return Cond(self._exists(alias, self._child_link(alias, row), sql, row), exact)
+
+
+def _passing_king(alias: str) -> exp.Expression:
+    """The bitboard of the king whose side made the move into row ``alias`` (for a null move: its square)."""
+    return exp.Case(ifs=[exp.If(this=S.col("wtm", alias), true=S.col("bk", alias))], default=S.col("wk", alias))
 
 
 def _captured_square(alias: str) -> exp.Expression:

@@ -16,8 +16,11 @@ DECLS = (
     d("quiet", None, LOGICAL, "'message quiet': the text alone", where="message", example="message quiet (\"x\")"),
     d("sort", ast.Sort, "any", "'sort [\"doc\"] [min] F': order the games by F's best value", grammar="parse_sort",
       sql=EXACT, traits=_SAYS, example="sort ply"),
-    d("min", None, NUMBER, "'sort min': smallest first", where="sort", example="sort min ply"),
-    d("max", None, NUMBER, "'sort max': largest first (the default)", where="sort", example="sort max ply"),
+    d("min", None, NUMBER, "'sort min \"doc\"': smallest first", where="sort", example='sort min "plies" ply'),
+    d("max", None, NUMBER, "'sort max \"doc\"': smallest first too, as the reference sorts it (the default, "
+      "no word, is largest first)", where="sort", example='sort max "plies" ply'),
+    d("quiet", None, LOGICAL, "'sort quiet': no comment (cqlindex writes none)", where="sort",
+      example='sort quiet "plies" ply'),
     d("removecomment", ast.Call, LOGICAL, "remove the comment after the move that led here from the output",
       grammar="parse_string_function", sql=PYTHON, traits=_SAYS, example="removecomment"),
 )

@@ -11,15 +11,25 @@ class OutputGrammar(Reader):
     """The output family's grammar."""
 
     def parse_sort(self, token: Token) -> ast.Node:
-        doc = None
+        """``sort [quiet] [min | max "doc"] ["doc"] F``, in that order, as the reference reads it.
+
+        After ``min`` or ``max`` a nonempty documentation string is required (so that the word is
+        not taken for the min/max function). The reference sorts ``sort max "doc" F`` as it sorts
+        ``min``, smallest value first (its direction for both keywords): so does cqlindex.
+        ``quiet`` only silences the sort's comment, which cqlindex does not write.
+        """
+        if self.at_word("quiet"):
+            self.next()
         minimum = False
-        while True:
-            if self.peek().kind is Kind.STRING and doc is None:
-                doc = self.next().text
-            elif self.at_word("min", "max"):
-                minimum = self.next().text == "min"
-            else:
-                break
+        if self.at_word("min", "max"):
+            word = self.next()
+            minimum = True
+            if self.at_word("quiet"):
+                raise self.error("'quiet' must come first after 'sort'", self.peek())
+            if self.peek().kind is not Kind.STRING or self.peek().text in ('""', ""):
+                raise self.error(f"'sort {word.text}' needs a documentation string next, as in "
+                                 f"'sort {word.text} \"pieces\" #A'", self.peek())
+        doc = self.next().text if self.peek().kind is Kind.STRING else None
         if self.at_word("matchcount"):
             raise self.error("'sort matchcount' belongs in the cql(...) header", self.peek())
         body = self.parse_filter()

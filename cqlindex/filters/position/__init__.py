@@ -64,8 +64,8 @@ DECLS = (
                          ("idealstalemate", "ideal stalemate"))),
     d("lastgamenumber", ast.Keyword, NUMBER, "the number of the collection's last game", grammar="parse_keyword",
       refused="the size of the collection", example="lastgamenumber > 1"),
-    d("virtualmainline", ast.Keyword, LOGICAL, "on the line the engine took as main line", grammar="parse_keyword",
-      refused="CQL 6.2 virtual main lines", example="virtualmainline"),
+    d("virtualmainline", ast.Keyword, LOGICAL, "reached without a null move and without an alternative White move",
+      grammar="parse_keyword", sql=PYTHON, traits=TREE, example="virtualmainline"),
     d("hhdb", ast.HHdb, "any", "an HHdb study annotation of the game: 'hhdb prize', 'hhdb TT' ...",
       grammar="parse_hhdb", sql=PYTHON, example="hhdb prize == 1"),
 )

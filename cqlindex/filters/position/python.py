@@ -31,6 +31,8 @@ def keyword(ev: Evaluator, node: ast.Keyword, pos: Position) -> object:
         return value
     if name == "terminal":
         return None if pos.children else MATCH
+    if name == "virtualmainline":
+        return MATCH if _virtual_mainline(ev, pos) else None
     if name in MATE_PATTERNS:
         return Squares(mate_pattern(name, pos.board()))
     if name in _PAWNS:
@@ -149,11 +151,22 @@ def find(ev: Evaluator, node: ast.Find, pos: Position) -> object:
     if node.low is not None and (low is None or high is None):
         return None  # a variable bound without a value
     hits = sum(1 for candidate in candidates if test(candidate))
-    if low is not None and not (low <= hits <= high):
-        return None
-    if node.all:
-        return hits if hits > 0 or node.low is not None else None
-    return hits if hits else None
+    if low is not None:  # the count in the range matches, 0 too ('find 0 2 F', 'find count F')
+        return hits if low <= hits <= high else None
+    return hits if hits > 0 else None  # 'find all F'
+
+
+def _virtual_mainline(ev: Evaluator, pos: Position) -> bool:
+    """Whether ``pos`` is on the virtual main line, as the reference defines it: every move that led
+    here was played, none a null move, and none an alternative (a variation) to a White move;
+    Black's alternatives stay on it, so a study's main line and its defences are one line."""
+    positions = ev.tree.positions
+    while pos.parent is not None:
+        parent = positions[pos.parent]
+        if pos.null_move or (parent.wtm and parent.children[0] != pos.id):
+            return False
+        pos = parent
+    return True
 
 
 def tree_call(ev: Evaluator, node: ast.Call, pos: Position) -> object:

@@ -1,5 +1,5 @@
-"""CQL that cqlindex refuses, each with why: ``cql_abort``, and the comparison of positions
-with another file (``similarposition``). Both are refused as soon as they are read; a refused
+"""CQL that cqlindex refuses, each with why: the comparison of positions with another file
+(``similarposition``), refused as soon as it is read; a refused
 name elsewhere whose syntax is known is parsed in full (so a syntax error anywhere is still
 reported as one) and refused once the whole query has parsed."""
 
@@ -9,7 +9,6 @@ d = declare("refused")
 
 DECLS = (
     *(d(name, None, kind, what, refused=why, at_once=True, example=name) for name, kind, what, why in (
-        ("cql_abort", LOGICAL, "stop the run", "control flow"),
         ("similarposition", LOGICAL, "a position like this one elsewhere", "position similarity"),
     )),
 )

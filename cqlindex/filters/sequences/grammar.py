@@ -99,17 +99,24 @@ class SequencesGrammar(Reader):
         return node
 
 
-def _written_number(node: ast.Node, variables: dict) -> bool:
-    """Whether a line constituent is a number, which the reference refuses ('3', '(v)', '{3+4}').
+_ARITHMETIC = frozenset("+-*/%")
 
-    Two numeric constituents are accepted: a numeric variable alone in braces ('v=3 line -->
-    {v}': the braces hide its kind; it matches wherever v is bound), and a nested ``line``
-    (seed 003 speaks of nested line filters, whose constituents linearize on their own), which
-    matches where it matches.
+
+def _written_number(node: ast.Node, variables: dict) -> bool:
+    """Whether a line constituent is refused as a number, as the reference refuses it.
+
+    The reference refuses three kinds of constituent only: a number written as such ('3', '-3',
+    '{3}', '(3)'), a numeric variable alone ('v', but not '{v}': braces around a lone variable
+    make a compound), and numeric arithmetic ('{3+4}', '-v'); it says the number was likely meant
+    as a range. Every other numeric filter is a constituent that matches where it has a value:
+    '#R', 'rotate90 2 Ra1', a nested 'line', 'sort line ...', '{3 4}'.
     """
-    if kind_of(node, variables) != NUMBER or isinstance(node, ast.Line):
-        return False
-    if isinstance(node, ast.Compound) and node.items:
-        last = node.items[-1]
-        return not isinstance(last, ast.Variable) and _written_number(last, variables)
-    return True
+    while isinstance(node, ast.Compound) and len(node.items) == 1 and not isinstance(node.items[0], ast.Variable):
+        node = node.items[0]  # braces around one filter are that filter (the reference drops them)
+    if isinstance(node, ast.Number):
+        return True
+    if isinstance(node, ast.Variable):
+        return variables.get(node.name) == NUMBER
+    if isinstance(node, (ast.Binary, ast.Unary)) and node.op in _ARITHMETIC:
+        return kind_of(node, variables) == NUMBER
+    return False

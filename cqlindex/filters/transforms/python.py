@@ -18,7 +18,10 @@ def transform(ev: Evaluator, node: ast.Transform, pos: Position) -> object:
     values = [ev.eval(member, pos) for member in ev.expansions(node)]
     matched = [v for v in values if v is not None and not (type(v) is Squares and not v)]
     if node.low is not None:  # 'T m n F' (seed 000): how many members match, within the range
-        return len(matched) if node.low <= len(matched) <= node.high else None
+        low, high = (count(ev.eval(b, pos)) if isinstance(b, ast.Node) else b for b in (node.low, node.high))
+        if low is None or high is None:
+            return None  # a bound held in a variable without a value
+        return len(matched) if low <= len(matched) <= high else None
     if node.count:
         return len(matched)
     if not matched:

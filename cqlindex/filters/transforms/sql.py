@@ -9,7 +9,7 @@ from sqlglot import exp
 
 from cqlindex.cql import ast
 from cqlindex.plan import sql as S
-from cqlindex.plan.terms import TRUE, UNBOUNDED, Cond, NumTerm, Row, SetTerm, any_of, const
+from cqlindex.plan.terms import RESIDUAL, TRUE, UNBOUNDED, Cond, NumTerm, Row, SetTerm, any_of, const
 
 
 
@@ -19,6 +19,8 @@ class TransformsSQL:
     __slots__ = ()
 
     def _cond_transform(self, node: ast.Transform, row: Row) -> Cond:
+        if not isinstance(node.low, (int, type(None))) or not isinstance(node.high, (int, type(None))):
+            return RESIDUAL  # a bound held in a variable ('N = 2 rotate90 N F') is known only when evaluating
         if node.low is not None:
             return self._ranged_transform(node, row)
         if node.count:
@@ -56,6 +58,8 @@ class TransformsSQL:
 
     def _num_transform(self, node: ast.Transform, row: Row) -> NumTerm | None:
         if not node.count and node.low is None:
+            return None
+        if not isinstance(node.low, (int, type(None))) or not isinstance(node.high, (int, type(None))):
             return None
         count = self._member_count(node, row)
         if count is None or node.low is None:

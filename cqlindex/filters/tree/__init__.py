@@ -30,6 +30,8 @@ DECLS = (
     d("find", ast.Find, POSITION, "'find F': a later position where F holds (earlier with <--)", grammar="parse_find",
       sql=EXACT, traits=TREE, example="find mate"),
     d("all", None, NUMBER, "'find all F': how many positions F holds at", where="find", example="find all check"),
+    d("count", None, NUMBER, "'find count F': how many positions F holds at, matching at 0 too", where="find",
+      example="find count check"),
     d("quiet", None, LOGICAL, "'find quiet F': no comments", where="find", example="find quiet check"),
     d("<--", None, LOGICAL, "'find <-- F': search backward", where="find", example="find <-- check"),
 )

@@ -7,6 +7,9 @@ from cqlindex.cql.kinds import NUMBER, kind_of
 from cqlindex.cql.reader import Reader
 from cqlindex.cql.tokens import Token
 
+#: The reference's 'count' range: any count of positions a game can have.
+COUNT_ALL = 100000
+
 
 class TreeGrammar(Reader):
     """The tree family's grammar."""
@@ -44,10 +47,11 @@ class TreeGrammar(Reader):
             elif self.at_word("all"):
                 self.next()
                 find_all = True
-            elif self.at_word("count") and "count" not in self.variables:
-                # 'find count F' (snake-old.cql, CQL 6.1): a count, read but not run yet
-                self.defer_unsupported("'find count'", self.next())
-                find_all = True
+            elif self.at_word("count") and "count" not in self.variables and low is None:
+                # 'find count F' (snake-old.cql): to the reference 'count' is a range holding every
+                # count, so this is how many positions F holds at, and it matches at 0 too
+                self.next()
+                low, high = -COUNT_ALL, COUNT_ALL
             elif self.at_range_bound() and low is None:
                 low = high = self.range_bound()
                 if self.at_range_bound():

@@ -130,6 +130,10 @@ class VariablesGrammar(FunctionGrammar):
         if token.text == "unbind" and name.text not in self.variables:
             raise self.error(f"'unbind {name.text}': no such variable", name)
         if token.text == "unbind" and name.text in self.dictionaries and self.at_op("["):
+            if self.dictionaries[name.text][1] is None:
+                # the reference refuses an entry of a dictionary nothing was stored in yet: its keys
+                # have no type ('dictionary v unbind v["key"]')
+                raise self.error(f"'unbind {name.text}[...]': nothing is stored in '{name.text}' yet", self.peek())
             entry = self.parse_subscript(name)
             if not isinstance(entry, ast.Subscript):
                 raise self.error("'unbind X[key]' takes no '= value'", entry.span)
