@@ -73,34 +73,76 @@ class PgnSummary:
 
     games: int = 0
     rebuilt: list[int] = field(default_factory=list)
+    #: games written through python-chess (the others straight from the index's columns)
+    reference: int = 0
 
 
 def write_pgn(con, result, out: TextIO, *, matchstring: str = "CQL", variations: bool,
-              silent: bool = False, with_header: bool = True) -> PgnSummary:
+              silent: bool = False, with_header: bool = True, reference: bool = False) -> PgnSummary:
     """Write the games of ``result.matches`` to ``out`` in the result's order, matches marked.
 
     ``con`` is a connection to the index the result came from; ``silent`` adds nothing to the
     games, ``with_header`` False leaves out the header comment only. Games follow each other
-    separated by a blank line.
+    separated by a blank line. Each batch of games is written from the index's columns by
+    :mod:`cqlindex.output.movetext` (the same bytes, ~30x faster); a game it cannot write
+    exactly, or every game when ``reference``, goes through python-chess as described above.
     """
+    from cqlindex.output.movetext import exact, fetch, write_game
+
     summary = PgnSummary()
-    for item in annotated_games(con, result, matchstring=matchstring, variations=variations, silent=silent,
-                                with_header=with_header):
-        # A StringExporter keeps what it wrote: one per game.
-        out.write(item.game.accept(chess.pgn.StringExporter(headers=True, variations=True, comments=True)))
-        out.write("\n\n")
-        summary.games += 1
-        if item.rebuilt:
-            summary.rebuilt.append(item.gamenumber)
+    options = dict(matchstring=matchstring, variations=variations, silent=silent, with_header=with_header)
+    numbers = list(result.matches)
+    labels = [key.label for key in result.keys]
+    for start in range(0, len(numbers), _BATCH):
+        batch = numbers[start:start + _BATCH]
+        rows = {} if reference else fetch(con, batch)
+        texts: dict[int, str] = {}
+        for number in batch:
+            game = rows.get(number)
+            ids = result.matches[number]
+            if game is None or not exact(game) or (not silent and result.edits.get(number)) or not all(
+                    0 <= i < (len(game.parents) if variations else game.mainline) for i in ids):
+                continue  # python-chess's path writes it (or says what is wrong)
+            comments = game.comments
+            if not silent:
+                comments = list(comments)
+                values = result.sort_values.get(number, ())
+                header = "; ".join([f"Game number {number}",
+                                    *(f"{label}: {'none' if v is None else v}" for label, v in zip(labels, values))]
+                                   ) if with_header else ""
+                _mark_texts(comments, ids, header, matchstring, result.comments.get(number, {}))
+            texts[number] = write_game(game, comments)
+        slow = [number for number in batch if number not in texts]
+        if slow:
+            for item in annotated_games(con, result, numbers=slow, **options):
+                texts[item.gamenumber] = item.game.accept(
+                    chess.pgn.StringExporter(headers=True, variations=True, comments=True))
+                if item.rebuilt:
+                    summary.rebuilt.append(item.gamenumber)
+            summary.reference += len(slow)
+        for number in batch:
+            out.write(texts.pop(number))
+            out.write("\n\n")
+            summary.games += 1
     return summary
 
 
-def annotated_games(con, result, *, matchstring: str = "CQL", variations: bool,
-                    silent: bool = False, with_header: bool = True) -> Iterator[AnnotatedGame]:
+def _mark_texts(comments: list[str | None], ids: list[int], header: str, matchstring: str,
+                added: dict[int, list[str]]) -> None:
+    """:func:`_mark` on the list of comments per position."""
+    matched = set(ids)
+    comments[0] = _join(comments[0], header)
+    for i in sorted(matched | set(added)):
+        comments[i] = _join(comments[i], *added.get(i, ()), matchstring if i in matched else None)
+
+
+def annotated_games(con, result, *, matchstring: str = "CQL", variations: bool, silent: bool = False,
+                    with_header: bool = True, numbers: list[int] | None = None) -> Iterator[AnnotatedGame]:
     """The matching games of ``result``, in its order, as python-chess games with the match comments added
-    (without the ``Game number`` header comment when not ``with_header``: CQL's -noheader)."""
+    (without the ``Game number`` header comment when not ``with_header``: CQL's -noheader);
+    only ``numbers`` of them, in that order, when given."""
     matches: dict[int, list[int]] = result.matches
-    numbers = list(matches)
+    numbers = list(matches) if numbers is None else numbers
     if not numbers:
         return
     meta = {row[0]: row[1:] for row in con.execute(
