@@ -44,23 +44,31 @@ class GameRows:
 
 
 def fetch(con, numbers: list[int]) -> dict[int, GameRows]:
-    """The rows of ``numbers`` (the games that exist), in two queries."""
+    """The rows of ``numbers`` (the games that exist), in two queries: the positions come as
+    flat columns in (gamenumber, positionid) order and are cut per game here (a ``list()``
+    aggregate per column sorts each one again, several times slower)."""
     games = {row[0]: row[1:] for row in con.execute(
         "SELECT gamenumber, map_keys(tags), map_values(tags), start_fen, bad_move, mainline_positions FROM games "
         "WHERE gamenumber IN (SELECT unnest(?::INTEGER[]))", [numbers]).fetchall()}
+    table = con.sql(
+        "SELECT gamenumber, parent, san, comment, comment_before, nags, wtm, null_move, depth FROM positions "
+        "WHERE gamenumber BETWEEN ? AND ? AND gamenumber IN (SELECT unnest(?::INTEGER[])) "
+        "ORDER BY gamenumber, positionid", params=[min(numbers), max(numbers), numbers]).to_arrow_table()
+    columns = [table.column(k).to_pylist() for k in range(table.num_columns)]
+    gamenumbers, parents, sans, comments, befores, nags, wtm, nulls, depths = columns
     out: dict[int, GameRows] = {}
-    for number, parents, sans, comments, befores, nags, wtm, nulls, depth in con.execute(
-            "SELECT gamenumber, list(parent ORDER BY positionid), list(san ORDER BY positionid), "
-            "list(comment ORDER BY positionid), list(comment_before ORDER BY positionid), "
-            "list(nags ORDER BY positionid), list(wtm ORDER BY positionid), "
-            "list(null_move ORDER BY positionid), max(depth) FROM positions "
-            "WHERE gamenumber BETWEEN ? AND ? AND gamenumber IN (SELECT unnest(?::INTEGER[])) "
-            "GROUP BY gamenumber", [min(numbers), max(numbers), numbers]).fetchall():
-        if number not in games:
-            continue
-        keys, values, start_fen, bad_move, mainline = games[number]
-        out[number] = GameRows(list(zip(keys or (), values or ())), start_fen, bad_move, mainline, parents, sans,
-                               comments, befores, nags, wtm, nulls, depth or 0)
+    start, total = 0, len(gamenumbers)
+    while start < total:
+        number = gamenumbers[start]
+        end = start + 1
+        while end < total and gamenumbers[end] == number:
+            end += 1
+        if number in games:
+            keys, values, start_fen, bad_move, mainline = games[number]
+            out[number] = GameRows(list(zip(keys or (), values or ())), start_fen, bad_move, mainline,
+                                   parents[start:end], sans[start:end], comments[start:end], befores[start:end],
+                                   nags[start:end], wtm[start:end], nulls[start:end], max(depths[start:end]))
+        start = end
     return out
 
 
@@ -97,39 +105,24 @@ def exact(rows: GameRows) -> bool:
     return not any("\\" in v or '"' in v for _, v in rows.tags)
 
 
-class _Writer:
-    """python-chess's StringExporter state: the finished lines, the current one, the move-number flag."""
-
-    __slots__ = ("lines", "line", "force")
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self.line = ""
-        self.force = True
-
-    def token(self, text: str) -> None:
-        if _COLUMNS - len(self.line) < len(text):
-            if self.line:
-                self.lines.append(self.line.rstrip())
-            self.line = ""
-        self.line += text
-
-    def comment(self, text: str) -> None:
-        self.token("{ " + text.replace("}", "").strip() + " } ")
-        self.force = True
+def _comment(text: str) -> str:
+    return "{ " + text.replace("}", "").strip() + " } "
 
 
-def write_game(rows: GameRows, comments: list[str | None]) -> str:
-    """The game as python-chess exports it; ``comments`` are the final comment per position (marks added)."""
+def write_game(rows: GameRows, header: str, matched: set[int], added: dict[int, list[str]],
+               matchstring: str) -> str:
+    """The game as python-chess exports it after :func:`cqlindex.output.pgn._mark`: ``header``
+    joins the start comment, then each position gets its ``added`` comments and, when
+    ``matched``, the match string. The exporter's steps are written out inline (this is the
+    loop that runs per move): a token goes to a new line when it would pass 80 columns."""
     fullmove, white_first = _start(rows)  # type: ignore[misc]
     tags = dict(rows.tags)
-    w = _Writer()
-    head = [f'[{name} "{tags[name]}"]' for name in _ROSTER if name in tags]
-    head += [f'[{name} "{value}"]' for name, value in rows.tags if name not in _ROSTER]
-    if head:
-        w.lines.extend(head)
-        w.lines.append("")
+    lines = [f'[{name} "{tags[name]}"]' for name in _ROSTER if name in tags]
+    lines += [f'[{name} "{value}"]' for name, value in rows.tags if name not in _ROSTER]
+    if lines:
+        lines.append("")
     parents, sans, befores, nags, wtm, nulls = rows.parents, rows.sans, rows.befores, rows.nags, rows.wtm, rows.nulls
+    comments = rows.comments
     n = len(parents)
     children: list[list[int]] = [[] for _ in range(n)]
     ply = [0] * n
@@ -138,48 +131,91 @@ def write_game(rows: GameRows, comments: list[str | None]) -> str:
         p = parents[i]
         children[p].append(i)
         ply[i] = ply[p] + 1
+    cur = ""
+    force = True
+    marker = _comment(matchstring) if matchstring else None
 
-    def node(i: int) -> None:
-        before = befores[i]
-        if before:
-            w.comment(before)
-        p = parents[i]
-        number = fullmove + (ply[p] + offset) // 2
-        if wtm[p]:
-            w.token(f"{number}. ")
-        elif w.force:
-            w.token(f"{number}... ")
-        w.token(("--" if nulls[i] else sans[i]) + " ")
-        w.force = False
-        marks = nags[i]
-        if marks:
-            for nag in sorted(set(marks)):
-                w.token(f"${nag} ")
+    def text_at(i: int) -> str | None:
         text = comments[i]
-        if text:
-            w.comment(text)
+        if i == 0:
+            text = " ".join(t for t in (text, header) if t)
+        if i in matched or i in added:
+            text = " ".join(t for t in (text, *added.get(i, ()), matchstring if i in matched else None) if t)
+        return text
+
+    def put(token: str) -> None:
+        nonlocal cur
+        if len(cur) + len(token) > _COLUMNS and cur:
+            lines.append(cur.rstrip())
+            cur = token
+        else:
+            cur += token
 
     def line(i: int, sidelines: bool) -> None:
+        nonlocal cur, force
         while True:
-            node(i)
+            before = befores[i]
+            if before:
+                put(_comment(before))
+                force = True
+            p = parents[i]
+            if wtm[p]:
+                token = f"{fullmove + (ply[p] + offset) // 2}. "
+            elif force:
+                token = f"{fullmove + (ply[p] + offset) // 2}... "
+            else:
+                token = None
+            if token is not None:
+                if len(cur) + len(token) > _COLUMNS and cur:
+                    lines.append(cur.rstrip())
+                    cur = token
+                else:
+                    cur += token
+            token = ("--" if nulls[i] else sans[i]) + " "
+            if len(cur) + len(token) > _COLUMNS and cur:
+                lines.append(cur.rstrip())
+                cur = token
+            else:
+                cur += token
+            force = False
+            marks = nags[i]
+            if marks:
+                for nag in sorted(set(marks)):
+                    put(f"${nag} ")
+            text = comments[i]
+            if i in matched and not text and not (added and i in added):
+                token = marker  # the common case: a bare match string, its token made once
+            elif i in matched or (added and i in added):
+                text = text_at(i)
+                token = _comment(text) if text else None
+            else:
+                token = _comment(text) if text else None
+            if token is not None:
+                if len(cur) + len(token) > _COLUMNS and cur:
+                    lines.append(cur.rstrip())
+                    cur = token
+                else:
+                    cur += token
+                force = True
             if sidelines:
-                for sibling in children[parents[i]][1:]:
-                    w.token("( ")
-                    w.force = True
+                for sibling in children[p][1:]:
+                    put("( ")
+                    force = True
                     line(sibling, False)
-                    w.token(") ")
-                    w.force = True
+                    put(") ")
+                    force = True
             kids = children[i]
             if not kids:
                 return
             i, sidelines = kids[0], True
 
-    if comments[0]:
-        w.comment(comments[0])
+    root = text_at(0)
+    if root:
+        put(_comment(root))
     if children[0]:
         line(children[0][0], True)
-    w.token(tags.get("Result", "*") + " ")
-    if w.line:
-        w.lines.append(w.line.rstrip())
-    w.lines.append("")
-    return "\n".join(w.lines).rstrip()
+    put(tags.get("Result", "*") + " ")
+    if cur:
+        lines.append(cur.rstrip())
+    lines.append("")
+    return "\n".join(lines).rstrip()

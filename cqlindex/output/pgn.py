@@ -103,15 +103,13 @@ def write_pgn(con, result, out: TextIO, *, matchstring: str = "CQL", variations:
             if game is None or not exact(game) or (not silent and result.edits.get(number)) or not all(
                     0 <= i < (len(game.parents) if variations else game.mainline) for i in ids):
                 continue  # python-chess's path writes it (or says what is wrong)
-            comments = game.comments
-            if not silent:
-                comments = list(comments)
+            header = ""
+            if not silent and with_header:
                 values = result.sort_values.get(number, ())
                 header = "; ".join([f"Game number {number}",
-                                    *(f"{label}: {'none' if v is None else v}" for label, v in zip(labels, values))]
-                                   ) if with_header else ""
-                _mark_texts(comments, ids, header, matchstring, result.comments.get(number, {}))
-            texts[number] = write_game(game, comments)
+                                    *(f"{label}: {'none' if v is None else v}" for label, v in zip(labels, values))])
+            texts[number] = (write_game(game, "", set(), {}, matchstring) if silent else
+                             write_game(game, header, set(ids), result.comments.get(number, {}), matchstring))
         slow = [number for number in batch if number not in texts]
         if slow:
             for item in annotated_games(con, result, numbers=slow, **options):
@@ -125,15 +123,6 @@ def write_pgn(con, result, out: TextIO, *, matchstring: str = "CQL", variations:
             out.write("\n\n")
             summary.games += 1
     return summary
-
-
-def _mark_texts(comments: list[str | None], ids: list[int], header: str, matchstring: str,
-                added: dict[int, list[str]]) -> None:
-    """:func:`_mark` on the list of comments per position."""
-    matched = set(ids)
-    comments[0] = _join(comments[0], header)
-    for i in sorted(matched | set(added)):
-        comments[i] = _join(comments[i], *added.get(i, ()), matchstring if i in matched else None)
 
 
 def annotated_games(con, result, *, matchstring: str = "CQL", variations: bool, silent: bool = False,
