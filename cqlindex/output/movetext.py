@@ -160,28 +160,14 @@ def write_game(rows: GameRows, header: str, matched: set[int], added: dict[int, 
                 force = True
             p = parents[i]
             if wtm[p]:
-                token = f"{fullmove + (ply[p] + offset) // 2}. "
+                tokens = [f"{fullmove + (ply[p] + offset) // 2}. ", ("--" if nulls[i] else sans[i]) + " "]
             elif force:
-                token = f"{fullmove + (ply[p] + offset) // 2}... "
+                tokens = [f"{fullmove + (ply[p] + offset) // 2}... ", ("--" if nulls[i] else sans[i]) + " "]
             else:
-                token = None
-            if token is not None:
-                if len(cur) + len(token) > _COLUMNS and cur:
-                    lines.append(cur.rstrip())
-                    cur = token
-                else:
-                    cur += token
-            token = ("--" if nulls[i] else sans[i]) + " "
-            if len(cur) + len(token) > _COLUMNS and cur:
-                lines.append(cur.rstrip())
-                cur = token
-            else:
-                cur += token
-            force = False
+                tokens = [("--" if nulls[i] else sans[i]) + " "]
             marks = nags[i]
             if marks:
-                for nag in sorted(set(marks)):
-                    put(f"${nag} ")
+                tokens += [f"${nag} " for nag in sorted(set(marks))]
             text = comments[i]
             if i in matched and not text and not (added and i in added):
                 token = marker  # the common case: a bare match string, its token made once
@@ -190,13 +176,15 @@ def write_game(rows: GameRows, header: str, matched: set[int], added: dict[int, 
                 token = _comment(text) if text else None
             else:
                 token = _comment(text) if text else None
-            if token is not None:
+            force = token is not None  # a comment asks for the next move's number
+            if force:
+                tokens.append(token)
+            for token in tokens:  # python-chess's write_token, inline: this loop runs per move
                 if len(cur) + len(token) > _COLUMNS and cur:
                     lines.append(cur.rstrip())
                     cur = token
                 else:
                     cur += token
-                force = True
             if sidelines:
                 for sibling in children[p][1:]:
                     put("( ")

@@ -93,6 +93,7 @@ def write_pgn(con, result, out: TextIO, *, matchstring: str = "CQL", variations:
     options = dict(matchstring=matchstring, variations=variations, silent=silent, with_header=with_header)
     numbers = list(result.matches)
     labels = [key.label for key in result.keys]
+    meta: dict | None = None
     for start in range(0, len(numbers), _BATCH):
         batch = numbers[start:start + _BATCH]
         rows = {} if reference else fetch(con, batch)
@@ -112,7 +113,9 @@ def write_pgn(con, result, out: TextIO, *, matchstring: str = "CQL", variations:
                              write_game(game, header, set(ids), result.comments.get(number, {}), matchstring))
         slow = [number for number in batch if number not in texts]
         if slow:
-            for item in annotated_games(con, result, numbers=slow, **options):
+            if meta is None:  # where every game's text is: one window over the games table, once
+                meta = _meta(con, numbers)
+            for item in annotated_games(con, result, numbers=slow, meta=meta, **options):
                 texts[item.gamenumber] = item.game.accept(
                     chess.pgn.StringExporter(headers=True, variations=True, comments=True))
                 if item.rebuilt:
@@ -126,18 +129,17 @@ def write_pgn(con, result, out: TextIO, *, matchstring: str = "CQL", variations:
 
 
 def annotated_games(con, result, *, matchstring: str = "CQL", variations: bool, silent: bool = False,
-                    with_header: bool = True, numbers: list[int] | None = None) -> Iterator[AnnotatedGame]:
+                    with_header: bool = True, numbers: list[int] | None = None,
+                    meta: dict | None = None) -> Iterator[AnnotatedGame]:
     """The matching games of ``result``, in its order, as python-chess games with the match comments added
     (without the ``Game number`` header comment when not ``with_header``: CQL's -noheader);
-    only ``numbers`` of them, in that order, when given."""
+    only ``numbers`` of them, in that order, when given (``meta``: :func:`_meta` of them or more, once)."""
     matches: dict[int, list[int]] = result.matches
     numbers = list(matches) if numbers is None else numbers
     if not numbers:
         return
-    meta = {row[0]: row[1:] for row in con.execute(
-        "SELECT gamenumber, source_file, byte_offset, next_offset, positions, mainline_positions "
-        "FROM (SELECT *, lead(byte_offset) OVER (PARTITION BY source_file ORDER BY gamenumber) AS next_offset "
-        "      FROM games) WHERE gamenumber IN (SELECT unnest(?::INTEGER[]))", [numbers]).fetchall()}
+    if meta is None:
+        meta = _meta(con, numbers)
     labels = [key.label for key in result.keys]
     sources = _Sources(_index_directory(con))
     try:
@@ -175,6 +177,15 @@ def annotated_games(con, result, *, matchstring: str = "CQL", variations: bool, 
                 yield ready.pop(number)
     finally:
         sources.close()
+
+
+def _meta(con, numbers: list[int]) -> dict[int, tuple]:
+    """Where each game's text is (file, offset, the next game's offset) and its position counts:
+    one window over the games table, so :func:`write_pgn` asks it once for all its games."""
+    return {row[0]: row[1:] for row in con.execute(
+        "SELECT gamenumber, source_file, byte_offset, next_offset, positions, mainline_positions "
+        "FROM (SELECT *, lead(byte_offset) OVER (PARTITION BY source_file ORDER BY gamenumber) AS next_offset "
+        "      FROM games) WHERE gamenumber IN (SELECT unnest(?::INTEGER[]))", [numbers]).fetchall()}
 
 
 def _mark(nodes: list[chess.pgn.GameNode], ids: list[int], header: str, matchstring: str,
