@@ -102,7 +102,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"index: {db.name}, query 'true' (main line), load average {figures['load_average_1min']:.2f}")
         print(f"  columns writer : {summary.games:>7,} games  {figures['fast_games_per_s_wall']:>9,.0f} games/s wall"
               f"  {figures['fast_games_per_s_cpu']:>9,.0f} games/s CPU  ({summary.reference} left to python-chess)")
-        print(f"  python-chess   : {ref_summary.games:>7,} games  {figures['reference_games_per_s_wall']:>9,.0f} games/s wall"
+        print(f"  python-chess   : {ref_summary.games:>7,} games  "
+              f"{figures['reference_games_per_s_wall']:>9,.0f} games/s wall"
               f"  {figures['reference_games_per_s_cpu']:>9,.0f} games/s CPU")
         print(f"  speed-up (CPU) : {figures['speedup_cpu']:.1f}x; outputs agree on the common games: {agree}")
     return 0 if agree else 1

@@ -22,14 +22,16 @@ EDGE = "data/edge/pgn-extract_test_infiles/"
 CASES = [
     (("data/studies/cql6-sample.pgn",), "check", True, 0),
     (("data/studies/cql6-sample.pgn",), "initial", False, 0),
-    (("data/annotated/chess-informant-sample.pgn", "data/annotated/world-matches.pgn"), "check", True, 0),
+    (("data/annotated/chess-informant-sample.pgn", "data/annotated/world-matches.pgn"),
+     "check", True, 0),
     (("data/annotated/dortmund.pgn", "data/annotated/immortal-games.pgn"), "mate or stalemate", True, 0),
     (("data/games/lichess-474.pgn",), "check", False, 0),
     (("data/games/lichess-474.pgn",), "check", True, 0),
     ((EDGE + "test-allownullmoves.pgn", EDGE + "test-setup-in.pgn", EDGE + "test-promotion-in.pgn",
-      EDGE + "nested-comment.pgn", EDGE + "test-long-line.pgn", EDGE + "test-nagcomments.pgn"), "true", True, 12),  # no Result tag, or "*"
+      EDGE + "nested-comment.pgn", EDGE + "test-long-line.pgn", EDGE + "test-nagcomments.pgn"),
+     "true", True, 12),  # 12 of 15 have no Result tag, or "*"
     (("data/edge/pychess/fenSetup.pgn", "data/edge/pgn4web/chess960wch06.pgn", "data/edge/pgn4web/tactics.pgn",
-      "data/edge/pgn4web/test.pgn"), "true", True, 11),  # Result "*"
+      "data/edge/pgn4web/test.pgn"), "true", True, 11),  # 11 of 950 have Result "*"
 ]
 
 

@@ -48,7 +48,8 @@ def fetch(con, numbers: list[int]) -> dict[int, GameRows]:
     flat columns in (gamenumber, positionid) order and are cut per game here (a ``list()``
     aggregate per column sorts each one again, several times slower)."""
     games = {row[0]: row[1:] for row in con.execute(
-        "SELECT gamenumber, map_keys(tags), map_values(tags), start_fen, bad_move, mainline_positions FROM games "
+        "SELECT gamenumber, map_keys(tags), map_values(tags), start_fen, bad_move, mainline_positions, positions "
+        "FROM games "
         "WHERE gamenumber IN (SELECT unnest(?::INTEGER[]))", [numbers]).fetchall()}
     table = con.sql(
         "SELECT gamenumber, parent, san, comment, comment_before, nags, wtm, null_move, depth FROM positions "
@@ -57,17 +58,15 @@ def fetch(con, numbers: list[int]) -> dict[int, GameRows]:
     columns = [table.column(k).to_pylist() for k in range(table.num_columns)]
     gamenumbers, parents, sans, comments, befores, nags, wtm, nulls, depths = columns
     out: dict[int, GameRows] = {}
-    start, total = 0, len(gamenumbers)
-    while start < total:
-        number = gamenumbers[start]
-        end = start + 1
-        while end < total and gamenumbers[end] == number:
-            end += 1
-        if number in games:
-            keys, values, start_fen, bad_move, mainline = games[number]
-            out[number] = GameRows(list(zip(keys or (), values or ())), start_fen, bad_move, mainline,
-                                   parents[start:end], sans[start:end], comments[start:end], befores[start:end],
-                                   nags[start:end], wtm[start:end], nulls[start:end], max(depths[start:end]))
+    start = 0
+    for number in sorted(games):  # the rows are in gamenumber order; each game has `positions` of them
+        keys, values, start_fen, bad_move, mainline, count = games[number]
+        end = start + count
+        if not count or end > len(gamenumbers) or gamenumbers[start] != number or gamenumbers[end - 1] != number:
+            break  # the two tables disagree: this game and the rest go through python-chess's path
+        out[number] = GameRows(list(zip(keys or (), values or ())), start_fen, bad_move, mainline,
+                               parents[start:end], sans[start:end], comments[start:end], befores[start:end],
+                               nags[start:end], wtm[start:end], nulls[start:end], max(depths[start:end]))
         start = end
     return out
 
@@ -88,11 +87,12 @@ def _start(rows: GameRows) -> tuple[int, bool] | None:
 def exact(rows: GameRows) -> bool:
     """Whether this writer's bytes are certainly python-chess's for the game.
 
-    Not taken: a game without a Result tag or with "*" (python-chess sets the tag from the result
-    token of the text, which the index does not keep apart); a game the build cut at an illegal move (python-chess places the error comment
-    where its own reading stopped); a start position whose FEN tag and index disagree or whose
-    move number is not plain; a tag value with ``\\`` or ``"`` (the file's escaping is not
-    kept); a ``Variant`` tag other than :data:`_PLAIN` (python-chess may read another board); a tag name twice; variations
+    Not taken: a game without a Result tag or with "*" (python-chess sets the tag from the
+    result token of the text, which the index does not keep apart); a game the build cut at an
+    illegal move (python-chess places the error comment where its own reading stopped); a start
+    position whose FEN tag and index disagree or whose move number is not plain; a tag value
+    with ``\\`` or ``"`` (the file's escaping is not kept); a ``Variant`` tag other than
+    :data:`_PLAIN` (python-chess may read another board); a tag name twice; variations
     nested deeper than :data:`_MAX_DEPTH`.
     """
     if rows.bad_move is not None or rows.depth > _MAX_DEPTH or _start(rows) is None:
@@ -124,13 +124,15 @@ def write_game(rows: GameRows, header: str, matched: set[int], added: dict[int, 
     parents, sans, befores, nags, wtm, nulls = rows.parents, rows.sans, rows.befores, rows.nags, rows.wtm, rows.nulls
     comments = rows.comments
     n = len(parents)
-    children: list[list[int]] = [[] for _ in range(n)]
-    ply = [0] * n
+    single = rows.depth == 0  # one line, no variation: node i's parent is i - 1, its ply i
+    children: list[list[int]] = [[] for _ in range(n)] if not single else []
+    ply: list[int] | range = range(n) if single else [0] * n
     offset = 0 if white_first else 1
-    for i in range(1, n):
-        p = parents[i]
-        children[p].append(i)
-        ply[i] = ply[p] + 1
+    if not single:
+        for i in range(1, n):
+            p = parents[i]
+            children[p].append(i)
+            ply[i] = ply[p] + 1  # type: ignore[index]
     cur = ""
     force = True
     marker = _comment(matchstring) if matchstring else None
@@ -185,6 +187,11 @@ def write_game(rows: GameRows, header: str, matched: set[int], added: dict[int, 
                     cur = token
                 else:
                     cur += token
+            if single:
+                i += 1
+                if i == n:
+                    return
+                continue
             if sidelines:
                 for sibling in children[p][1:]:
                     put("( ")
@@ -200,8 +207,8 @@ def write_game(rows: GameRows, header: str, matched: set[int], added: dict[int, 
     root = text_at(0)
     if root:
         put(_comment(root))
-    if children[0]:
-        line(children[0][0], True)
+    if n > 1:
+        line(1 if single else children[0][0], True)
     put(tags.get("Result", "*") + " ")
     if cur:
         lines.append(cur.rstrip())
