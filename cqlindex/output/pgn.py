@@ -19,6 +19,11 @@ before the first move, together with ``Game number N``. This module does the sam
   what only the text had (``;`` comments, ``%`` lines, line breaks) is lost. A game the build
   truncated at an illegal move comes out truncated, as the reference engine writes it.
 
+That path (python-chess's parse, replay and export, ~250 games/s) is the reference: by default
+:func:`write_pgn` writes each game from the index's columns with :mod:`cqlindex.output.movetext`
+(the same bytes, ~6,000 games/s) and sends here only the games that writer cannot do exactly
+(no Result tag or ``*``, cut at an illegal move, unusual FEN or tag text, query edits).
+
 The header comment is ``Game number N`` (the reference engine's words) followed by the game's
 sort values, each as ``label: value`` (the ``sort`` filter's documentation string, or its text),
 after the game's own opening comment and before the match string when the start position matches::
