@@ -5,7 +5,8 @@ runs in a fresh child process, and this script reports:
 
 * wall seconds and positions/s (wall), CPU seconds (user + sys of the build and its workers,
   ``resource.getrusage`` deltas taken inside the child; "main" is the build process alone:
-  splitting games and the DuckDB inserts) and positions per CPU second;
+  cutting the input into pieces and the DuckDB inserts; the workers split and read the games)
+  and positions per CPU second;
 * the peak RSS of the whole process tree (the build and its workers together), sampled from
   /proc every 50 ms by this script, and the peak of the main process alone;
 * the database's bytes per position;

@@ -225,3 +225,15 @@ def test_explain_json_gives_sql_verdicts_and_residual() -> None:
     assert data["residual"]["query"] == p.query.text
     exact = explain_data(plan(parse("mate"), False))
     assert exact["exact"] and exact["rows"] == "matches" and exact["residual"] is None
+
+
+@pytest.mark.parametrize("variations", [False, True])
+@pytest.mark.parametrize("step", ["line firstmatch --> check and ", "line --> mate or ", "line <-- K and "])
+def test_nested_lines_plan_in_size_linear_in_their_depth(step: str, variations: bool) -> None:
+    """Each line compiled its leading constituent twice (as a step and as a game-level test), so
+    a line nested in a line's constituent doubled the SQL per level (the fuzz test's eleven
+    nested lines took past 10 s in DuckDB)."""
+    def size(depth: int) -> int:
+        return len(plan(parse(step * depth + "check"), variations).sql)
+
+    assert size(10) < 3 * size(5)

@@ -1,8 +1,10 @@
 """The build: PGN files in, a complete DuckDB index out, or nothing at the target path.
 
-Games are cut from the input in the parent process (cheap, and it fixes the game numbers),
-read in batches by worker processes (the expensive part, one per core), and inserted into
-DuckDB as Arrow tables in game order, many batches per transaction. At most a few batches are
+The parent process reads the input and cuts it into pieces of text at places where a game
+certainly starts (:mod:`.chunks`, a search per piece); worker processes (one per core) split
+the pieces into games and read them; the parent inserts the results into DuckDB as Arrow
+tables in input order, numbering the games on from the pieces before, many batches per
+transaction. At most a few batches are
 in flight and a transaction commits every million or so positions, so memory does not grow with
 the input. The database is written under a temporary name next to the
 target and renamed into place only when it is complete: a killed build leaves the target as it
@@ -12,6 +14,7 @@ was, and the next build removes the leftovers and starts again.
 from __future__ import annotations
 
 import os
+import shutil
 import time
 import zlib
 from collections import deque
@@ -28,16 +31,20 @@ from cqlindex import __version__
 from cqlindex.errors import InputError, OutputError
 from cqlindex.ingest.lifeline import lifeline_options
 from cqlindex.ingest.lock import lock_target
-from cqlindex.ingest.source import RawGame, expand_inputs, split_games
+from cqlindex.ingest.chunks import Chunk, chunks
+from cqlindex.ingest.source import expand_inputs
 from cqlindex.ingest.streams import decoded, not_text, open_raw
-from cqlindex.ingest.worker import NOT_PGN, READERS, compiled_reader_available, parse_batch
+from cqlindex.ingest.worker import NOT_PGN, READERS, compiled_reader_available, parse_chunk, unspooled
 from cqlindex.store.schema import SCHEMA_VERSION, create_schema
 
+# Games a worker reads at a time. Batches of 500 games (~40k positions) keep the workers' numpy
+# arrays in cache: 2,000-game batches took 40% more CPU on 20,000 games, 200-game ones the same.
 BATCH_GAMES = 500
-# The smallest batch, in bytes of PGN (small inputs are cut finer so every worker gets work).
-# Batches of 500 games (~40k positions) keep the workers' numpy arrays in cache: 2,000-game
-# batches took 40% more CPU on 20,000 games, 200-game ones the same.
-MIN_BATCH_BYTES = 64 * 1024
+# The pieces of PGN text handed to the workers, in bytes: a quarter of a worker's share of the
+# input, within these bounds (small inputs are cut finer so every worker gets work; large
+# ones in pieces of a few thousand games, so few are in flight and memory stays flat).
+MIN_CHUNK_BYTES = 64 * 1024
+MAX_CHUNK_BYTES = 1024 * 1024
 MEMORY_LIMIT = "512MB"
 # DuckDB threads while the workers parse: the inserts are sequential anyway, and a second DuckDB
 # thread only takes CPU from the workers (measured: 35% more CPU for the same inserts).
@@ -80,10 +87,18 @@ def _temporary_path(output: Path) -> Path:
     return output.with_name(f".{output.name}.building-{os.getpid()}")
 
 
+def _spool_path(temporary: Path) -> Path:
+    """Where the workers leave their positions tables for the parent (see :func:`parse_chunk`)."""
+    return temporary.with_name(temporary.name + ".spool")
+
+
 def _remove_leftovers(output: Path) -> None:
-    """Remove what killed builds of the same target left behind."""
+    """Remove what killed builds of the same target left behind (databases, spool directories)."""
     for stale in output.parent.glob(f".{output.name}.building-*"):
-        stale.unlink(missing_ok=True)
+        if stale.is_dir():
+            shutil.rmtree(stale, ignore_errors=True)
+        else:
+            stale.unlink(missing_ok=True)
 
 
 @dataclass(slots=True)
@@ -94,49 +109,54 @@ class _Report:
     rejected: list[str] = field(default_factory=list)
 
 
-def _batches(paths: list[Path], progress: Progress, report: _Report, batch_games: int,
-             batch_bytes_limit: int) -> Iterator[list[tuple[int, RawGame]]]:
-    gamenumber = 0
-    batch: list[tuple[int, RawGame]] = []
-    batch_bytes = 0
+@dataclass(slots=True)
+class _Input:
+    """What reading one input found: why it is not text, whether it ends early, its games."""
+
+    path: Path
+    problem: str | None = None
+    truncated: bool = False
+    games: int = 0
+
+
+def _chunks(paths: list[Path], progress: Progress, inputs: list[_Input],
+            size: int) -> Iterator[tuple[Chunk, int]]:
+    """The pieces of every input in order, each with the bytes of input read once it is cut."""
     done_before = 0
-    for path in paths:
-        size = path.stat().st_size
+    for index, path in enumerate(paths):
+        file_size = path.stat().st_size
+        found = _Input(path)
+        inputs.append(found)
         raw = open_raw(path)  # its position is how much of the file has been read, for the progress bar
-        found = 0
         try:
             stream = decoded(raw)
-            problem = not_text(stream)
-            if problem:
-                report.rejected.append(f"{path}: {problem}")
-                found = -1
-            for game in () if problem else split_games(stream, str(path)):
-                gamenumber += 1
-                found += 1
-                batch.append((gamenumber, game))
-                batch_bytes += len(game.data)
-                if len(batch) >= batch_games or batch_bytes >= batch_bytes_limit:
-                    progress.bytes_done = done_before + min(raw.tell(), size)
-                    yield batch
-                    batch, batch_bytes = [], 0
+            found.problem = not_text(stream)
+            for chunk in () if found.problem else chunks(stream, str(path), index, size):
+                found.truncated = chunk.end == "truncated"
+                yield chunk, done_before + min(raw.tell(), file_size)
         except (OSError, zlib.error, ZstdError) as error:
             raise InputError(f"{path}: cannot read, the file is damaged ({error})") from None
-        except EOFError:
-            if found:
-                report.warnings.append(f"{path}: the compressed file ends early; indexed the {found:,} games "
-                                       "before the cut")
-            else:
-                report.rejected.append(f"{path}: the compressed file ends early, before the end of its first "
-                                       "game (the file is cut short: copy or download it again)")
-            found = -1
+        except EOFError:  # while looking at its first bytes (reading the pieces reports it in the last piece)
+            found.truncated = True
         finally:
             raw.close()
-        if not found:
+        done_before += file_size
+
+
+def _input_report(inputs: list[_Input], report: _Report) -> None:
+    """The warnings and rejections of each input, in input order, once its games are counted."""
+    for found in inputs:
+        path = found.path
+        if found.problem:
+            report.rejected.append(f"{path}: {found.problem}")
+        elif found.truncated and found.games:
+            report.warnings.append(f"{path}: the compressed file ends early; indexed the {found.games:,} games "
+                                   "before the cut")
+        elif found.truncated:
+            report.rejected.append(f"{path}: the compressed file ends early, before the end of its first "
+                                   "game (the file is cut short: copy or download it again)")
+        elif not found.games:
             report.warnings.append(f"{path}: no games found")
-        done_before += size
-        progress.bytes_done = done_before
-    if batch:
-        yield batch
 
 
 def _not_pgn(con: duckdb.DuckDBPyConnection, report: _Report) -> int:
@@ -153,13 +173,15 @@ def _not_pgn(con: duckdb.DuckDBPyConnection, report: _Report) -> int:
 
 def build(inputs: list[str], output: str | os.PathLike, *, workers: int | None = None,
           batch_games: int = BATCH_GAMES, on_progress: Callable[[Progress], None] | None = None,
-          reader: str = "auto", wait: bool = False, on_wait: Callable[[str], None] | None = None) -> BuildSummary:
+          reader: str = "auto", wait: bool = False, on_wait: Callable[[str], None] | None = None,
+          chunk_bytes: int | None = None) -> BuildSummary:
     """Index every position of every game of ``inputs`` (files or globs) into ``output``.
 
     ``workers`` is the number of parse processes (default: one per core; 1 parses in this
     process). ``reader`` is ``compiled`` (main-line games by the compiled reader, the rest by
     python-chess), ``python-chess`` (every game replayed) or ``auto`` (compiled when its wheel
-    is installed). Raises :class:`InputError` or :class:`OutputError` for what a user can fix, and
+    is installed). ``chunk_bytes`` sets the size of the pieces of text handed to the workers
+    (tests use small ones; the default depends on the input's size). Raises :class:`InputError` or :class:`OutputError` for what a user can fix, and
     :class:`BusyError` if another build is writing ``output``, unless ``wait`` (``on_wait`` then
     hears that it waits).
     """
@@ -192,10 +214,12 @@ def build(inputs: list[str], output: str | os.PathLike, *, workers: int | None =
         # fixed cap keeps the build's footprint independent of the input size.
         con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
         create_schema(con)
-        # Small inputs are cut finer so every worker gets work; large ones in batches of batch_games.
-        batch_bytes = max(MIN_BATCH_BYTES, progress.bytes_total // (4 * workers))
-        _load(con, _batches(paths, progress, report, batch_games, batch_bytes), workers, reader, progress,
-              on_progress)
+        # Small inputs are cut finer so every worker gets work.
+        size = chunk_bytes or min(MAX_CHUNK_BYTES, max(MIN_CHUNK_BYTES, progress.bytes_total // (4 * workers)))
+        inputs: list[_Input] = []
+        _load(con, _chunks(paths, progress, inputs, size), workers, reader, batch_games, progress, inputs,
+              on_progress, _spool_path(temporary))
+        _input_report(inputs, report)
         if _not_pgn(con, report) == 0:
             raise InputError("; ".join(report.rejected + report.warnings) or
                              "no games found in " + ", ".join(str(p) for p in paths))
@@ -212,14 +236,16 @@ def build(inputs: list[str], output: str | os.PathLike, *, workers: int | None =
         Path(f"{temporary}.wal").unlink(missing_ok=True)
         raise
     finally:
+        shutil.rmtree(_spool_path(temporary), ignore_errors=True)
         lock.release()
     return BuildSummary(target, len(paths), progress.games, progress.positions, int(mainline), progress.errors,
                         seconds, tuple(report.warnings), tuple(report.rejected))
 
 
-def _load(con: duckdb.DuckDBPyConnection, batches: Iterator[list[tuple[int, RawGame]]], workers: int, reader: str,
-          progress: Progress, on_progress: Callable[[Progress], None] | None) -> None:
-    """Parse ``batches`` and insert them in game order.
+def _load(con: duckdb.DuckDBPyConnection, pieces: Iterator[tuple[Chunk, int]], workers: int, reader: str,
+          batch_games: int, progress: Progress, inputs: list[_Input],
+          on_progress: Callable[[Progress], None] | None, spool: Path) -> None:
+    """Parse ``pieces`` and insert their games in order, numbered on from the games before.
 
     Many batches go in one transaction, on one DuckDB thread: DuckDB then compresses each full
     row group once, straight into the file, instead of logging every insert to its write-ahead
@@ -231,16 +257,22 @@ def _load(con: duckdb.DuckDBPyConnection, batches: Iterator[list[tuple[int, RawG
     schema = con.sql("SELECT * FROM positions LIMIT 0").to_arrow_table().schema
     con.execute("BEGIN TRANSACTION")
     uncommitted = 0
-    for games, positions, errors in _parsed(batches, workers, reader, schema):
-        _insert(con, games, positions, errors)
-        uncommitted += positions.num_rows
+    for chunk, bytes_done, (count, parts) in _parsed(pieces, workers, reader, schema, batch_games, spool):
+        for games, spooled, errors in parts:
+            positions = unspooled(spooled)
+            _insert(con, games, positions, errors, progress.games)
+            if isinstance(spooled, str):
+                os.unlink(spooled)
+            uncommitted += positions.num_rows
+            progress.positions += positions.num_rows
+            progress.errors += errors.num_rows
+        progress.games += count
+        inputs[chunk.source].games += count
+        progress.bytes_done = bytes_done
         if uncommitted >= COMMIT_POSITIONS:
             con.execute("COMMIT")
             con.execute("BEGIN TRANSACTION")
             uncommitted = 0
-        progress.games += games.num_rows
-        progress.positions += positions.num_rows
-        progress.errors += errors.num_rows
         if on_progress:
             on_progress(progress)
     con.execute("COMMIT")
@@ -257,31 +289,38 @@ def _resolve_reader(reader: str) -> str:
     return "compiled" if reader == "compiled" or (reader == "auto" and available) else "python-chess"
 
 
-def _parsed(batches: Iterator[list[tuple[int, RawGame]]], workers: int, reader: str, schema: pa.Schema):
-    """Parsed batches in input order, at most ``2 * workers`` in flight."""
+def _parsed(pieces: Iterator[tuple[Chunk, int]], workers: int, reader: str, schema: pa.Schema, batch_games: int,
+            spool: Path):
+    """(piece, bytes done, parsed piece) in input order, at most ``2 * workers`` pieces in flight."""
     if workers <= 1:
-        for batch in batches:
-            yield parse_batch(batch, reader, schema)
+        for chunk, done in pieces:
+            yield chunk, done, parse_chunk(chunk, reader, schema, batch_games)
         return
+    spool.mkdir(exist_ok=True)
     with ProcessPoolExecutor(max_workers=workers, **lifeline_options()) as pool:
-        pending: deque[Future] = deque()
+        pending: deque[tuple[Chunk, int, Future]] = deque()
         try:
-            for batch in batches:
-                pending.append(pool.submit(parse_batch, batch, reader, schema))
+            for chunk, done in pieces:
+                pending.append((chunk, done, pool.submit(parse_chunk, chunk, reader, schema, batch_games,
+                                                                 str(spool))))
                 if len(pending) >= 2 * workers:
-                    yield pending.popleft().result()
+                    chunk, done, future = pending.popleft()
+                    yield chunk, done, future.result()
             while pending:
-                yield pending.popleft().result()
+                chunk, done, future = pending.popleft()
+                yield chunk, done, future.result()
         finally:
-            for future in pending:
+            for _, _, future in pending:
                 future.cancel()
 
 
-def _insert(con: duckdb.DuckDBPyConnection, games, positions, errors) -> None:
+def _insert(con: duckdb.DuckDBPyConnection, games, positions, errors, games_before: int) -> None:
+    """Insert a worker's tables, its game numbers (from 1) moved on by ``games_before``."""
     for name, table in (("games", games), ("positions", positions), ("errors", errors)):
         if table.num_rows:
             con.register("_batch", table)
-            con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM _batch")
+            con.execute(f"INSERT INTO {name} BY NAME SELECT * REPLACE (gamenumber + ? AS gamenumber) FROM _batch",
+                        [games_before])
             con.unregister("_batch")
 
 

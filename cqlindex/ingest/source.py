@@ -30,11 +30,11 @@ from typing import BinaryIO
 from cqlindex.errors import InputError
 from cqlindex.ingest.streams import open_binary
 
-__all__ = ["RawGame", "expand_inputs", "open_binary", "split_games"]
+__all__ = ["TAG_LINE", "RawGame", "expand_inputs", "open_binary", "split_games"]
 
 _RESULTS = (b"1-0", b"0-1", b"1/2-1/2", b"*")
 # A whole tag pair on its own line: what ends an unclosed comment after a blank line.
-_TAG_LINE = re.compile(rb'\[[A-Za-z0-9][A-Za-z0-9_+#=:-]*\s+"(?:[^"\\]|\\.)*"\]\Z')
+TAG_LINE = re.compile(rb'\[[A-Za-z0-9][A-Za-z0-9_+#=:-]*\s+"(?:[^"\\]|\\.)*"\]\Z')
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,10 +72,19 @@ def expand_inputs(patterns: list[str]) -> list[Path]:
     return paths
 
 
-def split_games(stream: BinaryIO, file: str) -> Iterator[RawGame]:
-    """Yield the games of ``stream`` in order (see the module docstring for the rules)."""
+def split_games(stream: BinaryIO, file: str, *, offset: int = 0, first_line: int = 1,
+                end: str = "file") -> Iterator[RawGame]:
+    """Yield the games of ``stream`` in order (see the module docstring for the rules).
+
+    ``stream`` may be a piece of a file cut by :mod:`cqlindex.ingest.chunks` at a place where
+    a new game certainly starts: ``offset`` and ``line`` are then where the piece starts in the
+    file, and ``end`` says what follows it: ``file`` (the end of the file), ``cut`` (the
+    next piece: a tag line after a blank line, which ends an open comment) or ``truncated``
+    (a compressed file cut short: the game in progress is not yielded, as reading stopped inside it).
+    """
     lines: list[bytes] = []
-    start_offset = start_line = offset = lineno = 0
+    start_offset = start_line = 0
+    lineno = first_line - 1
     state = "none"  # none | tags | gap (blank line after tags) | moves
     tag_names: set[bytes] = set()
     in_comment = after_result = blank_since = False
@@ -89,7 +98,7 @@ def split_games(stream: BinaryIO, file: str) -> Iterator[RawGame]:
             offset, line = 3, line[3:]
         stripped = line.strip()
         name = b""
-        if in_comment and previous_blank and _TAG_LINE.match(stripped):
+        if in_comment and previous_blank and TAG_LINE.match(stripped):
             in_comment = False
             notes.append((comment_line - start_line + 1, f"comment '{{' on line {comment_line} is never closed; "
                                                          f"the game is read up to it, the next game starts on line {lineno}"))
@@ -139,8 +148,11 @@ def split_games(stream: BinaryIO, file: str) -> Iterator[RawGame]:
                 comment_line = lineno
             if not in_comment and stripped:
                 after_result, blank_since = _ends_with_result(stripped), False
-    if content:
-        if in_comment:
+    if content and end != "truncated":
+        if in_comment and end == "cut":
+            notes.append((comment_line - start_line + 1, f"comment '{{' on line {comment_line} is never closed; "
+                                                         f"the game is read up to it, the next game starts on line {lineno + 1}"))
+        elif in_comment:
             notes.append((comment_line - start_line + 1,
                           f"comment '{{' on line {comment_line} is never closed before the end of the file"))
         yield RawGame(file, start_offset, start_line, b"".join(lines), tuple(notes))

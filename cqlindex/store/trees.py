@@ -76,6 +76,8 @@ class Position:
     _chess960: bool = field(default=False, repr=False, compare=False)
     _fullmove_offset: int = field(default=0, repr=False, compare=False)  # FEN fullmove - 1
     _board: chess.Board | None = field(default=None, repr=False, compare=False)
+    #: Squares of each piece-letter set asked for here (see filters/sets/python.occupancy).
+    _occupancies: dict | None = field(default=None, repr=False, compare=False)
 
     def board(self) -> chess.Board:
         """The python-chess board of this position (built once, then shared: copy it to change it).

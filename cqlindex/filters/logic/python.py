@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
+import operator
 
 from cqlindex.cql import ast
 from cqlindex.evaluate.context import Evaluator, decides, evaluates
 from cqlindex.evaluate.values import MATCH, Squares, count, truncated_division
+from cqlindex.filters.sets.python import set_binary
 from cqlindex.store.trees import Position
 
 
@@ -70,8 +72,15 @@ def string(ev: Evaluator, node: ast.String, pos: Position) -> object:
     return node.value
 
 
+#: Each comparison operator; CQL 6.2's [<] [>] [<=] [>=] compare as < > <= >= do.
+_COMPARE = {op: fn for ops, fn in (("<", operator.lt), ("<=", operator.le), ("==", operator.eq), (">=", operator.ge),
+                                   (">", operator.gt), ("!=", operator.ne)) for op in (ops, f"[{ops}]")}
+
+
 def _holds(op: str, left: object, right: object) -> bool:
-    op = op.strip("[]")  # CQL 6.2's [<] [>] [<=] [>=] compare as < > <= >= do
+    if type(left) is int and type(right) is int:  # the common case, first
+        return _COMPARE[op](left, right)
+    op = op.strip("[]")
     if isinstance(left, Squares) and isinstance(right, Squares):
         return (int(left) == int(right)) == (op == "==")
     if isinstance(left, Position) or isinstance(right, Position):
@@ -89,11 +98,19 @@ def _holds(op: str, left: object, right: object) -> bool:
         a, b = count(left), count(right)  # type: ignore[assignment]
         if a is None or b is None:
             return False
-    return {"<": a < b, "<=": a <= b, "==": a == b, ">=": a >= b, ">": a > b, "!=": a != b}[op]
+    return _COMPARE[op](a, b)
 
 
 @evaluates(ast.Compare)
 def comparison(ev: Evaluator, node: ast.Compare, pos: Position) -> object:
+    if len(node.ops) == 1:  # most comparisons: no list of values
+        left = ev.eval(node.operands[0], pos)
+        if left is None:
+            return None
+        right = ev.eval(node.operands[1], pos)
+        if right is None:
+            return None
+        return MATCH if _holds(node.ops[0], left, right) else None
     values = []
     for operand in node.operands:
         value = ev.eval(operand, pos)
@@ -112,8 +129,6 @@ def comparison(ev: Evaluator, node: ast.Compare, pos: Position) -> object:
 
 @evaluates(ast.Binary)
 def binary(ev: Evaluator, node: ast.Binary, pos: Position) -> object:
-    from cqlindex.filters.sets.python import set_binary
-
     if node.op in ("|", "&", "attacks", "attackedby", "in"):
         return set_binary(ev, node, pos)
     if node.op == "~~":

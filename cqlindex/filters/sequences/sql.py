@@ -27,13 +27,16 @@ class SequencesSQL:
         # check on a child and a mate on a grandchild.
         prefix = [] if "singlecolor" in node.params else _fixed_prefix(node.items)
         sql = windowed_chain(self, prefix, row, node.backward) if prefix else None
-        implied = prefix if sql is not None else []  # a window chain needs no game-level test of its steps
         if sql is None and prefix:
             sql = self._chain(prefix, row, node.backward)
+        # A step the chain holds at a position of this game needs no test that the game has such
+        # a position: compiling it twice per level made nested lines cost 2**depth subqueries.
+        implied = prefix if sql is not None else []
         if sql is None:
             first = _first_constituent(node.items)
             if first is not None:
                 sql = self.cond(first, replace(row, linear=True)).sql
+                implied = [first] if sql is not None else []
         for item in dict.fromkeys(x for x in _mandatory(node.items) if x not in implied):  # each distinct one once
             part = self._game_level(item, row, linear=True)
             sql = S.both(sql, part.sql)

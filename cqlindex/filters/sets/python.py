@@ -21,8 +21,18 @@ _FILES = [chess.BB_FILES[f] for f in range(8)]
 
 
 def occupancy(pos: Position, letters: frozenset[str]) -> int:
-    """Squares holding one of ``letters`` (``_`` = empty) at ``pos``."""
-    bitboards = pos.bitboards
+    """Squares holding one of ``letters`` (``_`` = empty) at ``pos``; kept on the position, since
+    an iteration asks for the same piece designator at one position once per square it tries."""
+    known = pos._occupancies
+    if known is None:
+        known = pos._occupancies = {}
+    mask = known.get(letters)
+    if mask is None:
+        mask = known[letters] = _occupancy(pos.bitboards, letters)
+    return mask
+
+
+def _occupancy(bitboards: tuple[int, ...], letters: frozenset[str]) -> int:
     mask = 0
     for index, letter in enumerate(_LETTERS):
         if letter in letters:
@@ -182,6 +192,8 @@ def set_call(ev: Evaluator, node: ast.Call, pos: Position) -> object:
         a, b = (as_set(ev.eval(arg, pos)) for arg in node.args)
         if a is None or b is None:
             return None
+        if a and b and not a & (a - 1) and not b & (b - 1):  # two single squares: most calls
+            return Squares(chess.between(a.bit_length() - 1, b.bit_length() - 1))
         out = 0
         for x in chess.scan_forward(a):
             for y in chess.scan_forward(b):
