@@ -184,7 +184,8 @@ def test_a_game_cut_at_an_illegal_move_says_so(tmp_path: Path, source_gone: bool
         pgn.unlink()
     out = io.StringIO()
     written = write_pgn(con, result, out, variations=False)
-    assert written.rebuilt == ([1, 2] if source_gone else [])
+    # both go through python-chess: game 1 is cut short, and neither has a Result tag but "*"
+    assert written.rebuilt == ([1, 2] if source_gone else []) and written.reference == 2
     games = read_all(out.getvalue())
     assert [g.end().comment for g in games] == ["Error reading move: Ke3 CQL", "CQL"]
     assert [len(list(g.mainline_moves())) for g in games] == [2, 2]
@@ -217,12 +218,14 @@ def test_source_gone_rebuilds_the_same_games_from_the_index(tmp_path: Path) -> N
     result = run(db, "check", variations=True)
     con = connect(db)
     before = io.StringIO()
-    assert write_pgn(con, result, before, variations=True).rebuilt == []
+    assert write_pgn(con, result, before, variations=True, reference=True).rebuilt == []
     source.unlink()
-    after = io.StringIO()
-    summary = write_pgn(con, result, after, variations=True)
+    after, fast = io.StringIO(), io.StringIO()
+    summary = write_pgn(con, result, after, variations=True, reference=True)
     assert summary.rebuilt == list(result.matches)
     assert after.getvalue() == before.getvalue()
+    assert write_pgn(con, result, fast, variations=True).reference == 0  # from the columns, source or not
+    assert fast.getvalue() == before.getvalue()
 
 
 def test_a_changed_source_is_not_trusted(tmp_path: Path) -> None:
@@ -236,9 +239,11 @@ def test_a_changed_source_is_not_trusted(tmp_path: Path) -> None:
     con = connect(db)
     result = run(db, "check or initial", variations=True)
     assert result.matches == {1: [0, 7], 2: [0]}
-    out = io.StringIO()
-    summary = write_pgn(con, result, out, variations=True)
+    out, fast = io.StringIO(), io.StringIO()
+    summary = write_pgn(con, result, out, variations=True, reference=True)
     assert summary.rebuilt == [1, 2]
+    write_pgn(con, result, fast, variations=True)
+    assert fast.getvalue() == out.getvalue()
     assert out.getvalue().split() == (  # the same words: the exporter wraps lines at 80 columns
         INLINE_HEADERS + "{ start Game number 1 CQL } 1. e4 { best } 1... e5 $1 ( 1... c5 2. Nf3 ) 2. Qh5 Nc6 "
         "3. Bc4 Nf6 4. Qxf7# { CQL } * " + INLINE_HEADERS + "{ Game number 2 CQL } 1. d4 d5 2. c4 *").split()

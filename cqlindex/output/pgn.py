@@ -19,6 +19,11 @@ before the first move, together with ``Game number N``. This module does the sam
   what only the text had (``;`` comments, ``%`` lines, line breaks) is lost. A game the build
   truncated at an illegal move comes out truncated, as the reference engine writes it.
 
+That path (python-chess's parse, replay and export, ~250 games/s) is the reference: by default
+:func:`write_pgn` writes each game from the index's columns with :mod:`cqlindex.output.movetext`
+(the same bytes, ~6,000 games/s) and sends here only the games that writer cannot do exactly
+(no Result tag or ``*``, cut at an illegal move, unusual FEN or tag text, query edits).
+
 The header comment is ``Game number N`` (the reference engine's words) followed by the game's
 sort values, each as ``label: value`` (the ``sort`` filter's documentation string, or its text),
 after the game's own opening comment and before the match string when the start position matches::
@@ -73,40 +78,73 @@ class PgnSummary:
 
     games: int = 0
     rebuilt: list[int] = field(default_factory=list)
+    #: games written through python-chess (the others straight from the index's columns)
+    reference: int = 0
 
 
 def write_pgn(con, result, out: TextIO, *, matchstring: str = "CQL", variations: bool,
-              silent: bool = False, with_header: bool = True) -> PgnSummary:
+              silent: bool = False, with_header: bool = True, reference: bool = False) -> PgnSummary:
     """Write the games of ``result.matches`` to ``out`` in the result's order, matches marked.
 
     ``con`` is a connection to the index the result came from; ``silent`` adds nothing to the
     games, ``with_header`` False leaves out the header comment only. Games follow each other
-    separated by a blank line.
+    separated by a blank line. Each batch of games is written from the index's columns by
+    :mod:`cqlindex.output.movetext` (the same bytes, ~30x faster); a game it cannot write
+    exactly, or every game when ``reference``, goes through python-chess as described above.
     """
+    from cqlindex.output.movetext import exact, fetch, write_game
+
     summary = PgnSummary()
-    for item in annotated_games(con, result, matchstring=matchstring, variations=variations, silent=silent,
-                                with_header=with_header):
-        # A StringExporter keeps what it wrote: one per game.
-        out.write(item.game.accept(chess.pgn.StringExporter(headers=True, variations=True, comments=True)))
-        out.write("\n\n")
-        summary.games += 1
-        if item.rebuilt:
-            summary.rebuilt.append(item.gamenumber)
+    options = dict(matchstring=matchstring, variations=variations, silent=silent, with_header=with_header)
+    numbers = list(result.matches)
+    labels = [key.label for key in result.keys]
+    meta: dict | None = None
+    for start in range(0, len(numbers), _BATCH):
+        batch = numbers[start:start + _BATCH]
+        rows = {} if reference else fetch(con, batch)
+        texts: dict[int, str] = {}
+        for number in batch:
+            game = rows.get(number)
+            ids = result.matches[number]
+            if game is None or not exact(game) or (not silent and result.edits.get(number)) or not all(
+                    0 <= i < (len(game.parents) if variations else game.mainline) for i in ids):
+                continue  # python-chess's path writes it (or says what is wrong)
+            header = ""
+            if not silent and with_header:
+                values = result.sort_values.get(number, ())
+                header = "; ".join([f"Game number {number}",
+                                    *(f"{label}: {'none' if v is None else v}" for label, v in zip(labels, values))])
+            texts[number] = (write_game(game, "", set(), {}, matchstring) if silent else
+                             write_game(game, header, set(ids), result.comments.get(number, {}), matchstring))
+        slow = [number for number in batch if number not in texts]
+        if slow:
+            if meta is None:  # where every game's text is: one window over the games table, once
+                meta = _meta(con, numbers)
+            for item in annotated_games(con, result, numbers=slow, meta=meta, **options):
+                texts[item.gamenumber] = item.game.accept(
+                    chess.pgn.StringExporter(headers=True, variations=True, comments=True))
+                if item.rebuilt:
+                    summary.rebuilt.append(item.gamenumber)
+            summary.reference += len(slow)
+        for number in batch:
+            out.write(texts.pop(number))
+            out.write("\n\n")
+            summary.games += 1
     return summary
 
 
-def annotated_games(con, result, *, matchstring: str = "CQL", variations: bool,
-                    silent: bool = False, with_header: bool = True) -> Iterator[AnnotatedGame]:
+def annotated_games(con, result, *, matchstring: str = "CQL", variations: bool, silent: bool = False,
+                    with_header: bool = True, numbers: list[int] | None = None,
+                    meta: dict | None = None) -> Iterator[AnnotatedGame]:
     """The matching games of ``result``, in its order, as python-chess games with the match comments added
-    (without the ``Game number`` header comment when not ``with_header``: CQL's -noheader)."""
+    (without the ``Game number`` header comment when not ``with_header``: CQL's -noheader);
+    only ``numbers`` of them, in that order, when given (``meta``: :func:`_meta` of them or more, once)."""
     matches: dict[int, list[int]] = result.matches
-    numbers = list(matches)
+    numbers = list(matches) if numbers is None else numbers
     if not numbers:
         return
-    meta = {row[0]: row[1:] for row in con.execute(
-        "SELECT gamenumber, source_file, byte_offset, next_offset, positions, mainline_positions "
-        "FROM (SELECT *, lead(byte_offset) OVER (PARTITION BY source_file ORDER BY gamenumber) AS next_offset "
-        "      FROM games) WHERE gamenumber IN (SELECT unnest(?::INTEGER[]))", [numbers]).fetchall()}
+    if meta is None:
+        meta = _meta(con, numbers)
     labels = [key.label for key in result.keys]
     sources = _Sources(_index_directory(con))
     try:
@@ -144,6 +182,15 @@ def annotated_games(con, result, *, matchstring: str = "CQL", variations: bool,
                 yield ready.pop(number)
     finally:
         sources.close()
+
+
+def _meta(con, numbers: list[int]) -> dict[int, tuple]:
+    """Where each game's text is (file, offset, the next game's offset) and its position counts:
+    one window over the games table, so :func:`write_pgn` asks it once for all its games."""
+    return {row[0]: row[1:] for row in con.execute(
+        "SELECT gamenumber, source_file, byte_offset, next_offset, positions, mainline_positions "
+        "FROM (SELECT *, lead(byte_offset) OVER (PARTITION BY source_file ORDER BY gamenumber) AS next_offset "
+        "      FROM games) WHERE gamenumber IN (SELECT unnest(?::INTEGER[]))", [numbers]).fetchall()}
 
 
 def _mark(nodes: list[chess.pgn.GameNode], ids: list[int], header: str, matchstring: str,
