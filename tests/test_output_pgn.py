@@ -135,7 +135,7 @@ def test_silent_writes_the_games_as_they_were(build_db) -> None:
 # (query, the sort keys' labels): each game's header comment carries its values, games come best first.
 SORT_CASES = [
     ("sort ply mate", ["ply"]),
-    ('sort "pieces" min [Aa] mate', ["pieces"]),
+    ('sort min "pieces" [Aa] mate', ["pieces"]),
     ('cql(sort matchcount) check sort "checks" ply', ["matchcount", "checks"]),
 ]
 
