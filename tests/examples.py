@@ -45,6 +45,7 @@ EXACT = frozenset({
     "rook-corners-2.cql", "rook-corners-rotate-with-range.cql", "rookleapcorners.cql", "rundlaufe.cql",
     "smotheredmate.cql", "smotheredmate2.cql", "snake-old.cql", "staircase-sort-annotated.cql", "turton-old.cql",
     "wurzburg-plachutta.cql", "zugzwang1.cql", "zugzwang2.cql",
+    "followpath.cql", "indian.cql", "queenpawnpinecho.cql",
 })
 
 #: Files that take seconds on the default engine, with their in-process seconds on the studies

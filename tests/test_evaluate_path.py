@@ -128,24 +128,27 @@ def test_a_move_takes_the_set_written_against_it() -> None:
     assert isinstance(after, ast.Keyword) and after.name == "check"
 
 
-def test_a_path_ends_where_the_next_path_starts() -> None:
-    # queenknightpromotion.cql writes two paths side by side; the reference engine's match (game 45
-    # at position 2) needs both to hold at the start, not the second one after the first one's end.
-    first, second = parse("path A-- -- * p--=q path A-- secondary").body.items
+def test_a_blank_line_between_two_paths_ends_the_first() -> None:
+    # queenknightpromotion.cql writes two paths one after the other, a blank line between them;
+    # the reference engine's match (game 45 at position 2) needs both to hold at the start.
+    first, second = parse("path A-- -- * p--=q\n\npath A-- secondary").body.items
     assert isinstance(first, ast.Path) and isinstance(second, ast.Path)
     assert [type(x) for x in first.items] == [ast.Dash, ast.Repeat, ast.Dash]
-    (only,) = parse("{path -- ⊢ --}").body.items
-    assert [type(x) for x in only.items] == [ast.Path, ast.Path]
+    # without one, the second path is a filter of the first (the reference parses any filter there)
+    ((only,),) = (item.items for item in parse("{path -- ⊢ --}").body.items)
+    assert isinstance(only, ast.Path) and [type(x) for x in only.items] == [ast.Dash, ast.Path]
 
 
 @pytest.mark.parametrize(("query", "outside"), [
-    ("path -- to -- to find {check}", ast.Find),     # followpaths-simple: find comes after the path
-    ("x=0 path -- check x+=1", ast.Assign),              # babson1: the compound assignment follows it
+    ("path -- x=to -- to\n\nfind {check}", ast.Find),   # followpaths-simple: find after a blank line
+    ("x=0 path -- check\n\nx+=1", ast.Assign),         # babson1: so is the compound assignment
 ])
 def test_what_ends_a_path_at_its_top_level(query: str, outside: type) -> None:
     *_, path, after = parse(query).body.items
     assert isinstance(path, ast.Path) and isinstance(after, outside)
     assert any(isinstance(item, ast.Assign) for item in path.items) == ("x=to" in query)
+    (*_, inside) = parse(query.replace("\n\n", " ")).body.items  # on one line: a step of the path
+    assert isinstance(inside, ast.Path) and isinstance(inside.items[-1], outside)
 
 
 def test_inside_a_group_an_assignment_is_a_constituent() -> None:

@@ -476,6 +476,9 @@ class Header:
     matchcount: tuple[int, int | None] | None = None
     sort_matchcount: bool = False
     matchstring: str | None = None
+    #: Not a parameter: the number of the collection's last game (``lastgamenumber``), known once
+    #: the index is open, capped by ``gamenumber`` as the reference caps it (exec/run.py).
+    last_gamenumber: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -72,7 +72,6 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
         if not items:
             raise self.error("expected one or more filters", start)
         body = ast.Compound(start.span.to(self.peek().span), tuple(items))
-        self.check_generated_values(body)
         if self.deferred:
             raise self.deferred[0]
         return ast.Query(header, body, self.text, self.source)

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import time
 from contextlib import closing
+from dataclasses import replace
 from enum import Enum
 from pathlib import Path
 
+from cqlindex.cql import ast
 from cqlindex.errors import CqlError
 from cqlindex.evaluate.lasting import keeps_state, persistent_report
 from cqlindex.exec.result import QueryResult
@@ -72,8 +74,9 @@ def run(db: str | Path, text: str, *, variations: bool | None = None, source: st
         raise CqlError(f"'{prepared.analysis.files.name}' reads or writes files, which is off here "
                        "(allow_files=True allows it; the command line does)", query.text, prepared.analysis.files.span,
                        query.source)
-    result = QueryResult(prepared.query, prepared.variations, prepared.analysis.sort_keys)
     con = connect(db)
+    prepared = with_collection_size(con, prepared)
+    result = QueryResult(prepared.query, prepared.variations, prepared.analysis.sort_keys)
     with closing(con), running(con, deadline, text):
         writes = prepared.analysis.files is not None and prepared.analysis.files.name == "writefile"
         if (Engine(engine) is Engine.python or prepared.analysis.says_messages or writes
@@ -84,6 +87,21 @@ def run(db: str | Path, text: str, *, variations: bool | None = None, source: st
     result.order()
     result.seconds = time.perf_counter() - started
     return result
+
+
+def with_collection_size(con, prepared: Prepared) -> Prepared:
+    """``prepared`` knowing its collection's last game number if it asks (``lastgamenumber``):
+    the last game the input had (read or not), at most the ``gamenumber`` range's end, as the
+    reference counts it."""
+    if not any(isinstance(node, ast.Keyword) and node.name == "lastgamenumber" for node in ast.walk(prepared.query.body)):
+        return prepared
+    last = con.execute("SELECT greatest((SELECT max(gamenumber) FROM games), "
+                       "(SELECT max(gamenumber) FROM errors))").fetchall()[0][0] or 0
+    header = prepared.query.header
+    if header.gamenumber is not None:
+        last = min(last, header.gamenumber[1])
+    query = replace(prepared.query, header=replace(header, last_gamenumber=last))
+    return replace(prepared, query=query)
 
 
 def _evaluate_every_game(con, prepared: Prepared, result: QueryResult, deadline: Deadline,

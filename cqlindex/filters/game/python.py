@@ -27,20 +27,32 @@ def game_filter(ev: Evaluator, node: ast.GameFilter, pos: Position) -> object:
     if name == "year":
         return tree.year
     if name == "elo":
-        if side is None:
-            raise ev.unsupported("'elo' without 'white' or 'black'", node)
-        return tree.white_elo if side == "white" else tree.black_elo
+        return elo(tree.white_elo, tree.black_elo, side)
     if name == "player":
-        names = [tree.white] if side == "white" else [tree.black] if side == "black" else [tree.white, tree.black]
+        text = player(tree.white, tree.black, side)
         if not strings:
-            if side is None:
-                raise ev.unsupported("'player' without 'white' or 'black' as a string (but with '~~')", node)
-            return names[0]
-        return MATCH if any(strings[0] in (n or "") for n in names) else None
+            return text
+        return MATCH if text is not None and strings[0] in text else None
     value = text_of(ev, node, pos)
     if not strings:
         return value
     return MATCH if strings[0] in (value or "") else None
+
+
+def elo(white: int | None, black: int | None, side: str | None) -> int | None:
+    """``elo white``, ``elo black``: that player's rating; ``elo`` alone: the higher of the two
+    the game gives (the reference's rule); None where there is none (ratings are stored above 0)."""
+    ratings = [r for r in ((white,) if side == "white" else (black,) if side == "black" else (white, black)) if r]
+    return max(ratings) if ratings else None
+
+
+def player(white: str | None, black: str | None, side: str | None) -> str | None:
+    """``player white``, ``player black``: the name; ``player`` alone: both, White's first, on
+    two lines, as the reference defines it (``player white + "\\n" + player black``, so it
+    fails unless both are given). An empty tag is no name. ``player "text"`` searches this."""
+    if side is not None:
+        return (white if side == "white" else black) or None
+    return f"{white}\n{black}" if white and black else None
 
 
 def text_of(ev: Evaluator, node: ast.GameFilter, pos: Position) -> str | None:

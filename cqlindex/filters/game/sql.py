@@ -36,11 +36,16 @@ class GameSQL:
             return Cond(exp.EQ(this=S.paren(_coalesce_text(S.col("result", "g"))), expression=S.text(strings[0])),
                         True)
         if node.name == "player":
-            names = ["white"] if side == "white" else ["black"] if side == "black" else ["white", "black"]
+            # as game/python.py's player(): 'player' alone is White's name, a line end, Black's
+            names = [side] if side else ["white", "black"]
+            given = None
+            for name in names:
+                given = S.both(given, S.cmp("!=", _coalesce_text(S.col(name, "g")), S.text("")))
             if not strings:
-                return Cond(S.not_null(S.col(names[0], "g")), True) if side else RESIDUAL
-            tests = [exp.func("contains", _coalesce_text(S.col(n, "g")), S.text(strings[0])) for n in names]
-            return Cond(tests[0] if len(tests) == 1 else S.either(*tests), True)
+                return Cond(given, True)
+            text = S.col(side, "g") if side else exp.DPipe(
+                this=exp.DPipe(this=S.col("white", "g"), expression=S.text("\n")), expression=S.col("black", "g"))
+            return Cond(S.both(given, exp.func("contains", text, S.text(strings[0]))), True)
         if node.name in TAGS:
             tag = exp.Bracket(this=S.col("tags", "g"), expressions=[S.text(TAGS[node.name])])
             if not strings:
@@ -75,9 +80,11 @@ class GameSQL:
         if node.name == "year":
             self.uses_games = True
             return NumTerm(S.col("year", "g"), nullable=True)
-        if node.name == "elo" and side in ("white", "black"):
+        if node.name == "elo":  # ratings are stored above 0 or not at all; alone: the higher one
             self.uses_games = True
-            return NumTerm(S.col(f"{side}_elo", "g"), nullable=True)
+            column = S.col(f"{side}_elo", "g") if side else exp.func("greatest", S.col("white_elo", "g"),
+                                                                      S.col("black_elo", "g"))
+            return NumTerm(column, nullable=True)
         return None
 
 

@@ -107,6 +107,14 @@ class MovesGrammar(Reader):
                     raise self.error(f"'{word.text}' conflicts with '{mode}'", word)
                 mode = word.text
                 params.append((word.text, None))
+            elif word.text == "promote":
+                # only a piece designator without squares, as the reference parser demands
+                piece = self.next()
+                if piece.kind is not Kind.PIECES or piece.squares != (1 << 64) - 1 or not piece.pieces:
+                    raise self.error("'promote' is followed by a piece designator such as Q or [RN]", piece)
+                params.append((word.text, ast.Pieces(piece.span, piece.pieces, piece.squares, piece.text)))
+                end = piece.span
+                continue
             elif decl.kind == SET or word.text == "comment":  # 'from S' ...; CQLi's 'comment (...)'
                 value = self.parse_union() if decl.kind == SET else self.parse_output(word)
                 params.append((word.text, value))
@@ -165,42 +173,6 @@ class MovesGrammar(Reader):
         if not isinstance(move, ast.Dash):
             raise self.error("'countmoves' is followed by a move filter such as '--' or 'legal --'", move.span)
         return ast.CountMoves(token.span.to(move.span), move)
-
-    def check_generated_values(self, root: ast.Node) -> None:
-        """Refuse (as unsupported) a use of the value of ``legal --``: only whether it matches is known.
-
-        Also refused for now: ``legal --`` in a query with a ``path``. The reference answers
-        queenpawnpinecho, which combines them, with positions this path does not give yet (how
-        a ``child:`` comment at the end of a path is read); refusing keeps it from being answered
-        wrong until the path family settles that rule. ``countmoves`` runs with a path: the
-        forced-moves files are exact (a promotion counts once, see moves/python.py).
-        """
-        stack: list[object] = [root]  # iterative: a query may nest thousands deep (cql/limits.py)
-        generated: ast.Node | None = None
-        has_path = False
-        while stack:
-            node = stack.pop()
-            if isinstance(node, (tuple, list)):
-                stack.extend(node)
-                continue
-            if not isinstance(node, ast.Node):
-                continue
-            if isinstance(node, ast.CountMoves):  # its dash counts moves: read its sides, not it
-                stack.extend((node.move.left, node.move.right, node.move.target))
-                continue
-            stack.extend(getattr(node, name) for name in node.__dataclass_fields__ if name != "span")
-            has_path = has_path or isinstance(node, ast.Path)
-            if generated is None and isinstance(node, ast.Dash) and node.mode != "played":
-                generated = node
-            if isinstance(node, (ast.Binary, ast.Compare, ast.Unary, ast.Assign)):
-                children = (node.left, node.right) if isinstance(node, ast.Binary) else \
-                    node.operands if isinstance(node, ast.Compare) else \
-                    (node.arg,) if isinstance(node, ast.Unary) else (node.value,)
-                for child in children:
-                    if isinstance(child, ast.Dash) and child.mode != "played":
-                        self.defer_unsupported(f"the value of '{child.mode} --' as a set", child.span)
-        if generated is not None and has_path:
-            self.defer_unsupported(f"'{generated.mode} --' in a query with a 'path'", generated.span)
 
     def parse_consecutivemoves(self, token: Token) -> ast.Node:
         """``consecutivemoves [quiet] [low [high]] [quiet] (x y)``, x and y position variables."""

@@ -5,6 +5,8 @@ game plays them. ``legal F--G`` reads its sides as a played dash does: a move fr
 to a square of G, castling counted as a rook move too (``legal R--f1`` finds O-O, as ``R--f1``
 does for a played one); ``=Q`` the promotion; its only possible target is one of ``o-o``,
 ``o-o-o``, ``castle``, ``enpassant``, which says what the move is (the manual's legal filter).
+Its value is a set, as in the reference (which reads ``legal F--G`` as ``move legal from F to
+G``): the squares those moves go to, the rook's for a castling matched as a rook move.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import chess
 
 from cqlindex.cql import ast
 from cqlindex.evaluate.context import Evaluator
-from cqlindex.evaluate.values import MATCH
+from cqlindex.evaluate.values import Squares
 from cqlindex.filters.sets.python import as_set
 from cqlindex.store.trees import Position
 
@@ -89,6 +91,12 @@ def promotion_letters(ev: Evaluator, node: ast.Dash, pos: Position) -> frozenset
 
 def legal_dash_moves(ev: Evaluator, node: ast.Dash, pos: Position) -> Iterator[Generated]:
     """The generated moves of ``pos`` that ``legal F--G`` (or ``pseudolegal``) describes."""
+    for move, _ in _legal_dash_matches(ev, node, pos):
+        yield move
+
+
+def _legal_dash_matches(ev: Evaluator, node: ast.Dash, pos: Position) -> Iterator[tuple[Generated, int]]:
+    """(move, the square it goes to as ``node`` reads it) for each move ``node`` describes."""
     sources = as_set(ev.eval(node.left, pos)) if node.left is not None else None
     targets = as_set(ev.eval(node.right, pos)) if node.right is not None else None
     if (node.left is not None and sources is None) or (node.right is not None and targets is None):
@@ -103,20 +111,18 @@ def legal_dash_moves(ev: Evaluator, node: ast.Dash, pos: Position) -> Iterator[G
             continue
         if kind == "castle" and move.castle is None or kind == "enpassant" and not move.en_passant:
             continue
-        if move.castle is not None and not node.promotes:
+        if (sources is None or sources >> move.source & 1) and (targets is None or targets >> move.target & 1) \
+                and not (letters and (move.promotion is None or _PROMOTION_LETTERS[move.promotion] not in letters)):
+            yield move, move.target
+        elif move.castle is not None and not node.promotes:
             rook_from, rook_to = _rook_squares(move, board.chess960, move.rook_square)
             if (sources is None or sources >> rook_from & 1) and (targets is None or targets >> rook_to & 1):
-                yield move
-                continue
-        if sources is not None and not sources >> move.source & 1:
-            continue
-        if targets is not None and not targets >> move.target & 1:
-            continue
-        if letters and (move.promotion is None or _PROMOTION_LETTERS[move.promotion] not in letters):
-            continue
-        yield move
+                yield move, rook_to
 
 
 def legal_dash(ev: Evaluator, node: ast.Dash, pos: Position) -> object:
-    """``legal F--G``: matches when such a move exists (its value as a set is refused when parsed)."""
-    return MATCH if next(legal_dash_moves(ev, node, pos), None) is not None else None
+    """``legal F--G``: the squares the moves it describes go to (empty: it does not match)."""
+    mask = 0
+    for _, square in _legal_dash_matches(ev, node, pos):
+        mask |= 1 << square
+    return Squares(mask)

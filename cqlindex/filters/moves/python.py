@@ -79,12 +79,6 @@ def _candidates(ev: Evaluator, node: ast.Move, pos: Position) -> tuple[list, Pos
     return [_Played(positions[c], k == 0) for k, c in enumerate(pos.children)], pos
 
 
-def _promotion_letters(ev: Evaluator, value_node: ast.Node, at: Position) -> frozenset[str] | None:
-    if isinstance(value_node, ast.Pieces):
-        return value_node.pieces
-    raise ev.unsupported("'promote' with something other than a piece designator", value_node)
-
-
 @evaluates(ast.Move)
 def move(ev: Evaluator, node: ast.Move, pos: Position) -> object:
     found = _candidates(ev, node, pos)
@@ -144,7 +138,7 @@ def _accepts(ev: Evaluator, node: ast.Move, m, sets: dict[str, int], at: Positio
             if m.promotion is None:
                 return False
             # The reference compares the piece type only: 'promote N' also finds ...=N by Black.
-            letters = {letter.upper() for letter in _promotion_letters(ev, value, at)}
+            letters = {letter.upper() for letter in value.pieces}  # a piece designator (grammar.py)
             if _PROMOTION_LETTERS[m.promotion] not in letters:
                 return False
         elif name == "enpassant":

@@ -63,7 +63,7 @@ DECLS = (
                          ("purestalemate", "pure stalemate"), ("modelstalemate", "model stalemate"),
                          ("idealstalemate", "ideal stalemate"))),
     d("lastgamenumber", ast.Keyword, NUMBER, "the number of the collection's last game", grammar="parse_keyword",
-      refused="the size of the collection", example="lastgamenumber > 1"),
+      sql=PYTHON, example="lastgamenumber > 1"),
     d("virtualmainline", ast.Keyword, LOGICAL, "reached without a null move and without an alternative White move",
       grammar="parse_keyword", sql=PYTHON, traits=TREE, example="virtualmainline"),
     d("hhdb", ast.HHdb, "any", "an HHdb study annotation of the game: 'hhdb prize', 'hhdb TT' ...",

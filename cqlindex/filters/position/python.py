@@ -58,6 +58,8 @@ def keyword(ev: Evaluator, node: ast.Keyword, pos: Position) -> object:
         return pos
     if name == "initialposition":
         return positions[0]
+    if name == "lastgamenumber" and ev.query.header.last_gamenumber is not None:
+        return ev.query.header.last_gamenumber
     raise ev.unsupported(f"'{name}'", node)
 
 

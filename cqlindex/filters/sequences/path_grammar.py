@@ -24,12 +24,16 @@ example files fix these rules:
 * A path is greedy: it takes constituents up to the ``)`` or ``}`` that closes what
   encloses it, the end of the query, an operator that cannot start a constituent (a
   comparison, ``and``, ``or`` ...), which then takes the path's value as its left side, or
-  an assignment (babson1.cql's ``if path ... primary NTypes+=1``: the ``if`` has a body).
-* Another ``path`` keyword ends it too: the new path is the next filter, not a constituent.
-  Example queenknightpromotion writes two paths one after the other in one ``{}``; the
-  reference engine matches game 45 of cql6-sample at position 2, where both hold (with the
-  pawn on c3), while the second path taken as a constituent, tested after the first one's
-  ``c1=Q`` at position 22, would have no secondary move to make there.
+  a blank line (:func:`blank_line_before`) between two of its top-level constituents. The
+  reference lexer turns a blank line into an end-of-path mark for every path whose top level
+  it is in (a path directly inside another one ends too; one inside a ``( )`` group or a
+  ``{ }`` of the path goes on). The example files rely on it: in queenknightpromotion two
+  paths follow each other in one ``{}`` after a blank line (the reference matches game 45 of
+  cql6-sample at position 2, where both hold); followpaths-simple's ``find{...}``,
+  knightpawnforkecho's ``echo``, babson1's ``NTypes+=1``, followpath's ``sort ... echo``
+  and queenpawnpinecho's ``source: not legal ...`` (and its ``child:///"The black queen
+  pins the P on "``, a comment for the child of the echo's target) all follow a blank line
+  and are evaluated where the path starts, not where it ends.
 
 The right side of a move is whatever set expression is written directly against the dash
 (``Q--diagonal 1 T``, ``--~S&_``, ``N--g5=Q``); a side separated by white space is the
@@ -45,7 +49,6 @@ from cqlindex.cql.tokens import Kind, Token
 from cqlindex.filters import catalogue
 
 _DASHES = ("--", "[x]")
-_COMPOUND_ASSIGNMENTS = ("+=", "-=", "*=", "/=", "%=")
 #: Operators that cannot start a constituent, so they end the path and apply to its value.
 _BINARY_OPS = ("<", "<=", "==", ">=", ">", "!=", "[<]", "[>]", "[<=]", "[>=]", "/", "%", "|", "&", "->", "<-")
 
@@ -134,29 +137,40 @@ class _Params:
 
 
 def _at_end(parser: Reader, top: bool) -> bool:
-    """At what closes the path: ')' or '}' of an enclosing filter, the end, or an operator
-    that takes the path as its left operand (``path -- + == 3``, ``path -- check or mate``), or
-    the next path; at its top level also a compound assignment (see :func:`_at_assignment`) or a
-    ``find``: followpaths-simple writes ``path focus T1 ... -- z=to&~x`` and then ``find{...}``,
-    and the reference engine's matches (game 43 at positions 14 and 16) come from that ``find``
-    evaluated where the path starts, not where it ends. So does an ``echo``: knightpawnforkecho
-    writes ``path primary N--_ S=to S->k S->pa-h2`` then ``echo (source target) {...}``, and the
-    reference's match (game 47 at position 10) needs the echo's source to be where the path starts."""
+    """At what closes the path: ')' or '}' of an enclosing filter, the end, an operator that
+    takes the path as its left operand (``path -- + == 3``, ``path -- check or mate``), or, at
+    the path's top level, a blank line."""
     return parser.peek().kind is Kind.EOF or parser.at_op(")", "}", ":", *_BINARY_OPS) or parser.at_word(
-        "and", "or", "in", "attacks", "attackedby", "path") or (top and (_at_assignment(parser) or parser.at_word(
-            "find", "echo")))
+        "and", "or", "in", "attacks", "attackedby") or (top and blank_line_before(parser))
 
 
-def _at_assignment(parser: Reader) -> bool:
-    """At ``x += ...`` (a compound assignment) at a path's top level: it is not a step of the
-    path but what follows it (babson1.cql: ``if path p--=T P--=T primary NTypes+=1`` gives the
-    ``if`` its body). A plain ``x = F`` is a constituent, at the top level (followpaths-simple:
-    ``path focus T1 piecepath -- x=to -- y=to``) as in a group (two-piece-cycle:
-    ``(T1--~C1 C1=C1|T1 T2--~C2 C2=C2|T2)+``; ``-- key=currentposition`` in lacny.cql, ``N--_ S=to`` in
-    knightpawnforkecho.cql, ``p--=A T=typename to`` in babson3.cql)."""
-    if parser.peek().kind is not Kind.WORD:
+def blank_line_before(parser: Reader) -> bool:
+    """Whether the white space and comments before the next token hold a blank line, as the
+    reference lexer reads them: two line ends with only blanks between them; a ``//`` or ``;``
+    comment ends its line (so ``x // note`` and then an empty line is blank), and a ``/* */``
+    comment makes the line it ends on not blank."""
+    if parser.i == 0:
         return False
-    return parser.peek(1).is_op(*_COMPOUND_ASSIGNMENTS)
+    text, start, end = parser.text, parser.tokens[parser.i - 1].span.end, parser.peek().span.start
+    if start > end:  # not the text's order (a token made by the parser): nothing between them
+        return False
+    pos, line_ended = start, False
+    while pos < end:
+        if text.startswith("/*", pos):
+            pos = text.find("*/", pos + 2) + 2
+            line_ended = False
+        elif text[pos] == ";" or text.startswith("//", pos):
+            newline = text.find("\n", pos)
+            pos = end if newline < 0 else newline + 1
+            line_ended = True
+        elif text[pos] == "\n":
+            if line_ended:
+                return True
+            line_ended = True
+            pos += 1
+        else:
+            pos += 1
+    return False
 
 
 def _constituents(parser: Reader, top: bool = True) -> list[ast.Node]:
