@@ -14,7 +14,7 @@ import pytest
 
 from cqlindex.cql import ast
 from cqlindex.cql.parser import parse
-from cqlindex.errors import CqlSyntaxError, CqlUnsupportedError
+from cqlindex.errors import CqlSyntaxError
 from cqlindex.evaluate.engine import run
 from tests.conftest import build_inline, shared_path
 
@@ -190,10 +190,10 @@ def test_accepted(query: str) -> None:
     parse(query)
 
 
-@pytest.mark.parametrize(("query", "named"), [("path a1--h1--h8", "chain")])
-def test_later_features_are_refused_by_name(query: str, named: str) -> None:
-    with pytest.raises(CqlUnsupportedError, match=named):
-        parse(query)
+def test_moves_written_one_against_the_other_are_steps() -> None:
+    (path,) = parse("path a1--h1--h8").body.items  # the reference: 'a1--h1' then '--h8'
+    assert [type(x) for x in path.items] == [ast.Dash, ast.Dash]
+    assert path.items[1].left is None and path.items[0].right is not None
 
 
 def test_greek_gift_with_variations_matches_the_engines_partial_result(build_db) -> None:

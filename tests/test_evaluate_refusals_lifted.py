@@ -12,7 +12,8 @@ does not go through cqlindex's evaluator, on real games, on both engines:
   what lets ``legal --`` and a path share a query (indian, queenpawnpinecho) and a name be read
   after the path that assigns it (followpath).
 
-The SQL engine's plans are held to the evaluator by tests/filters/differential.py's ``check``.
+The SQL engine's plans are held to the evaluator by the family tables (tests/filters/test_moves.py,
+test_game_tags.py, test_position.py, test_variables.py).
 """
 
 from __future__ import annotations
@@ -26,32 +27,10 @@ from cqlindex.cql.parser import parse
 from cqlindex.errors import CqlSyntaxError
 from cqlindex.exec.run import run
 from tests.conftest import board_of
-from tests.filters.differential import EXACT, NARROWED, Row, cases, check
 
 STUDIES = "data/studies/cql6-sample.pgn"
 MATCHES = "data/annotated/world-matches.pgn"
 ENGINES = ("python", "sql")
-
-TABLE = [
-    Row("#legal -- > 30", NARROWED),
-    Row("x = legal K-- #x == 0 check", NARROWED),
-    Row("legal N--d5 & d5", NARROWED),
-    Row("pseudolegal K-- == legal K--", NARROWED),
-    Row("legal --(o-o) & [g1,g8]", NARROWED),
-    Row("elo > 2700", EXACT),
-    Row("elo", EXACT),
-    Row("elo > elo black", EXACT),
-    Row("player", EXACT),
-    Row('player "Ka"', EXACT),
-    Row('player == player white + "\\n" + player black', NARROWED),
-    Row("lastgamenumber > 10", NARROWED),
-]
-
-
-@pytest.mark.parametrize("row, cell", cases(TABLE))
-def test_sql_against_python(filter_indexes, row: Row, cell: tuple[str, bool]) -> None:
-    check(filter_indexes, row, cell)
-
 
 def _said(db, query: str, engine: str) -> dict[tuple[int, int], str]:
     """(gamenumber, positionid) -> what ``message quiet (gamenumber "," positionid "," X)`` said."""
@@ -190,3 +169,47 @@ def test_legal_in_a_query_with_a_path(build_db, engine: str) -> None:
     expected = {g: sorted(set(ids) & set(path_alone.get(g, ()))) for g, ids in alone.items()}
     assert together == {g: ids for g, ids in expected.items() if ids}
     assert alone and path_alone
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_atomic_variables_follow_the_kept_walk(build_db, engine: str) -> None:
+    """``atomic``: a path's search undoes a move's changes to an atomic variable when it backs out
+    of the move, and the variable ends with the kept walk's value (or its own if no walk is kept).
+    With variations a counter bumped at each move is then the kept walk's length; an ordinary
+    variable counts every move the search tried."""
+    db = build_db(STUDIES)
+
+    def positions(query: str) -> int:
+        return sum(map(len, run(db, f"cql(variations) {query}", engine=engine).matches.values()))
+
+    walks = positions("m = {path (-- ){1,3}}")
+    assert walks > 10_000
+    assert positions("atomic cnt = 0 m = {path (-- cnt += 1){1,3}} cnt == m") == walks
+    assert positions("cnt = 0 m = {path (-- cnt += 1){1,3}} cnt != m") > 1000  # not so for an ordinary one
+    every = positions("true")
+    assert positions("atomic cnt = 0 {path -- cnt += 1 false} or true cnt == 0") == every
+    assert positions("cnt = 0 {path -- cnt += 1 false} or true cnt == 0") < every
+
+
+@pytest.mark.parametrize(("query", "same_as"), [
+    ("path -- not K-- --", "path -- {not K--} --"),            # a dash inside an operator: a filter
+    ("path -- check or K-- --", "path -- {check or K--} --"),
+    ("path P--e4--e5", "path P--e4 --e5"),                      # moves one against the other: steps
+    ("path --a-h4--", "path --a-h4 --"),
+])
+@pytest.mark.parametrize("engine", ENGINES)
+def test_dashes_in_path_constituents(build_db, query: str, same_as: str, engine: str) -> None:
+    db = build_db(STUDIES)
+    got = run(db, f"cql(variations) {query}", engine=engine).matches
+    assert got == run(db, f"cql(variations) {same_as}", engine=engine).matches
+    assert got or "e5" in query
+
+
+@pytest.mark.parametrize(("query", "words"), [
+    ("cql(year 1990) check", r"not a cql\(\) parameter"),     # the reference's header knows no other
+    ("cql(sort) check", "sort matchcount"),
+    ("x = path -- pathcount <= x", "no value yet"),         # a new name inside its own first value
+])
+def test_syntax_errors_that_were_refusals(query: str, words: str) -> None:
+    with pytest.raises(CqlSyntaxError, match=words):
+        parse(query)

@@ -15,6 +15,7 @@ from dataclasses import replace
 import pytest
 
 from cqlindex.evaluate.core import Evaluator
+from cqlindex.exec.run import with_collection_size
 from cqlindex.filters import catalogue
 from cqlindex.filters.spec import FILTER
 from cqlindex.query.prepare import prepare
@@ -58,7 +59,7 @@ class Left:
 
 def evaluate(con, text: str, *, rows_only: bool) -> tuple[dict[int, list[int]], Left]:
     """The example's matches over whole trees, or with each position seeing its own row alone."""
-    prepared = prepare(text, variations=True)
+    prepared = with_collection_size(con, prepare(text, variations=True))  # as run() does: lastgamenumber
     evaluator = Evaluator(prepared.query, True, prepared.expansions)
     evaluator.allow_files = True
     every = {game: list(range(count)) for game, count in

@@ -363,6 +363,9 @@ class Path(Node):
     low: int | None = None  # a range on the value (the count, or the max)
     high: int | None = None
     title: str | None = None
+    #: The atomic variables declared before the path: a walk's changes to them are undone when the
+    #: search backs out of a move, and they end with the kept walk's values (or their own).
+    atomic: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)

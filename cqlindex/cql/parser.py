@@ -85,8 +85,8 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
             name = token.text
             if token.kind is Kind.EOF:
                 raise self.error("missing ')' closing the cql(...) parameters", token)
-            if catalogue.lookup(name, HEADER) is None:
-                raise self.unsupported(f"the cql() parameter '{name}'", token)
+            if catalogue.lookup(name, HEADER) is None:  # the reference knows no other (its cqlnode-parse)
+                raise self.error(f"'{name}' is not a cql() parameter", token)
             if name in ("variations", "mainline"):
                 values["variations"] = name == "variations"
             elif name in ("quiet", "silent"):
@@ -112,8 +112,8 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
                 if string.kind is not Kind.STRING:
                     raise self.error("expected a string after 'matchstring'", string)
                 values["matchstring"] = string.text
-            else:
-                raise self.unsupported(f"the cql() parameter '{name}'", token)
+            else:  # 'sort' alone
+                raise self.error(f"'{name}' in cql() is 'sort matchcount'", token)
         self.next()
         return ast.Header(**values)
 

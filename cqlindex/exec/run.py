@@ -90,18 +90,30 @@ def run(db: str | Path, text: str, *, variations: bool | None = None, source: st
 
 
 def with_collection_size(con, prepared: Prepared) -> Prepared:
-    """``prepared`` knowing its collection's last game number if it asks (``lastgamenumber``):
+    """``prepared`` knowing its collection's last game number if it asks (``lastgamenumber``)."""
+    return knowing_last_game(prepared, last_gamenumber(con, prepared))
+
+
+def last_gamenumber(con, prepared: Prepared) -> int | None:
+    """The collection's last game number if ``prepared`` asks for it (``lastgamenumber``), else None:
     the last game the input had (read or not), at most the ``gamenumber`` range's end, as the
     reference counts it."""
-    if not any(isinstance(node, ast.Keyword) and node.name == "lastgamenumber" for node in ast.walk(prepared.query.body)):
+    body = prepared.query.body
+    if not any(isinstance(node, ast.Keyword) and node.name == "lastgamenumber" for node in ast.walk(body)):
+        return None
+    tables = {row[0] for row in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    sources = [f"(SELECT max(gamenumber) FROM {table})" for table in ("games", "errors") if table in tables]
+    last = con.execute(f"SELECT greatest({', '.join(sources)})").fetchall()[0][0] or 0
+    span = prepared.query.header.gamenumber
+    return min(last, span[1]) if span is not None else last
+
+
+def knowing_last_game(prepared: Prepared, last: int | None) -> Prepared:
+    """``prepared`` with ``last`` as its collection's last game number (None: unchanged)."""
+    if last is None:
         return prepared
-    last = con.execute("SELECT greatest((SELECT max(gamenumber) FROM games), "
-                       "(SELECT max(gamenumber) FROM errors))").fetchall()[0][0] or 0
-    header = prepared.query.header
-    if header.gamenumber is not None:
-        last = min(last, header.gamenumber[1])
-    query = replace(prepared.query, header=replace(header, last_gamenumber=last))
-    return replace(prepared, query=query)
+    query = prepared.query
+    return replace(prepared, query=replace(query, header=replace(query.header, last_gamenumber=last)))
 
 
 def _evaluate_every_game(con, prepared: Prepared, result: QueryResult, deadline: Deadline,

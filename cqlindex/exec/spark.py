@@ -27,6 +27,7 @@ import pyarrow as pa
 
 from cqlindex.errors import CqlindexError, InputError
 from cqlindex.exec.result import QueryResult
+from cqlindex.exec.run import knowing_last_game, last_gamenumber
 from cqlindex.plan.planner import Plan, plan
 from cqlindex.query.prepare import Prepared, prepare
 from cqlindex.store.exported import exported_tables, open_exported
@@ -54,6 +55,7 @@ class Spec:
     gamenumbers: tuple[int, int] | None
     attack_maps: bool
     playable_only: bool
+    last_gamenumber: int | None = None  # the export's, when the query asks (``lastgamenumber``)
 
 
 def session(master: str = "local[*]"):
@@ -92,6 +94,7 @@ def run_spark(directory: str | Path, text: str, *, variations: bool | None = Non
     con = open_exported(directory)
     try:
         spec = _spec(con, text, source, variations, gamenumbers, include_unplayable)
+        prepared = knowing_last_game(prepared, spec.last_gamenumber)
         span = prepared.gamenumbers
         games_examined = con.execute("SELECT count(*) FROM games" + (" WHERE gamenumber BETWEEN ? AND ?" if span
                                                                      else ""), list(span) if span else []).fetchone()[0]
@@ -140,8 +143,9 @@ def _spec(con, text: str, source: str, variations: bool | None, gamenumbers: tup
     """What the plan depends on besides the query: the export's columns and its unplayable games."""
     maps = bool(con.execute("SELECT count(*) FROM information_schema.columns WHERE table_name = 'positions' "
                             "AND column_name = 'white_attacks'").fetchall()[0][0])
+    last = last_gamenumber(con, prepare(text, source, variations=variations, gamenumbers=gamenumbers))
     return Spec(text, source, variations, gamenumbers, attack_maps=maps,
-                playable_only=not include_unplayable and bool(unplayable_games(con)))
+                playable_only=not include_unplayable and bool(unplayable_games(con)), last_gamenumber=last)
 
 
 @dataclass(slots=True)
@@ -190,7 +194,8 @@ _PREPARED: dict[Spec, tuple[Prepared, Plan]] = {}
 def _planned(spec: Spec) -> tuple[Prepared, Plan]:
     """The query prepared and planned, once per process: the driver and every executor make the same plan."""
     if spec not in _PREPARED:
-        prepared = prepare(spec.text, spec.source, variations=spec.variations, gamenumbers=spec.gamenumbers)
+        prepared = knowing_last_game(prepare(spec.text, spec.source, variations=spec.variations,
+                                             gamenumbers=spec.gamenumbers), spec.last_gamenumber)
         _PREPARED[spec] = (prepared, plan(prepared.query, prepared.variations, attack_maps=spec.attack_maps,
                                           expansions=prepared.expansions, playable_only=spec.playable_only))
     return _PREPARED[spec]

@@ -20,9 +20,7 @@ from cqlindex.exec.run import run
 #: Valid CQL that cqlindex refuses today: name -> a query using it. Each must be refused by both
 #: engines with a message naming it. When one of these starts running, move it to its family table.
 REFUSED = {
-    "atomic": "atomic x = 1 check",
     "currenttransform": "currenttransform", "echorotate45": "relation echorotate45 (mismatch 0)",
-    "lastgamenumber": "gamenumber == lastgamenumber",
     "lcamax": "relation (lcamax 1 3)", "lcasum": "relation (lcasum 2)", "lcasource": "relation (lcasource 1)",
     "lcatarget": "relation (lcatarget 1)", "lcasubstring": "relation (lcasubstring 1 2)",
     "similarposition": "similarposition",

@@ -28,6 +28,12 @@ TABLE = [
     Row('date "2014"', EXACT),
     Row('eco "C2"', EXACT),
     Row("cql(gamenumber 5 40) check", EXACT),
+    Row("elo > 2700", EXACT),  # alone: the higher rating the game gives
+    Row("elo", EXACT),
+    Row("elo > elo black", EXACT),
+    Row("player", EXACT),  # alone: both names, on two lines
+    Row('player "Ka"', EXACT),
+    Row('player == player white + "\\n" + player black', NARROWED),
 ]
 
 

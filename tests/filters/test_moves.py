@@ -92,6 +92,12 @@ TABLE = [
     Row("currentmove [x]q", NARROWED),
     Row("move legal from K count > 2", NARROWED),
     Row("move pseudolegal count > move legal count", NARROWED),
+    # the value of 'legal F--G': the squares its moves go to (issue 18)
+    Row("#legal -- > 30", NARROWED),
+    Row("x = legal K-- #x == 0 check", NARROWED),
+    Row("legal N--d5 & d5", NARROWED),
+    Row("pseudolegal K-- == legal K--", NARROWED),
+    Row("legal --(o-o) & [g1,g8]", NARROWED),
 ]
 
 

@@ -57,6 +57,8 @@ TABLE = [
     Row("sqrt(#[Aa]) == 4", NARROWED),
     Row('fen "8/8/8/8/8/8/8/K6k w"', EXACT),
     Row('fen "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R"', EXACT),
+    Row("lastgamenumber > 10", NARROWED),
+    Row("gamenumber == lastgamenumber", NARROWED),
 ]
 
 

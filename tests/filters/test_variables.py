@@ -37,6 +37,7 @@ TABLE = [
     Row("piece x = Ke1 find x & g1", NARROWED),
     Row("piece x = e4 x & P", NARROWED),
     Row('s = "a" s += "b" s == "ab"', NARROWED),
+    Row("atomic cnt = 0 m = {path (-- cnt += 1){1,3}} cnt == m", NARROWED),
 ]
 
 

@@ -18,7 +18,12 @@ example files fix these rules:
 * A move in a path cannot take a parenthesised target filter: ``path --(-- --)`` and
   ``path -- ( -- -- )`` are rejected, while ``path k(-- --)`` is a filter and a group. A dash
   with a target inside another constituent (``path -- {B --(R)} {10,}``) is an ordinary
-  filter tested where the path has got to, not a step of the path.
+  filter tested where the path has got to, not a step of the path; so is a dash inside an
+  operator (``path -- not K--``): the reference takes a constituent's filter whole, and only a
+  filter that is a dash itself is a step.
+* Moves written one against the other are successive steps (``path a--b--c`` is ``a--b``
+  then ``--c``): the reference's move constituent ends after its right side, and the next
+  dash, tied or not, starts the next one.
 * The promotion of a move may be named by a string or a function's parameter
   (``path p--=T`` in babson1.cql), as outside a path.
 * A path is greedy: it takes constituents up to the ``)`` or ``}`` that closes what
@@ -66,8 +71,9 @@ def parse_path(parser: Reader, token: Token) -> ast.Node:
         parser.in_line -= 1
     if not items:
         raise parser.error("a path needs at least one constituent", parser.peek())
+    atomic = frozenset(name for name, kind in parser.lasting_variables.items() if kind == "atomic")
     return ast.Path(token.span.to(items[-1].span), frozenset(params.words), tuple(items), params.focus,
-                    params.focus_capture, params.max, params.low, params.high, params.title)
+                    params.focus_capture, params.max, params.low, params.high, params.title, atomic)
 
 
 class _Params:
@@ -196,9 +202,7 @@ def _constituents(parser: Reader, top: bool = True) -> list[ast.Node]:
             word = parser.next()
             items.append(ast.Keyword(word.span, word.text))
         else:
-            node = parser.parse_filter()
-            _refuse_hidden_move(parser, node)
-            items.append(node)
+            items.append(parser.parse_filter())
     return items
 
 
@@ -253,9 +257,7 @@ def _move(parser: Reader) -> ast.Dash:
     if parser.at_op("("):
         raise parser.error(f"a move in a path cannot take a '( )' target after '{dash.text}'", parser.peek())
     if _touches(parser, span) and (parser.peek().kind in (Kind.PIECES, Kind.WORD) or parser.at_op("~")):
-        right = parser.parse_union()
-        if isinstance(right, ast.Dash):
-            raise parser.unsupported("a chain of CQL 6.2 move filters", right.span)
+        right = parser.parse_union(allow_dash=False)
         span = span.to(right.span)
     if _touches(parser, span) and parser.at_op("="):
         # '=Q', or a string or a function's parameter naming the piece ('P--=T' in babson1.cql)
@@ -264,28 +266,9 @@ def _move(parser: Reader) -> ast.Dash:
         span = span.to(end)
     if _touches(parser, span) and parser.at_op("("):
         raise parser.error(f"a move in a path cannot take a '( )' target after '{dash.text}'", parser.peek())
-    if _touches(parser, span) and parser.at_op(*_DASHES):
-        raise parser.unsupported("a chain of CQL 6.2 move filters", parser.peek())
     return ast.Dash(span, left, right, dash.text == "[x]", promote, promote_by=promote_by)
 
 
 def _touches(parser: Reader, span) -> bool:
     token = parser.peek()
     return token.kind is not Kind.EOF and token.span.start == span.end
-
-
-def _refuse_hidden_move(parser: Reader, node: ast.Node) -> None:
-    """A move inside an operator (``~T--``) would not be a step of the path: refuse it by name."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, ast.Dash):
-            raise parser.unsupported("a move filter inside an operator in a path constituent", current.span)
-        if isinstance(current, (ast.Unary, ast.Not)):
-            stack.append(current.arg)
-        elif isinstance(current, ast.Binary):
-            stack.extend((current.left, current.right))
-        elif isinstance(current, (ast.And, ast.Or)):
-            stack.extend(current.items)
-        elif isinstance(current, ast.Compare):
-            stack.extend(current.operands)

@@ -50,6 +50,8 @@ _FAILED = "path failed states"
 _LONGEST = "path longest walks"
 #: Not yet worked out (None is a state known to reach no end).
 _UNKNOWN = object()
+#: An atomic variable without a value.
+_UNBOUND = object()
 #: The evaluator memo key of the moves of variable-free path moves, per (move, position), per game.
 _STATIC_STEPS = "path static steps"
 
@@ -88,6 +90,8 @@ class Walk:
         self.count = 0
         self.best: tuple[int, Position, int | None] | None = None  # (count, last position, max value)
         self.best_comments: list = []
+        self.atomic = tuple(sorted(node.atomic))
+        self.best_atomic: tuple = ()
         self._mark = len(ev.pending)
         self._tests: dict[tuple[int, int], bool] | None = {} if pure else None
         self._steps: dict[tuple[int, int], list[int]] = {}
@@ -107,6 +111,7 @@ class Walk:
         limit = sys.getrecursionlimit()
         if limit < _DEPTH:
             sys.setrecursionlimit(_DEPTH)  # for this search only (Python's own frames, not C's, in 3.11+)
+        before = self._atomic_values()
         try:
             self._go(self.start, _stack(self.node.items, None))
         finally:
@@ -115,6 +120,20 @@ class Walk:
         del self.ev.pending[self._mark:]
         if self.best is not None:
             self.ev.pending.extend(self.best_comments)
+        self._restore_atomic(self.best_atomic if self.best is not None else before)
+
+    def _atomic_values(self) -> tuple:
+        """The values of the path's atomic variables now (``_UNBOUND`` for none)."""
+        variables = self.ev.variables
+        return tuple(variables.get(name, _UNBOUND) for name in self.atomic)
+
+    def _restore_atomic(self, values: tuple) -> None:
+        variables = self.ev.variables
+        for name, value in zip(self.atomic, values):
+            if value is _UNBOUND:
+                variables.pop(name, None)
+            else:
+                variables[name] = value
 
     def _go(self, pos: Position, rest) -> None:
         if rest is None:
@@ -192,10 +211,13 @@ class Walk:
         pending = self.ev.pending
         for child_id in self._steps_from(item, pos):
             kept = len(pending)
+            atomic = self._atomic_values() if self.atomic else ()
             self.count += 1
             self._go(self.positions[child_id], rest)
             self.count -= 1
             del pending[kept:]
+            if self.atomic:  # the reference undoes a move's changes to atomic variables
+                self._restore_atomic(atomic)
 
     def _steps_from(self, item: ast.Dash, pos: Position) -> list[int]:
         key = (id(item), pos.id)
@@ -273,6 +295,7 @@ class Walk:
             value = None
         self.best = (self.count, pos, value)
         self.best_comments = self.ev.pending[self._mark:]
+        self.best_atomic = self._atomic_values()
 
 
 def failures(ev: Evaluator, node: ast.Path, focus: Focus | None) -> set | None:

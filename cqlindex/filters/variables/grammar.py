@@ -65,10 +65,9 @@ class VariablesGrammar(FunctionGrammar):
         if name in self.variables:
             return ast.Variable(token.span, name)
         if name in self.assigning:
-            # 'PathLen = path ... -- pathcount <= PathLen + 1' (followpath.cql): the reference knows
-            # the name while its value is still being read; cqlindex does not evaluate that yet.
-            self.defer_unsupported(f"'{name}' used inside the value being assigned to it", token.span)
-            return ast.Variable(token.span, name)
+            # The reference reads an assignment's value before it makes the variable, so a new
+            # name is unknown inside its own first value ('x = path -- pathcount <= x').
+            raise self.error(f"'{name}' has no value yet: it gets its first one from this assignment", token)
         raise self.error(f"unknown filter or variable '{name}'{hint(name)}", token)
 
     def check_assignment(self, name: Token, op: Token, value: ast.Node) -> None:
