@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from cqlindex.cql.parser import parse
-from cqlindex.errors import CqlSyntaxError, CqlUnsupportedError
+from cqlindex.errors import CqlError, CqlSyntaxError, CqlUnsupportedError
 from cqlindex.exec.run import run
 from cqlindex.evaluate.values import MATCH
 from cqlindex.filters.game.hhdb import NO_RANK_MAX, award, award_rank
@@ -33,6 +33,9 @@ GAMES = {
     "marks": ("Study", "TT (=0104.11b3d5) (c) (v)", "1. e4 *"),
     # the first comment names the diagram, the stipulation and a marker; 1.e4 has a cook marker
     "annotated": ("1.p Tourney #123", "(+0016.32d4g7) U2", "{EG#456 stipulation: win. <eg>} 1. e4 {<cook> here} e5 *"),
+    # several composers (MC): their names open the first comment; a variation marked <main>, one not
+    "composers": ("Cup", "(=0104.11b3d5) MC", "{Smith and Jones. stipulation: draw.} 1. e4 "
+                                             "(1. d4 {<main>} d5) (1. c4 {<or>} c5) e5 *"),
 }
 
 
@@ -90,8 +93,41 @@ def test_keys_defined_as_cql(dbs, engine: str, query: str, positions: list[int])
     assert run(dbs["annotated"], query, variations=False, engine=engine).matches == ({1: positions} if positions else {})
 
 
-@pytest.mark.parametrize("query", ['hhdb "<main>"', 'hhdb stipulation "win"', "hhdb cooked", "hhdb sort prize", "hhdb special sort hm",
-                                   "hhdb composer", "hhdb gbr pawns"])
+# More keys the reference defines (issue 18): a string after a key with a text value searches it;
+# the parts of the GBR code; the composers; the text 'search' reads; the keys about variations.
+@pytest.mark.parametrize("engine", ["python", "sql"])
+@pytest.mark.parametrize(("game", "query", "positions"), [
+    ("annotated", 'initial hhdb stipulation "wi"', [0]),
+    ("annotated", 'initial hhdb stipulation "draw"', []),
+    ("annotated", 'initial hhdb gbr "0016"', [0]),
+    ("annotated", 'initial hhdb gbr pieces == "0016"', [0]),
+    ("annotated", 'initial hhdb gbr pawns == "32"', [0]),
+    ("annotated", 'initial hhdb gbr kings == "d4g7"', [0]),
+    ("annotated", 'initial hhdb gbr material == "0016.32"', [0]),
+    ("annotated", 'initial hhdb gbr kings "g7"', [0]),
+    ("annotated", 'initial hhdb composer == "a"', [0]),           # the White tag
+    ("composers", 'initial hhdb composer == "Smith and Jones"', [0]),  # MC: the first comment's names
+    ("annotated", 'initial hhdb search == "1.p Tourney #123\\n" + "a\\n(+0016.32d4g7) U2\\n" + '
+                  '"EG#456 stipulation: win. <eg>"', [0]),
+    ("composers", 'initial hhdb search "Cup\\na"', [0]),
+    ("composers", 'cql(variations) hhdb "<main>"', [3]),
+    ("composers", 'cql(variations) hhdb "<or>"', [5]),
+    ("composers", "cql(variations) hhdb variation", [5, 6]),  # reached by c4, which has no <main>
+    ("composers", "cql(variations) hhdb mainline", [0, 1, 2, 3, 4]),
+])
+def test_more_keys_defined_as_cql(dbs, engine: str, game: str, query: str, positions: list[int]) -> None:
+    assert run(dbs[game], query, engine=engine).matches == ({1: positions} if positions else {})
+
+
+@pytest.mark.parametrize("engine", ["python", "sql"])
+@pytest.mark.parametrize("query", ['hhdb "<main>"', "hhdb mainline", "hhdb variation", 'hhdb "<or>"'])
+def test_keys_about_variations_need_them(dbs, engine: str, query: str) -> None:
+    with pytest.raises(CqlError, match="needs variations"):
+        run(dbs["composers"], query, engine=engine)
+
+
+@pytest.mark.parametrize("query", ["hhdb cooked", "hhdb sound", "hhdb unsound", "hhdb sort prize",
+                                   "hhdb special sort hm"])
 def test_forms_not_run_yet_are_refused(query: str) -> None:
     with pytest.raises(CqlUnsupportedError):
         parse(query)

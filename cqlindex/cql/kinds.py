@@ -45,8 +45,9 @@ def kind_of(node: ast.Node, variables: dict[str, str] | None = None) -> str:
         return NUMBER if kind_of(node.body, variables) == NUMBER else LOGICAL
     if isinstance(node, ast.CountMoves):
         return NUMBER
-    if isinstance(node, ast.HHdb):
-        return NUMBER if node.item in ("award", "commendation", "hm", "prize") else LOGICAL
+    if isinstance(node, ast.HHdb):  # a rank, a part of the GBR code, or a flag
+        return NUMBER if node.item in ("award", "commendation", "hm", "prize") else \
+            STRING if node.item.startswith("gbr") else LOGICAL
     if isinstance(node, ast.Dash) and node.mode != "played":
         return SET  # the reference accepts 'legal -- & legal --' and 'legal -- == 3'
     if isinstance(node, ast.Dash) and node.target:

@@ -13,9 +13,19 @@ answers on the studies sample, gameinfo2.cql) and the flags (``TT``, ``twin``, `
 The reference defines most other keys as CQL of its own, on the Black and Event tags and the
 comments; so does cqlindex (``_MACROS``, parsed in place of the key under ``notransform``):
 ``"<cook>"``, ``"<eg>"``, ``"<minor_dual>"`` (markers in a position's original comment),
-``dual``, ``diagram``, ``egdiagram``, ``firstcomment``, ``stipulation``, ``gbr``. The rest of the
-grammar (``special``, ``max``, ``sort``, ``award``, ``composer``, the parts of ``gbr``,
-``cooked``, ``sound``, the keys that need ``variations`` ...) is parsed and refused as unsupported.
+``dual``, ``diagram``, ``egdiagram``, ``firstcomment``, ``stipulation``, ``gbr``, ``composer``
+(the composers: the first comment up to its first period when the Black tag says ``MC``, else
+the White tag without a trailing `` NN``) and ``search`` (Event, White, Black and the first
+comment, one a line). A quoted string after a key with a text value searches that text, as after
+``player``. The parts of ``gbr`` are pieces of the code it finds: ``gbrpieces`` its four digits,
+``gbrpawns`` the two after the period, ``gbrkings`` the kings' squares, ``gbrmaterial`` all but
+the sign and the kings. The keys about variations (``"<main>"``, ``"<or>"``, ``mainline``,
+``variation``) stop the run with an error unless the search has variations, as in the reference:
+``"<main>"`` and ``"<or>"`` are markers in the position's comment, and a position is in a
+``variation`` when it or one before it was reached by a move that is not the main continuation
+whose comment has no ``"<main>"``. Still refused: ``sort`` among an award's words, and
+``cooked`` / ``sound`` / ``unsound`` (the reference reads ``"<cook"`` anywhere in the game's
+text, variations too, which a main-line search here does not load).
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ from cqlindex.cql.reader import Reader
 from cqlindex.cql.tokens import Kind, Token
 from cqlindex.evaluate.context import Evaluator, evaluates
 from cqlindex.evaluate.values import MATCH
+from cqlindex.errors import CqlError
 from cqlindex.store.trees import Position
 
 #: Flag codes of the Black tag and their long names.
@@ -39,8 +50,10 @@ _FLAG_OF = {**{code: code for code in FLAGS}, **{name: code for code, name in FL
             "theme_tournament": "TT"}
 _AWARD_WORDS = ("award", "commendation", "hm", "prize")
 _MODIFIERS = ("max", "sort", "special")
-#: Parsed and refused for now (their meaning is not pinned down against the reference).
-_OTHER_WORDS = ("mainline", "variation", "cooked", "sound", "unsound", "composer", "search")
+#: Parsed and refused for now: they need the game's whole text (see the module's docstring).
+_OTHER_WORDS = ("cooked", "sound", "unsound")
+#: Keys about variations: evaluated in Python (an error without variations, see hhdb()).
+_VARIATION_KEYS = ("mainline", "variation")
 _MARKS = ("<main>", "<or>")
 #: Keys the reference defines as CQL: what each means, written as CQL (run under notransform, so
 #: that a transform around it leaves the tags alone). '\\1' is the regular expression's first group.
@@ -53,9 +66,17 @@ _MACROS = {
     "egdiagram": 'position 0 : {originalcomment ~~ "EG#(\\d+)" int \\1}',
     "firstcomment": "position 0 : originalcomment",
     "stipulation": 'position 0 : {originalcomment ~~ "stipulation: ([^.]+)\\." \\1}',
-    "gbr": 'player black ~~ "[+-=]\\d{4}\\.\\d{2}[a-h][1-8][a-h][1-8]"',
+    "gbr": 'player black ~~ "%s"',
+    "composer": 'if player black "MC" {position 0 : {originalcomment ~~ "^([^.]+)[.]" \\1}} '
+                'else if player white[-3:] == " NN" player white[:-3] else player white',
+    "search": 'event + \\n + {tag "White"} + \\n + {tag "Black"} + '
+              'if (position 0 : originalcomment) \\n + position 0 : originalcomment else ""',
 }
-_GBR_PARTS = ("kings", "material", "pawns", "pieces")
+#: The GBR code at the head of an HHdb Black tag (sign, four piece digits, '.', two pawn digits, kings).
+GBR = r"[+-=]\d{4}\.\d{2}[a-h][1-8][a-h][1-8]"
+_MACROS["gbr"] = _MACROS["gbr"] % GBR
+#: Each part of the GBR code: a slice of the code found.
+_GBR_PARTS = {"kings": slice(-4, None), "material": slice(1, -4), "pawns": slice(6, 8), "pieces": slice(1, 5)}
 
 
 def read_hhdb(parser: Reader, token: Token) -> ast.Node:
@@ -68,18 +89,13 @@ def read_hhdb(parser: Reader, token: Token) -> ast.Node:
     if key in _MACROS and not (key == "gbr" and parser.peek(1).is_word(*_GBR_PARTS)):
         parser.next()
         node = parser.parse_macro(f"notransform {{{_MACROS[key]}}}", token.span.to(start.span))
-        if parser.peek().kind is Kind.STRING and kind_of(node) == STRING:
-            # 'hhdb stipulation "mate"': whether the string is then a search in the key's text is
-            # not pinned down against the reference; refused rather than read as two filters
-            parser.defer_unsupported(f"a string after 'hhdb {key}'", parser.peek())
-        return node
+        return _searched(parser, node)
     if start.kind is Kind.STRING and start.text.strip('"') in _MARKS:
         parser.next()
-        parser.defer_unsupported(f"'hhdb {start.text}'", start)
         return ast.HHdb(token.span.to(start.span), start.text.strip('"'), frozenset())
     if start.kind is not Kind.WORD:
         raise parser.error("'hhdb' is followed by what it reads: prize, hm, composer, TT ...", start)
-    if start.text in _FLAG_OF or start.text in _OTHER_WORDS:
+    if start.text in _FLAG_OF or start.text in _OTHER_WORDS or start.text in _VARIATION_KEYS:
         parser.next()
         end = start
         if start.text in _OTHER_WORDS:
@@ -87,9 +103,8 @@ def read_hhdb(parser: Reader, token: Token) -> ast.Node:
         return ast.HHdb(token.span.to(end.span), _FLAG_OF.get(start.text, start.text), frozenset())
     if start.text == "gbr":
         parser.next()
-        end = parser.next() if parser.at_word(*_GBR_PARTS) else start
-        parser.defer_unsupported("'hhdb gbr'", start.span.to(end.span))
-        return ast.HHdb(token.span.to(end.span), "gbr", frozenset())
+        end = parser.next()  # one of _GBR_PARTS (else the macro above took it)
+        return _searched(parser, ast.HHdb(token.span.to(end.span), f"gbr{end.text}", frozenset()))
     kind: str | None = None
     modifiers: set[str] = set()
     end = start
@@ -116,6 +131,15 @@ def read_hhdb(parser: Reader, token: Token) -> ast.Node:
     return ast.HHdb(token.span.to(end.span), kind or "award", frozenset(modifiers))
 
 
+def _searched(parser: Reader, node: ast.Node) -> ast.Node:
+    """``node``, or with a quoted string after it and a text value, whether the string is in that
+    text (the reference reads a trailing string so after every key it defines)."""
+    if parser.peek().kind is not Kind.STRING or kind_of(node) not in (STRING, "any"):
+        return node
+    string = parser.next()
+    return ast.Binary(node.span.to(string.span), "in", ast.String(string.span, string.text), node)
+
+
 def is_award(node: ast.HHdb) -> bool:
     """A number (the rank of an award) rather than a flag."""
     return node.item in _AWARD_WORDS
@@ -128,7 +152,28 @@ def hhdb(ev: Evaluator, node: ast.HHdb, pos: Position) -> object:
         return award(headers.get("Event", ""), node.item, "special" in node.modifiers, "max" in node.modifiers)
     if node.item in FLAGS:
         return MATCH if node.item in headers.get("Black", "") else None
+    if node.item.startswith("gbr"):
+        found = re.search(GBR, headers.get("Black", ""))
+        return found.group(0)[_GBR_PARTS[node.item[3:]]] if found else None
+    if node.item in _MARKS or node.item in _VARIATION_KEYS:
+        if not ev.variations:
+            raise CqlError(f"'hhdb {node.item}' needs variations (cql(variations), or --variations)",
+                           ev.query.text, node.span, ev.query.source)
+        if node.item in _MARKS:
+            return MATCH if node.item in (pos.comment or "") else None
+        return MATCH if _in_variation(ev, pos) == (node.item == "variation") else None
     raise ev.unsupported(f"'hhdb {node.item}'", node)
+
+
+def _in_variation(ev: Evaluator, pos: Position) -> bool:
+    """Whether ``pos`` or a position before it was reached by a move that is not its parent's
+    main continuation and whose comment has no ``<main>`` mark (HHdb's variations)."""
+    positions = ev.tree.positions
+    while pos.parent is not None:
+        if positions[pos.parent].children[0] != pos.id and "<main>" not in (pos.comment or ""):
+            return True
+        pos = positions[pos.parent]
+    return False
 
 
 def award_rank(event: str, kind: str) -> int | None:

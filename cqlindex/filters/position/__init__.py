@@ -67,5 +67,5 @@ DECLS = (
     d("virtualmainline", ast.Keyword, LOGICAL, "reached without a null move and without an alternative White move",
       grammar="parse_keyword", sql=PYTHON, traits=TREE, example="virtualmainline"),
     d("hhdb", ast.HHdb, "any", "an HHdb study annotation of the game: 'hhdb prize', 'hhdb TT' ...",
-      grammar="parse_hhdb", sql=PYTHON, example="hhdb prize == 1"),
+      grammar="parse_hhdb", sql=PYTHON, traits=TREE, example="hhdb prize == 1"),  # 'hhdb variation' reads back
 )
