@@ -48,11 +48,11 @@ def run_streamed(db: str | Path, text: str, *, variations: bool | None = None, s
     they are read; ``games_examined`` is known at once. A run that cannot stream is held as run() holds it."""
     params = dict(variations=variations, source=source, gamenumbers=gamenumbers, matchcount=matchcount,
                   timeout=timeout, include_unplayable=include_unplayable, allow_files=allow_files)
+    started = time.perf_counter()
+    deadline = Deadline(timeout)
     prepared = prepare(text, source, variations=variations, gamenumbers=gamenumbers, matchcount=matchcount)
     if prepared.analysis.files is not None or prepared.analysis.sort_keys or evaluates_every_game(prepared):
         return run(db, text, **params)
-    started = time.perf_counter()
-    deadline = Deadline(timeout)
     result = QueryResult(prepared.query, prepared.variations, prepared.analysis.sort_keys)
     con = connect(db)
     try:
