@@ -1,8 +1,8 @@
 """Queries at full scale (issue 16): the benchmark query files against the bare DuckDB scan.
 
-What it measures, in one run, on one index (the gnuchess slice of ``bench_query.py``, copied
-``--replicate`` times by SQL with only ``gamenumber`` changed, to reach tens of millions of
-positions without replaying them):
+What it measures, in one run, on one index (the gnuchess slice of ``bench_query.py``, copied by
+SQL with only ``gamenumber`` changed until it holds ``--positions``, 32 M by default, or
+``--replicate`` times: tens of millions of positions without replaying them):
 
 * per query file of ``shared/bench`` (a, b1, b2, c, c2, d1, d2): the in-process time of
   :func:`cqlindex.exec.run.run` (median of ``--repeat``), the CLI's wall time, CPU seconds and
@@ -20,7 +20,7 @@ positions without replaying them):
   first :data:`PGN_GAMES` games as PGN (games/s, peak RSS).
 
 Nothing here is a pass/fail threshold: absolute figures depend on the machine and its load.
-Run from ``scripts/bench_query.py --scale [--replicate K]`` or alone.
+Run from ``scripts/bench_query.py --scale [--positions N | --replicate K]`` or alone.
 """
 
 from __future__ import annotations
