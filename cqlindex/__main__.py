@@ -1,5 +1,5 @@
 """``python -m cqlindex`` runs the same CLI as the ``cqlindex`` console script."""
 
-from cqlindex.cli import main
+from cqlindex.launch import main
 
 main()

@@ -40,7 +40,11 @@ Usage: python scripts/bench_query.py [--games N] [--scan-games N] [--repeat N] [
                                      [--shared DIR] [--only FAMILY|relation] [--skip-python] [--json]
                                      [--engine spark [--spark-master URL]]
        python scripts/bench_query.py --examples [--only NAME] [--skip-python]
-       python scripts/bench_query.py --scale [--games N] [--replicate K] [--repeat N] [--json]
+       python scripts/bench_query.py --scale [--games N] [--positions N | --replicate K] [--repeat N] [--json]
+
+With ``--scale`` (scripts/bench_scale.py) the index is the whole file (``--games 0``) copied by SQL,
+only gamenumber changed, until it holds ``--positions`` (default 32 M) positions; a small run to
+try it: ``--scale --games 2000 --positions 400000 --repeat 1``.
 """
 
 from __future__ import annotations
@@ -208,7 +212,8 @@ def scan(pgn: Path, predicate: Callable[[chess.Board], bool]) -> tuple[float, in
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=20000, help="games in the index (0 = all; default 20000)")
+    parser.add_argument("--games", type=int, default=None,
+                        help="games in the index (0 = all; default 20000, with --scale all)")
     parser.add_argument("--scan-games", type=int, default=20000, help="games of the python-chess scan (default 20000)")
     parser.add_argument("--repeat", type=int, default=3, help="runs of the default engine per query (median)")
     parser.add_argument("--db", type=Path, default=None, help="index to build or reuse")
@@ -226,15 +231,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", action="store_true",
                         help="instead: the shared/bench query files, start-up and streamed output against the bare "
                              "DuckDB scan (scripts/bench_scale.py)")
-    parser.add_argument("--replicate", type=int, default=1,
-                        help="with --scale: copy the index's games this many times in all, by SQL (e.g. --games 0 "
-                             "--replicate 3 for ~34 M positions)")
+    parser.add_argument("--replicate", type=int, default=None,
+                        help="with --scale: copy the index's games this many times in all, by SQL (default: as "
+                             "many as reach --positions)")
+    parser.add_argument("--positions", type=int, default=32_000_000,
+                        help="with --scale: the positions the replicated index reaches at least (default 32 M: "
+                             "the whole file, 11.5 M positions, three times)")
     args = parser.parse_args(argv)
+    if args.games is None:
+        args.games = 0 if args.scale else 20000
     if args.scale:
-        from bench_scale import replicated, report
+        from bench_scale import copies_for, replicated, report
 
         db = ensure_index(args.shared, args.games, args.db or Path(f"build/bench-{args.games or 'all'}.duckdb"))
-        figures = report(replicated(db, args.replicate), args.shared, args.repeat)
+        copies = args.replicate or copies_for(db, args.positions)
+        figures = report(replicated(db, copies), args.shared, args.repeat)
         if args.json:
             print(json.dumps(figures, indent=2))
         return 0

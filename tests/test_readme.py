@@ -188,7 +188,7 @@ def test_every_readme_command_has_a_check() -> None:
 def test_the_readme_commands_do_what_they_say(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     shutil.copytree(ROOT / "samples", tmp_path / "samples")
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr("cqlindex.cli_query._terminal", lambda: True)  # as a user types them in a terminal
+    monkeypatch.setattr("cqlindex.cli_execute._terminal", lambda: True)  # as a user types them in a terminal
     for command, comment in readme_commands():
         result = runner.invoke(app, shlex.split(command)[1:])
         run = Run(result, tmp_path)

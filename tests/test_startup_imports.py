@@ -5,6 +5,8 @@ evaluator's tree loader), the Python evaluator, numpy (the relation filter's arr
 rows) and python-chess (boards, SAN, the evaluator's filters) must stay unimported when the plan
 is exact, its rows few and the output a count. A module-level import added on that path makes
 this fail. The benchmark queries (``../shared/bench``) are held to the same when SQL decides them.
+The console script's query path (:mod:`cqlindex.launch`) loads no command-line framework either:
+typer, click (typer's own copy), pydantic and rich stay out.
 """
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ from conftest import shared_path
 REPO = Path(__file__).resolve().parents[1]
 #: What a query SQL decides alone does not import.
 HEAVY = ("pyarrow", "numpy", "chess")
+#: What the console script's query path does not import.
+FRAMEWORKS = ("typer", "click", "pydantic", "pydantic_core", "rich")
 PROBE = """
 import json, sys
-from cqlindex.cli import main
-sys.argv = ["cqlindex", "query", sys.argv[1], sys.argv[2], "--format", "count"]
+from cqlindex.launch import main
+sys.argv = ["cqlindex", *(sys.argv[3:] or ["query", sys.argv[1], sys.argv[2], "--format", "count"])]
 try:
     main()
 except SystemExit:
@@ -32,12 +36,15 @@ print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in HEAVY + ("c
 """
 
 
-def _loaded(db: Path, query: str) -> set[str]:
-    done = subprocess.run([sys.executable, "-c", PROBE % (HEAVY,), str(db), query], capture_output=True, text=True,
-                          cwd=REPO, timeout=120)
+def _loaded(db: Path, query: str, *args: str) -> set[str]:
+    """The modules of :data:`HEAVY`, :data:`FRAMEWORKS` and cqlindex that ``cqlindex query DB QUERY
+    --format count`` (or ``cqlindex ARGS``) imported."""
+    done = subprocess.run([sys.executable, "-c", PROBE % (HEAVY + FRAMEWORKS,), str(db), query, *args],
+                          capture_output=True, text=True, cwd=REPO, timeout=120)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.strip().splitlines()
-    assert lines[0].split()[1] == "games", lines  # the count line: the query ran
+    if not args:
+        assert lines[0].split()[1] == "games", lines  # the count line: the query ran
     return set(json.loads(lines[-1]))
 
 
@@ -62,3 +69,14 @@ def test_the_benchmark_queries_sql_decides_load_none_of_them(tmp_path) -> None:
     for name in ("a", "b1", "b2", "c", "c2", "d2"):
         loaded = _loaded(db, shared_path(f"bench/{name}.cql").read_text())
         assert not loaded & set(HEAVY), (name, loaded & set(HEAVY))
+
+
+def test_a_query_through_the_console_script_loads_no_command_line_framework(tmp_path) -> None:
+    from cqlindex.ingest.pipeline import build
+
+    db = tmp_path / "g.duckdb"
+    build([str(REPO / "samples" / "gnuchess-300.pgn")], db)
+    tops = {m.split(".")[0] for m in _loaded(db, "Ka1 Kh8 or Qd1")}
+    assert not tops & set(FRAMEWORKS), tops & set(FRAMEWORKS)
+    # Help is typer's: the probe sees typer when it is loaded.
+    assert "typer" in {m.split(".")[0] for m in _loaded(db, "", "--help")}

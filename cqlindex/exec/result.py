@@ -8,6 +8,7 @@ games come in gamenumber order, or by their sort values.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -43,10 +44,48 @@ class QueryResult:
     edits: dict[int, list[tuple]] = field(default_factory=dict)
     #: What the query's message filters said, in order.
     messages: list[str] = field(default_factory=list)
+    #: A streamed run (:mod:`cqlindex.exec.streamed`): the batches of matches still to come, each
+    #: in output order and after the previous one; None when every match is in ``matches``.
+    pending: Iterator[dict[int, list[int]]] | None = None
+    #: Games and positions of the batches :meth:`batches` has handed out already.
+    streamed_games: int = 0
+    streamed_positions: int = 0
 
     @property
     def positions(self) -> int:
-        return sum(len(ids) for ids in self.matches.values())
+        return sum(len(ids) for ids in self.matches.values()) + self.streamed_positions
+
+    @property
+    def matching_games(self) -> int:
+        """How many games matched (for a streamed run: in the batches handed out so far)."""
+        return len(self.matches) + self.streamed_games
+
+    def batches(self) -> Iterator[dict[int, list[int]]]:
+        """The matches in output order, whole games at a time: ``matches`` at once, or a streamed
+        run's batches as its search finds them, so that a writer holds one batch, not the result."""
+        if self.pending is None:
+            yield self.matches
+            return
+        pending, self.pending = self.pending, None
+        for batch in pending:
+            self.streamed_games += len(batch)
+            self.streamed_positions += sum(len(ids) for ids in batch.values())
+            yield batch
+            for game in batch:  # written: its comments and edits are not needed any more
+                self.comments.pop(game, None)
+                self.edits.pop(game, None)
+
+    def hold(self) -> None:
+        """Take a streamed run's pending batches into ``matches``, for the writers that need every
+        game before the first (a table, HTML, the game numbers, a count)."""
+        pending, self.pending = self.pending, None
+        for batch in pending or ():
+            self.matches.update(batch)
+
+    def pairs(self) -> Iterator[tuple[int, list[int]]]:
+        """(gamenumber, positionids) of every matching game, in output order (see :meth:`batches`)."""
+        for batch in self.batches():
+            yield from batch.items()
 
     def keep(self, gamenumber: int, ids: list[int], evaluator: Evaluated | None = None) -> None:
         """Record a game's matches if their number lies in the matchcount range, with its sort values."""

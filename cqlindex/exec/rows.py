@@ -67,15 +67,35 @@ def game_batches(con) -> list[tuple[int, int]]:
     return [(start, min(start + step - 1, high)) for start in range(low, high + 1, step)]
 
 
+def grouped_range(con, select: exp.Select, batched: bool, low: int, high: int) -> tuple[dict[int, list[int]], int]:
+    """:func:`grouped` for the games ``low`` .. ``high`` alone (a streamed run, one range at a time).
+
+    Where restricting every scan of ``positions`` to the range keeps the answer (``batched``, or
+    every subquery tied to its row's game, or none), :func:`in_games` does it, so DuckDB reads
+    the range's row groups only; otherwise the range filters the plan's rows from outside.
+    """
+    unsorted = select.copy()
+    unsorted.set("order", None)
+    if batched or not _subquery_scans(unsorted) or per_game(unsorted):
+        return _fetched(con, in_games(unsorted, low, high).sql(dialect="duckdb"))
+    return _fetched(con, f"SELECT * FROM ({unsorted.sql(dialect='duckdb')}) AS _range "
+                         f"WHERE _range.gamenumber BETWEEN {int(low)} AND {int(high)}")
+
+
 def per_game(select: exp.Select) -> bool:
     """Whether ``select`` has subqueries over ``positions`` and each is tied to one game: it
     matches its row's gamenumber to an outer row's (a correlated subquery), or it is the
     right side of ``<row>.gamenumber IN (SELECT q.gamenumber ...)``. (A window's rows are tied
     by construction: such a plan says so itself, ``batched``.)"""
+    scans = _subquery_scans(select)
+    return bool(scans) and all(_tied_to_a_game(table) for table in scans)
+
+
+def _subquery_scans(select: exp.Select) -> list[exp.Table]:
+    """The scans of ``positions`` in ``select`` but its main one."""
     source = select.args.get("from_") or select.args.get("from")
     main = source.this if source is not None else None
-    scans = [t for t in select.find_all(exp.Table) if t.name == "positions" and t is not main]
-    return bool(scans) and all(_tied_to_a_game(table) for table in scans)
+    return [t for t in select.find_all(exp.Table) if t.name == "positions" and t is not main]
 
 
 def _tied_to_a_game(table: exp.Table) -> bool:

@@ -78,15 +78,21 @@ def run(db: str | Path, text: str, *, variations: bool | None = None, source: st
     prepared = with_collection_size(con, prepared)
     result = QueryResult(prepared.query, prepared.variations, prepared.analysis.sort_keys)
     with closing(con), running(con, deadline, text):
-        writes = prepared.analysis.files is not None and prepared.analysis.files.name == "writefile"
-        if (Engine(engine) is Engine.python or prepared.analysis.says_messages or writes
-                or keeps_state(prepared.query)):
+        if evaluates_every_game(prepared, engine):
             _evaluate_every_game(con, prepared, result, deadline, include_unplayable, allow_files)
         else:
             _run_plan(con, prepared, result, deadline, include_unplayable, allow_files)
     result.order()
     result.seconds = time.perf_counter() - started
     return result
+
+
+def evaluates_every_game(prepared: Prepared, engine: Engine | str = Engine.sql) -> bool:
+    """Whether the run evaluates every game (the python engine, messages, writefile, values kept
+    from position to position) rather than running a plan."""
+    writes = prepared.analysis.files is not None and prepared.analysis.files.name == "writefile"
+    return (Engine(engine) is Engine.python or prepared.analysis.says_messages or writes
+            or keeps_state(prepared.query))
 
 
 def with_collection_size(con, prepared: Prepared) -> Prepared:

@@ -17,9 +17,6 @@ from enum import Enum
 from pathlib import Path
 from typing import TextIO
 
-from rich.console import Console
-from rich.table import Table
-
 
 class Format(str, Enum):
     summary = "summary"
@@ -31,6 +28,9 @@ class Format(str, Enum):
     csv = "csv"
     count = "count"
 
+
+#: The shapes written a batch of games at a time, as a streamed run finds them (:func:`write`).
+STREAMED = frozenset({Format.pgn, Format.json, Format.ndjson, Format.csv})
 
 #: The format a file name asks for.
 SUFFIXES = {".pgn": Format.pgn, ".html": Format.html, ".htm": Format.html, ".json": Format.json,
@@ -61,24 +61,28 @@ class Options:
 
 def write(con, result, fmt: Format, out: TextIO, options: Options = Options()) -> list[int]:
     """Write ``result`` (from the index behind ``con``) to ``out`` as ``fmt``; returns the games
-    the PGN writer had to rebuild from the index because their source file was gone or changed."""
-    matches = result.matches
+    the PGN writer had to rebuild from the index because their source file was gone or changed.
+
+    PGN, JSON, NDJSON and CSV are written a batch of games at a time, as a streamed run
+    (:mod:`cqlindex.exec.streamed`) finds them; the other shapes take the whole result first."""
     if fmt is Format.pgn:
         from cqlindex.output.pgn import write_pgn
 
         return write_pgn(con, result, out, matchstring=options.matchstring, variations=result.variations,
                          silent=options.silent, with_header=options.header).rebuilt
+    if fmt in STREAMED:
+        from cqlindex.output.stream import write_records  # pyarrow: only when needed
+
+        write_records(con, result.pairs(), fmt.value, out)
+        return []
+    result.hold()
+    matches = result.matches
     if fmt is Format.summary:
         if matches:
             print(" ".join(str(g) for g in matches), file=out)
         return []
     if fmt is Format.count:
         print(f"{len(matches)} games {result.positions} positions", file=out)
-        return []
-    if fmt in (Format.ndjson, Format.json, Format.csv):
-        from cqlindex.output.stream import write_records  # pyarrow: only when needed
-
-        write_records(con, matches, fmt.value, out)
         return []
     from cqlindex.output.records import game_rows, match_table
 
@@ -90,6 +94,9 @@ def write(con, result, fmt: Format, out: TextIO, options: Options = Options()) -
                    boards_per_game=options.boards, database=options.database, sources=_sources(con, matches),
                    limit=options.limit)
     else:
+        from rich.console import Console  # here: only the table needs rich (start-up)
+        from rich.table import Table
+
         rich_table = Table("game", "white", "black", "result", "year", "first match", "positions")
         for game in game_rows(table.to_pylist()):
             counted = str(game["positions"]) + (f" ({game['in_variations']} in variations)"

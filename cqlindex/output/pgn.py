@@ -96,50 +96,53 @@ def write_pgn(con, result, out: TextIO, *, matchstring: str = "CQL", variations:
 
     summary = PgnSummary()
     options = dict(matchstring=matchstring, variations=variations, silent=silent, with_header=with_header)
-    numbers = list(result.matches)
     labels = [key.label for key in result.keys]
-    meta: dict | None = None
-    for start in range(0, len(numbers), _BATCH):
-        batch = numbers[start:start + _BATCH]
-        rows = {} if reference else fetch(con, batch)
-        texts: dict[int, str] = {}
-        for number in batch:
-            game = rows.get(number)
-            ids = result.matches[number]
-            if game is None or not exact(game) or (not silent and result.edits.get(number)) or not all(
-                    0 <= i < (len(game.parents) if variations else game.mainline) for i in ids):
-                continue  # python-chess's path writes it (or says what is wrong)
-            header = ""
-            if not silent and with_header:
-                values = result.sort_values.get(number, ())
-                header = "; ".join([f"Game number {number}",
-                                    *(f"{label}: {'none' if v is None else v}" for label, v in zip(labels, values))])
-            texts[number] = (write_game(game, "", set(), {}, matchstring) if silent else
-                             write_game(game, header, set(ids), result.comments.get(number, {}), matchstring))
-        slow = [number for number in batch if number not in texts]
-        if slow:
-            if meta is None:  # where every game's text is: one window over the games table, once
-                meta = _meta(con, numbers)
-            for item in annotated_games(con, result, numbers=slow, meta=meta, **options):
-                texts[item.gamenumber] = item.game.accept(
-                    chess.pgn.StringExporter(headers=True, variations=True, comments=True))
-                if item.rebuilt:
-                    summary.rebuilt.append(item.gamenumber)
-            summary.reference += len(slow)
-        for number in batch:
-            out.write(texts.pop(number))
-            out.write("\n\n")
-            summary.games += 1
+    for matches in result.batches():  # the whole result, or a streamed run's batches as they come
+        numbers = list(matches)
+        meta: dict | None = None
+        for start in range(0, len(numbers), _BATCH):
+            batch = numbers[start:start + _BATCH]
+            rows = {} if reference else fetch(con, batch)
+            texts: dict[int, str] = {}
+            for number in batch:
+                game = rows.get(number)
+                ids = matches[number]
+                if game is None or not exact(game) or (not silent and result.edits.get(number)) or not all(
+                        0 <= i < (len(game.parents) if variations else game.mainline) for i in ids):
+                    continue  # python-chess's path writes it (or says what is wrong)
+                header = ""
+                if not silent and with_header:
+                    values = result.sort_values.get(number, ())
+                    header = "; ".join([f"Game number {number}", *(f"{label}: {'none' if v is None else v}"
+                                                                   for label, v in zip(labels, values))])
+                texts[number] = (write_game(game, "", set(), {}, matchstring) if silent else
+                                 write_game(game, header, set(ids), result.comments.get(number, {}), matchstring))
+            slow = [number for number in batch if number not in texts]
+            if slow:
+                if meta is None:  # where every game's text is: one window over the games table, once a batch
+                    meta = _meta(con, numbers)
+                for item in annotated_games(con, result, numbers=slow, meta=meta, matches=matches, **options):
+                    texts[item.gamenumber] = item.game.accept(
+                        chess.pgn.StringExporter(headers=True, variations=True, comments=True))
+                    if item.rebuilt:
+                        summary.rebuilt.append(item.gamenumber)
+                summary.reference += len(slow)
+            for number in batch:
+                out.write(texts.pop(number))
+                out.write("\n\n")
+                summary.games += 1
     return summary
 
 
 def annotated_games(con, result, *, matchstring: str = "CQL", variations: bool, silent: bool = False,
                     with_header: bool = True, numbers: list[int] | None = None,
-                    meta: dict | None = None) -> Iterator[AnnotatedGame]:
+                    meta: dict | None = None, matches: dict[int, list[int]] | None = None
+                    ) -> Iterator[AnnotatedGame]:
     """The matching games of ``result``, in its order, as python-chess games with the match comments added
     (without the ``Game number`` header comment when not ``with_header``: CQL's -noheader);
-    only ``numbers`` of them, in that order, when given (``meta``: :func:`_meta` of them or more, once)."""
-    matches: dict[int, list[int]] = result.matches
+    only ``numbers`` of them, in that order, when given (``meta``: :func:`_meta` of them or more, once;
+    ``matches``: the batch of ``result`` that holds them, when it is streamed)."""
+    matches = result.matches if matches is None else matches
     numbers = list(matches) if numbers is None else numbers
     if not numbers:
         return

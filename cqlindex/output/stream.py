@@ -16,7 +16,7 @@ just made a double step, the halfmove clock and the score sheet's move number.
 from __future__ import annotations
 
 import codecs
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TextIO
 from itertools import chain
 
@@ -106,11 +106,18 @@ def placements(boards: list[pa.Array]) -> pa.Array:
     return pa.StringArray.from_buffers(rows, pa.py_buffer(offsets), pa.py_buffer(data))
 
 
-def _chunks(matches: dict[int, list[int]], size: int) -> Iterator[list[tuple[int, int, list[int]]]]:
-    """(rank, gamenumber, ids) of whole games, about ``size`` positions a chunk, in output order."""
+#: Matches as a dict {gamenumber: ids} in output order, or its (gamenumber, ids) pairs as they
+#: come (a streamed run's :meth:`~cqlindex.exec.result.QueryResult.pairs`).
+Matches = dict[int, list[int]] | Iterable[tuple[int, list[int]]]
+
+
+def _chunks(matches: Matches, size: int) -> Iterator[list[tuple[int, int, list[int]]]]:
+    """(rank, gamenumber, ids) of whole games, about ``size`` positions a chunk, in output order;
+    the pairs are read as the chunks are, so a stream of them is never held whole."""
     chunk: list[tuple[int, int, list[int]]] = []
     held = 0
-    for rank, (game, ids) in enumerate(matches.items()):
+    pairs = matches.items() if isinstance(matches, dict) else matches
+    for rank, (game, ids) in enumerate(pairs):
         chunk.append((rank, game, ids))
         held += len(ids)
         if held >= size:
@@ -130,8 +137,7 @@ def _pairs(chunk: list[tuple[int, int, list[int]]]) -> pa.Table:
     return pa.table({"gamenumber": np.repeat(games, lengths), "positionid": ids, "rank": np.repeat(ranks, lengths)})
 
 
-def record_batches(con: duckdb.DuckDBPyConnection, matches: dict[int, list[int]],
-                   size: int = BATCH_ROWS) -> Iterator[pa.Table]:
+def record_batches(con: duckdb.DuckDBPyConnection, matches: Matches, size: int = BATCH_ROWS) -> Iterator[pa.Table]:
     """The records of ``matches`` in its game order (positions in positionid order), a few
     thousand games at a time; always at least one table, empty when nothing matched, so a writer
     has the columns for its header."""
@@ -171,7 +177,7 @@ class _TextSink:
         self.out.flush()
 
 
-def write_records(con: duckdb.DuckDBPyConnection, matches: dict[int, list[int]], shape: str, out: TextIO,
+def write_records(con: duckdb.DuckDBPyConnection, matches: Matches, shape: str, out: TextIO,
                   size: int = BATCH_ROWS) -> None:
     """Write the records of ``matches`` to ``out`` a batch at a time: ``ndjson`` (a JSON object a
     line), ``json`` (an array of them, one a line) or ``csv`` (pyarrow's, with a header). The
