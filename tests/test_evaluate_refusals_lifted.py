@@ -209,7 +209,19 @@ def test_dashes_in_path_constituents(build_db, query: str, same_as: str, engine:
     ("cql(year 1990) check", r"not a cql\(\) parameter"),     # the reference's header knows no other
     ("cql(sort) check", "sort matchcount"),
     ("x = path -- pathcount <= x", "no value yet"),         # a new name inside its own first value
+    ("path -- legal --", "top level of a path"),             # the reference lexer's rule: in braces
+    ("path -- not legal K--", "top level of a path"),
+    ("path (-- x = countmoves --)", "top level of a path"),  # a group is still the top level
+    ("path -- move legal from K", "top level of a path"),
 ])
 def test_syntax_errors_that_were_refusals(query: str, words: str) -> None:
     with pytest.raises(CqlSyntaxError, match=words):
         parse(query)
+
+
+@pytest.mark.parametrize("query", [
+    "path -- {legal --}", "path -- {parent:countmoves legal -- == 1} +", "x = legal -- path -- --",
+    "path -- check\n\nlegal --", "path -- {x = countmoves --} x > 1",
+])
+def test_generated_moves_beside_a_path(query: str) -> None:
+    parse(query)

@@ -202,8 +202,25 @@ def _constituents(parser: Reader, top: bool = True) -> list[ast.Node]:
             word = parser.next()
             items.append(ast.Keyword(word.span, word.text))
         else:
+            first = parser.i
             items.append(parser.parse_filter())
+            _refuse_generated_moves(parser, first)
     return items
+
+
+def _refuse_generated_moves(parser: Reader, first: int) -> None:
+    """The reference lexer rejects ``legal`` and ``countmoves`` at a path's top level (outside
+    ``{ }`` or ``[ ]``), where their ``--`` would read as a step: ``path -- {legal --}`` is the
+    way to write it. Checked over the tokens of the constituent just read, from ``first``."""
+    depth = 0
+    for token in parser.tokens[first:parser.i]:
+        if token.is_op("{", "["):
+            depth += 1
+        elif token.is_op("}", "]"):
+            depth -= 1
+        elif depth == 0 and token.is_word("legal", "countmoves"):
+            raise parser.error(f"'{token.text}' at the top level of a path: write it in braces, "
+                               f"'{{{token.text} ...}}', so that its '--' is not read as a step", token)
 
 
 def _at_repetition(parser: Reader) -> bool:
