@@ -66,7 +66,7 @@ def consecutive_moves(ev: Evaluator, node: ast.ConsecutiveMoves, pos: Position) 
     x, y = ev.eval(node.left, pos), ev.eval(node.right, pos)
     if not (isinstance(x, Position) and isinstance(y, Position)):
         return None
-    pairs = ev.memo.get(all_pairs)  # the game's values, when an echo worked them out (echo_pairs)
+    pairs = pair_table(ev, asked=True)
     if pairs is not None:
         length = int(pairs[x.id, y.id])
     else:
@@ -78,6 +78,29 @@ def consecutive_moves(ev: Evaluator, node: ast.ConsecutiveMoves, pos: Position) 
         if low is None or high is None or not low <= length <= high:
             return None
     return length
+
+
+#: The largest game tree whose all-pairs table is made (int16: 2 bytes a pair, 18 MB here).
+PAIRS_LIMIT = 3000
+
+
+def pair_table(ev: Evaluator, asked: bool = False) -> np.ndarray | None:
+    """The current game's :func:`all_pairs` table, made once per game when wanted: by an echo
+    that narrows its targets with it, or (``asked``) once consecutivemoves has been asked about
+    more pairs than the game has positions (a table costs about as much as that many pairs).
+    None for a game larger than :data:`PAIRS_LIMIT`, or while it is not worth making."""
+    pairs = ev.memo.get(all_pairs)
+    if pairs is not None:
+        return pairs
+    positions = ev.tree.positions
+    if len(positions) > PAIRS_LIMIT:
+        return None
+    if asked:
+        count_asked = ev.memo[pair_table] = ev.memo.get(pair_table, 0) + 1
+        if count_asked <= len(positions):
+            return None
+    pairs = ev.memo[all_pairs] = all_pairs(positions)
+    return pairs
 
 
 def all_pairs(positions: list[Position]) -> np.ndarray:
@@ -100,7 +123,7 @@ def all_pairs(positions: list[Position]) -> np.ndarray:
     parent = np.array([0 if p.parent is None else p.parent for p in positions], dtype=np.intp)
     last = np.array([p.last_descendant for p in positions], dtype=np.intp)
     ids = np.arange(n)
-    runs = np.zeros((n, n), dtype=np.int32)
+    runs = np.zeros((n, n), dtype=np.int16)
     for a in range(1, n):
         # b on one line with a: a ancestor-or-self of b, or b an ancestor of a.
         related = ((ids >= a) & (ids <= last[a])) | ((ids < a) & (last >= a))

@@ -38,6 +38,7 @@ import numpy as np
 from cqlindex.cql import ast
 from cqlindex.evaluate.context import Evaluator
 from cqlindex.evaluate.values import Squares
+from cqlindex.filters.moves.consecutive import pair_table
 from cqlindex.filters.relation.python import GameBoards
 from cqlindex.query.analyse import plain
 from cqlindex.store.trees import Position
@@ -231,7 +232,7 @@ def candidates(ev: Evaluator, node: ast.Echo, pos: Position) -> np.ndarray | Non
         targets = game.groups.get(game.source_keys[here], np.zeros(0, dtype=np.intp))
     for op in plan.orders:
         targets = targets[_ORDER[op](targets, here)]
-    for op, bound in plan.consecutive:
+    for op, bound in plan.consecutive if game.pairs is not None else ():
         targets = targets[_ORDER[op](game.pairs[here, targets], bound)]
     return targets
 
@@ -278,13 +279,7 @@ def _game(ev: Evaluator, node: ast.Echo, plan: Plan, positions: list[Position]) 
         for i in np.flatnonzero(allowed):
             found.setdefault(target_keys[i], []).append(int(i))
         groups = {key: np.array(ids, dtype=np.intp) for key, ids in found.items()}
-    pairs = None
-    if plan.consecutive:
-        from cqlindex.filters.moves.consecutive import all_pairs
-
-        pairs = ev.memo.get(all_pairs)
-        if pairs is None:  # kept where consecutivemoves finds it too
-            pairs = ev.memo[all_pairs] = all_pairs(positions)
+    pairs = pair_table(ev) if plan.consecutive else None  # None for a very large game: not narrowed by it
     return _Game(allowed, source_ok, groups, source_keys, pairs)
 
 
