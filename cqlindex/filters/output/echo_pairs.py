@@ -208,9 +208,7 @@ def candidates(ev: Evaluator, node: ast.Echo, pos: Position) -> np.ndarray | Non
     """The ids of the targets worth trying for source ``pos``, ascending; None: every position."""
     if not ENABLED:
         return None
-    plan = ev.node_facts.get(("echo plan", id(node)))
-    if plan is None:
-        plan = ev.node_facts[("echo plan", id(node))] = make_plan(node)
+    plan = ev.fact("echo plan", node, make_plan)
     if not plan:
         return None
     game = ev.memo.get(("echo pairs", id(node)))
