@@ -200,6 +200,7 @@ def test_errors_jsonl_queries_are_rejected() -> None:
     ("e2--=q-2", "(e2--=q) -2"),
     ("R[x]=Q", "(R[x]=Q)"),
     ("--and --", "((--) and (--))"),
+    ("countmoves [x]+2", "(CountMoves + 2)"),  # '-' there is refused (test_reference_rejects)
     # 'comment' without parentheses comments on a whole comparison.
     ('comment "q" == "w"', "Output"),
     # CQL 6.2's '∀◭x∊S' is 'piece all x in S'.
@@ -271,6 +272,8 @@ def test_reference_structure(query: str, expected: str) -> None:
     ("--(k)--", "cannot be chained"),
     ("--and--", "left side must be a set"),
     ("2---(btm)", "left side of '--' must be a set"),
+    ("countmoves legal ---2", "not a negation"),  # a '-' against a dash starts its right side
+    ("countmoves [x]-2", "not a negation"),
     ("--{5}", "repetition"),
     ("--{2 4}", "right side of '--' must be a set"),
     ("{e2 2}[x]", "left side of '[x]' must be a set"),
