@@ -34,7 +34,7 @@ FLOORS = {
     "filters_implicit_search": (1.0, 1.0),
     "filters_iteration": (1.0, 1.0),
     "filter_assign_logical": (1.0, 1.0),
-    "filter_line": (0.995, 0.995),
+    "filter_line": (1.0, 1.0),
     "filter_pin": (1.0, 1.0),
     "filter_square": (1.0, 1.0),
     "filter_dash_ascii": (1.0, 1.0),
