@@ -65,8 +65,8 @@ class Evaluator:
         self.sort_values: dict[ast.Node, int] = {}
         #: Per game: what filters may remember about its positions (reset with each tree).
         self.memo: dict[object, object] = {}
-        #: Facts of the query's nodes worked out once for the whole run, by (what, id(node)).
-        self.node_facts: dict[tuple[str, int], object] = {}
+        #: Facts of the query's nodes worked out once for the whole run (see :meth:`fact`).
+        self.node_facts: dict[tuple[str, int], tuple[ast.Node, object]] = {}
         #: From the planner: filter -> gamenumber -> the only positions where it can match.
         self.prefilter: dict[ast.Node, dict[int, set[int]]] = {}
         #: Per game, the text of the ``comment`` filters, by the positionid they comment on.
@@ -91,6 +91,17 @@ class Evaluator:
         self.keeps_comments = any(isinstance(n, ast.Output) and n.name == "comment" for n in ast.walk(query.body))
         if self.keeps_comments:
             self.eval = self._eval_keeping_comments  # type: ignore[method-assign]
+
+    def fact(self, what: str, node: ast.Node, work_out: Callable[[ast.Node], object]) -> object:
+        """``work_out(node)``, computed once per node for the whole run: static facts of the query
+        (is a body plain, may a path be memoised) are asked at every position. The node is kept
+        beside its fact so an id reused by another node can never return a stale answer."""
+        key = (what, id(node))
+        entry = self.node_facts.get(key)
+        if entry is None or entry[0] is not node:
+            entry = (node, work_out(node))
+            self.node_facts[key] = entry
+        return entry[1]
 
     def unsupported(self, what: str, node: ast.Node) -> CqlUnsupportedError:
         return CqlUnsupportedError(f"{what} is valid CQL that cqlindex does not evaluate yet", self.query.text,

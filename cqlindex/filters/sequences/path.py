@@ -88,24 +88,11 @@ def _starts_with_move(items: tuple[ast.Node, ...]) -> bool:
 
 
 def _memo(ev: Evaluator, node: ast.Path) -> bool:
-    return _known(ev, node, "_path_memo", memo_allowed)
+    return ev.fact("path memo", node, memo_allowed)
 
 
 def _effects(ev: Evaluator, node: ast.Path) -> bool:
-    return _known(ev, node, "_path_effects", has_effects)
-
-
-def _known(ev: Evaluator, node: ast.Path, attribute: str, fact) -> bool:
-    """``fact(node)``, worked out once per path node and evaluator."""
-    known: dict[int, tuple[ast.Path, bool]] | None = getattr(ev, attribute, None)
-    if known is None:
-        known = {}
-        setattr(ev, attribute, known)
-    entry = known.get(id(node))
-    if entry is None or entry[0] is not node:
-        entry = (node, fact(node))
-        known[id(node)] = entry
-    return entry[1]
+    return ev.fact("path effects", node, has_effects)
 
 
 def _banned(ev: Evaluator, node: ast.Path) -> set[int]:

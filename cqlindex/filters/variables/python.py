@@ -224,11 +224,7 @@ def _iterate(ev: Evaluator, node: ast.Iterate, pos: Position, stop_at: bool | No
 
 def _plain_body(ev: Evaluator, node: ast.Iterate) -> bool:
     """Whether nothing in the iteration's body acts (worked out once per node and evaluator)."""
-    known = ev.node_facts.get(("plain body", id(node)))
-    if known is None:
-        known = all(plain(n) for n in ast.walk(node.body))
-        ev.node_facts[("plain body", id(node))] = known
-    return known
+    return ev.fact("plain body", node, lambda n: all(plain(x) for x in ast.walk(n.body)))
 
 
 @evaluates(ast.Lasting)
