@@ -26,7 +26,7 @@ from cqlindex.errors import CqlError
 from cqlindex.evaluate.context import Evaluator
 from cqlindex.store.trees import Position
 
-#: The parameters that name a number, and the range each of (ancestor), (descendant) stands for.
+#: (ancestor) and (descendant): the number parameter and the range each stands for.
 _SAME_AS = {"ancestor": ("lcatarget", (0, 0)), "descendant": ("lcasource", (0, 0))}
 
 
