@@ -200,11 +200,15 @@ def test_errors_jsonl_queries_are_rejected() -> None:
     ("e2--=q-2", "(e2--=q) -2"),
     ("R[x]=Q", "(R[x]=Q)"),
     ("--and --", "((--) and (--))"),
+    ("countmoves [x]+2", "(CountMoves + 2)"),  # '-' there is refused (test_reference_rejects)
     # 'comment' without parentheses comments on a whole comparison.
     ('comment "q" == "w"', "Output"),
     # CQL 6.2's '∀◭x∊S' is 'piece all x in S'.
     ("∀◭x∊.k", "(piece all x in . k)"),
     ("line --> check{ 2}", "(line --> check{2,2})"),
+    # Repetitions stack, each on what precedes it: '+' then '*' ('*' before '+' is refused below).
+    ("line --> k{3}+*", "(line --> k{3,3}{1,}{0,})"),
+    ("line --> k+? --> q", "(line --> k{1,}{0,1} --> q)"),
     # 'position N' takes an arithmetic expression; a ':' after it is the position's.
     ("x=1 position ply+x : check", "(x = 1) (position((ply + x)) : check)"),
     ("position 0 : child : mate", "(position(0) : (child : mate))"),
@@ -271,6 +275,8 @@ def test_reference_structure(query: str, expected: str) -> None:
     ("--(k)--", "cannot be chained"),
     ("--and--", "left side must be a set"),
     ("2---(btm)", "left side of '--' must be a set"),
+    ("countmoves legal ---2", "not a negation"),  # a '-' against a dash starts its right side
+    ("countmoves [x]-2", "not a negation"),
     ("--{5}", "repetition"),
     ("--{2 4}", "right side of '--' must be a set"),
     ("{e2 2}[x]", "left side of '[x]' must be a set"),
@@ -324,6 +330,13 @@ def test_reference_structure(query: str, expected: str) -> None:
     ("function f(x){f(x x)} f(1)", "takes 1 arguments"),
     ("function f(){f()} f()", "too deeply"),
     ("--(btm) )", "no '(' is open"),
+    # a repetition of what may match no position, or of a '+'
+    ("line --> k{3}++", "already repeated with '+'"),
+    ("line --> k{3}*+", "may match no position"),
+    ("line --> k**", "may match no position"),
+    ("line --> k?{2}", "cannot repeat a '+' nor"),
+    ("line --> k+{2}", "cannot repeat a '+' nor"),
+    ("line --> (k? --> q*)+", "may match no position"),
 ])
 def test_reference_rejects(query: str, words: str) -> None:
     with pytest.raises(CqlSyntaxError) as info:

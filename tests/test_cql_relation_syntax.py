@@ -10,7 +10,7 @@ import pytest
 
 from cqlindex.cql import ast
 from cqlindex.cql.parser import parse
-from cqlindex.errors import CqlSyntaxError, CqlUnsupportedError
+from cqlindex.errors import CqlSyntaxError
 
 
 def _relation(query: str) -> ast.Relation:
@@ -62,6 +62,10 @@ def test_cql5_on_is_the_intersection() -> None:
     ("relation (mismatch 0 check)", 22, "expected sourcesquares, targetsquares, match or mismatch"),
     ("relation (tomove match", 23, "expected ')'"),
     ("x = relation (mismatch 0)", 5, "cannot be assigned"),
+    ("relation (lcasubstring 0 3)", 11, "minimum is at least 1"),
+    ("relation (lcamax)", 17, "expected a number"),
+    ("relation (ancestor 1)", 20, "expected ')'"),
+    ("relation echoshift (lcamax 1)", 20, "takes a square parameter"),
 ])
 def test_syntax_errors_point_at_the_parameter(query: str, col: int, words: str) -> None:
     with pytest.raises(CqlSyntaxError) as caught:
@@ -78,11 +82,14 @@ def test_errors_on_a_later_line_keep_their_line() -> None:
     assert (caught.value.span.line, caught.value.span.col) == (5, 27)  # the third number
 
 
-@pytest.mark.parametrize("query, name", [
-    ("relation echorotate45 (mismatch 0)", "echorotate45"),
-    ("relation (lcamax 1 3)", "lcamax"),
-    ("relation (ancestor) (mismatch 0)", "ancestor"),
+@pytest.mark.parametrize("query, lca, bounds, echo", [
+    ("relation echorotate45 (mismatch 0)", None, (0, 0), "echorotate45"),
+    ("relation (lcamax 1 3)", "lcamax", (1, 3), None),
+    ("relation (lcasubstring 2)", "lcasubstring", (2, 2), None),
+    ("relation (ancestor) (mismatch 0)", "ancestor", (0, 0), None),
 ])
-def test_parameters_outside_the_seed_are_refused_by_name(query: str, name: str) -> None:
-    with pytest.raises(CqlUnsupportedError, match=name):
-        parse(query)
+def test_parameters_outside_the_seed_are_parsed(query: str, lca: str | None, bounds: tuple[int, int],
+                                                 echo: str | None) -> None:
+    """CQL 5's game-tree parameters and echorotate45 run (tests/test_evaluate_relation_lineage.py)."""
+    param = parse(query).body.items[0].params[0]
+    assert (param.lca, param.lca_range, param.echo) == (lca, bounds, echo)

@@ -19,10 +19,8 @@ from cqlindex.errors import CqlUnsupportedError
 from cqlindex.exec.run import run
 from tests.conftest import SHARED, shared_path
 
-#: Exact matches reached so far (all cases, slow ones included); losing one fails test_tally.
-EXACT_FLOOR = 587
-#: Quadratic in game length (echo compares every pair of positions): run with -m slow.
-SLOW_FILTERS = ("echo",)
+#: Exact matches reached so far (all cases); losing one fails test_tally.
+EXACT_FLOOR = 593
 
 _CASES = [json.loads(line) for line in (SHARED / "acceptance/visible.jsonl").read_text().splitlines()] \
     if (SHARED / "acceptance/visible.jsonl").exists() else []
@@ -39,13 +37,9 @@ def test_cases_are_present() -> None:
     assert len(_CASES) == 593
 
 
-def _is_slow(case: dict) -> bool:
-    return any(word in case["query"] for word in SLOW_FILTERS)
-
-
-_PARAMS = [pytest.param(engine, c, id=f"{engine}-{_case_id(c)}",
-                        marks=[pytest.mark.slow] if _is_slow(c) else [])
-           for engine in ENGINES for c in _CASES]
+#: Every case runs by default (echo, once quadratic and run with -m slow, now tries only the
+#: pairs its body allows: cqlindex.filters.output.echo_pairs).
+_PARAMS = [pytest.param(engine, c, id=f"{engine}-{_case_id(c)}") for engine in ENGINES for c in _CASES]
 
 
 @pytest.mark.parametrize("engine, case", _PARAMS)
@@ -74,12 +68,10 @@ def test_visible_case(engine: str, case: dict, build_db) -> None:
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_tally(engine: str, request) -> None:
+def test_tally(engine: str) -> None:
     """Print the tally; runs last in this module, after every case above."""
-    slow_included = "not slow" not in (request.config.getoption("-m") or "")
-    expected_cases = [c for c in _CASES if slow_included or not _is_slow(c)]
     outcomes = _OUTCOMES[engine]
-    if len(outcomes) < len(expected_cases):
+    if len(outcomes) < len(_CASES):
         pytest.skip("tally needs the whole module (run without -k)")
     tally = collections.Counter(outcomes.values())
     print(f"\nvisible.jsonl, engine {engine}: {tally['exact']} exact, {tally['unsupported']} unsupported, "
@@ -88,5 +80,4 @@ def test_tally(engine: str, request) -> None:
         if outcome == "different":
             print(f"  different: {key}")
     assert tally["different"] == 0
-    not_run = len(_CASES) - len(expected_cases)
-    assert tally["exact"] >= EXACT_FLOOR - not_run
+    assert tally["exact"] >= EXACT_FLOOR

@@ -428,8 +428,9 @@ class Echo(Node):
 
 @dataclass(frozen=True, slots=True)
 class RelationParam(Node):
-    """One parameter of CQL 5's ``relation`` (seed 001): ``(tomove match|mismatch)``, or a square
-    parameter (sets, match and mismatch ranges), bare or after an echo transform keyword."""
+    """One parameter of CQL 5's ``relation`` (seed 001): ``(tomove match|mismatch)``, a square
+    parameter (sets, match and mismatch ranges), bare or after an echo transform keyword, or a
+    game-tree parameter (``(ancestor)``, ``(lcamax R)`` ...: ``lca`` names it, ``lca_range`` is R)."""
 
     echo: str | None  # the echo keyword as written (None: the identity comparison)
     tomove: str | None  # 'match' or 'mismatch' for a tomove parameter, else None
@@ -437,6 +438,8 @@ class RelationParam(Node):
     targetsquares: Node | None
     match: tuple[int, int]
     mismatch: tuple[int, int]
+    lca: str | None = None  # ancestor, descendant, lcamax, lcasum, lcasource, lcatarget, lcasubstring
+    lca_range: tuple[int, int] = (0, 0)
 
 
 @dataclass(frozen=True, slots=True)

@@ -218,9 +218,16 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
             first.is_op("+", "*") and second.is_op("}"))
 
     def is_wildcard(self) -> bool:
-        """``+``/``*`` closing a line constituent (``check+ -->``), not arithmetic."""
-        return self.in_line > 0 and self.at_op("+", "*", "?") and (
-            self.peek(1).kind is Kind.EOF or self.peek(1).is_op(*_STOP_AFTER_WILDCARD))
+        """``+``/``*`` closing a line constituent (``check+ -->``), not arithmetic: what follows it
+        ends the constituent or is another repetition (``k+*``, ``k+{2}``), as in the reference."""
+        if not (self.in_line > 0 and self.at_op("+", "*", "?")):
+            return False
+        k = 1
+        while self.peek(k).is_op("+", "*", "?"):
+            k += 1
+        following = self.peek(k)
+        return following.kind is Kind.EOF or following.is_op(*_STOP_AFTER_WILDCARD) or (
+            following.is_op("{") and (self.peek(k + 1).kind is Kind.NUMBER or self.peek(k + 1).is_op(",", "+", "*")))
 
     def at_negative_number(self, left: ast.Node) -> bool:
         """``-2`` after a filter without a numeric value starts the next filter: ``K-3`` is ``K`` then ``-3``."""

@@ -36,7 +36,7 @@ from cqlindex.store.database import connect
 #: and the record writers do, would keep tens of bytes per position of the index: ~0.8 GB at 32 M
 #: positions. Bounded, the old ranges' blocks make room for the new (a range's window of a ``line``
 #: needs less: d1 of the benchmark runs in 200 MB at 1 M positions a range).
-MEMORY = "256MB"
+MEMORY = "512MB"
 
 
 def run_streamed(db: str | Path, text: str, *, variations: bool | None = None, source: str = "<query>",

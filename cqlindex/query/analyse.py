@@ -59,6 +59,8 @@ _PLAIN = (ast.Pieces, ast.Number, ast.String, ast.Compound, ast.Not, ast.And, as
           ast.Unary, ast.Direction, ast.Transform, ast.Colon, ast.ChildN, ast.If, ast.Variable, ast.Iterate,
           ast.Move, ast.Dash, ast.Pin, ast.Ray, ast.Find, ast.ConsecutiveMoves, ast.Repeat, ast.Sequence, ast.Echo,
           ast.GameFilter)
+#: Helpers that read nothing but their arguments and the position, and change nothing.
+_PLAIN_CALLS = frozenset({"piecename", "typename", "pieceid", "makesquare", "between", "max", "min"})
 #: Keywords that read the path walk under way (their value depends on where the search is).
 _WALK_READERS = frozenset({"pathcount", "pathcountunfocused", "pathstart", "pathlastposition"})
 
@@ -73,6 +75,8 @@ def plain(node: ast.Node) -> bool:
     """
     if isinstance(node, ast.Keyword):
         return node.name not in _WALK_READERS
+    if isinstance(node, ast.Call):
+        return node.name in _PLAIN_CALLS
     return isinstance(node, _PLAIN)
 
 

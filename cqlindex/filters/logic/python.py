@@ -80,6 +80,8 @@ _COMPARE = {op: fn for ops, fn in (("<", operator.lt), ("<=", operator.le), ("==
 def _holds(op: str, left: object, right: object) -> bool:
     if type(left) is int and type(right) is int:  # the common case, first
         return _COMPARE[op](left, right)
+    if type(left) is Squares and type(right) is int:  # then a set's size against a number
+        return _COMPARE[op](int.bit_count(left), right)
     op = op.strip("[]")
     if isinstance(left, Squares) and isinstance(right, Squares):
         return (int(left) == int(right)) == (op == "==")

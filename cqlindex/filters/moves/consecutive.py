@@ -17,6 +17,8 @@ That is CQL 6.1's definition; the rules below are where it says nothing:
 
 from __future__ import annotations
 
+import numpy as np
+
 from cqlindex.cql import ast
 from cqlindex.evaluate.context import Evaluator, evaluates
 from cqlindex.evaluate.values import count
@@ -64,11 +66,72 @@ def consecutive_moves(ev: Evaluator, node: ast.ConsecutiveMoves, pos: Position) 
     x, y = ev.eval(node.left, pos), ev.eval(node.right, pos)
     if not (isinstance(x, Position) and isinstance(y, Position)):
         return None
-    positions = ev.tree.positions
-    ancestor = _latest_common_ancestor(x, y, positions)
-    length = longest_common_run(_moves_from(ancestor, x, positions), _moves_from(ancestor, y, positions))
+    pairs = pair_table(ev, asked=True)
+    if pairs is not None:
+        length = int(pairs[x.id, y.id])
+    else:
+        positions = ev.tree.positions
+        ancestor = _latest_common_ancestor(x, y, positions)
+        length = longest_common_run(_moves_from(ancestor, x, positions), _moves_from(ancestor, y, positions))
     if node.low is not None:
         low, high = (count(ev.eval(b, pos)) if isinstance(b, ast.Node) else b for b in (node.low, node.high))
         if low is None or high is None or not low <= length <= high:
             return None
     return length
+
+
+#: The largest game tree whose all-pairs table is made (int16: 2 bytes a pair, 18 MB here).
+PAIRS_LIMIT = 3000
+
+
+def pair_table(ev: Evaluator, asked: bool = False) -> np.ndarray | None:
+    """The current game's :func:`all_pairs` table, made once per game when wanted: by an echo
+    that narrows its targets with it, or (``asked``) once consecutivemoves has been asked about
+    more pairs than the game has positions (a table costs about as much as that many pairs).
+    None for a game larger than :data:`PAIRS_LIMIT`, or while it is not worth making."""
+    pairs = ev.memo.get(all_pairs)
+    if pairs is not None:
+        return pairs
+    positions = ev.tree.positions
+    if len(positions) > PAIRS_LIMIT:
+        return None
+    if asked:
+        count_asked = ev.memo[pair_table] = ev.memo.get(pair_table, 0) + 1
+        if count_asked <= len(positions):
+            return None
+    pairs = ev.memo[all_pairs] = all_pairs(positions)
+    return pairs
+
+
+def all_pairs(positions: list[Position]) -> np.ndarray:
+    """consecutivemoves of every pair of positions of a game tree (ids are indexes), as an (n, n) array.
+
+    With R(a, b) the length of the common run of moves ending with the moves into a and into b
+    (0 when a and b lie on one line: one is an ancestor of the other), R(a, b) = 1 + R(parent a,
+    parent b) when the two moves are identical, else 0 (the run stops at the latest common
+    ancestor L, where the parents lie on one line). The value for (x, y) is the largest R(a, b)
+    over a on the line from L down to x and b on the line from L down to y, which is the largest
+    over every ancestor-or-self a of x and b of y (any other pair lies on one line): two running
+    maxima down the tree, one along each axis. Pre-order ids put each parent before its children,
+    so each is a loop of n vector steps, not the n² runs of :func:`longest_common_run`.
+    """
+    n = len(positions)
+    codes: dict[tuple, int] = {}
+    moves = np.array([-1 if p.parent is None else codes.setdefault(
+        ("null", p.wtm) if p.null_move else (p.move_from, p.move_to, p.move_piece, p.promotion, p.wtm), len(codes))
+        for p in positions], dtype=np.int64)
+    parent = np.array([0 if p.parent is None else p.parent for p in positions], dtype=np.intp)
+    last = np.array([p.last_descendant for p in positions], dtype=np.intp)
+    ids = np.arange(n)
+    runs = np.zeros((n, n), dtype=np.int16)
+    for a in range(1, n):
+        # b on one line with a: a ancestor-or-self of b, or b an ancestor of a.
+        related = ((ids >= a) & (ids <= last[a])) | ((ids < a) & (last >= a))
+        same = (moves == moves[a]) & ~related
+        runs[a] = np.where(same, runs[parent[a], parent] + 1, 0)
+    for a in range(1, n):  # down the tree along the first axis
+        np.maximum(runs[a], runs[parent[a]], out=runs[a])
+    columns = runs.T.copy()
+    for b in range(1, n):  # then along the second
+        np.maximum(columns[b], columns[parent[b]], out=columns[b])
+    return columns.T

@@ -26,6 +26,9 @@ class MovesGrammar(Reader):
         filter's value there (``x=e4--(to)`` is a set). Inside a target ``o-o``, ``o-o-o``,
         ``castle`` and ``enpassant`` say what the move was.
 
+        A ``-`` written against a dash starts its right side, a negation and so not a set: the
+        reference refuses ``countmoves --- 2`` and ``2---(btm)`` though it takes ``-- + 2``.
+
         Dashes cannot be chained: no move filter may be written against the end of a dash. The
         reference parser also takes a ``(`` after a bare dash across white space as the target
         (``path -- ( -- -- )`` is refused just as ``path --(-- --)``), and a target so written
@@ -47,6 +50,8 @@ class MovesGrammar(Reader):
                            or (following.kind is Kind.WORD and following.text in self.KEYWORDS
                                and following.text not in ("not", "if"))):
             right = self.parse_union(allow_dash=False)
+        elif adjacent() and following.is_op("-"):  # read as a negated filter, which is no set
+            raise self.error(f"the right side of '{dash.text}' must be a set, not a negation", following)
         elif adjacent() and following.kind is Kind.WORD and (
                 following.text in self.variables or (self.bindings and following.text in self.bindings[-1])):
             right = self.parse_union(allow_dash=False)  # 'E--S:E': ':' binds tighter than the dash

@@ -4,6 +4,7 @@
 (largest, or smallest with ``min``) for ordering the output. ``echo (s t) F`` evaluates F at
 every other position t of the game (all of them with ``in all``), with s bound to the
 current position: the fata morgana example's ``btm`` and ``ply - source:ply`` are the target's.
+:mod:`echo_pairs` skips the targets where the body surely fails without doing anything.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import chess
 from cqlindex.cql import ast
 from cqlindex.evaluate.context import Evaluator, evaluates
 from cqlindex.evaluate.values import MATCH, Squares, count
+from cqlindex.filters.output import echo_pairs
 from cqlindex.store.trees import Position
 
 
@@ -36,7 +38,9 @@ def echo(ev: Evaluator, node: ast.Echo, pos: Position) -> object:
     matched = False
     try:
         ev.variables[node.source] = pos
-        for target in ev.tree.positions:
+        positions = ev.tree.positions
+        narrowed = echo_pairs.candidates(ev, node, pos)  # the targets where the body can hold
+        for target in positions if narrowed is None else [positions[i] for i in narrowed]:
             if target.id == pos.id and not node.include_all:
                 continue
             ev.variables[node.target] = target

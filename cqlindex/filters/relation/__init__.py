@@ -23,10 +23,22 @@ ECHO_KEYWORDS = (
     ("echoshift", "every non-identity orthogonal shift (24x24 superboard)"),
     ("echoshifthorizontal", "every non-identity horizontal shift"),
     ("echoshiftvertical", "every non-identity vertical shift"),
+    ("echorotate45", "CQL 5's rotations by 45 degrees: they map directions, not squares, so CQL 5 stops the run "
+                     "where one would compare a square (an empty comparison set compares none)"),
 )
-#: CQL 5 parameters outside the seed: parsed where their syntax is known, then refused.
-LATER_PARAMS = (("ancestor", False), ("descendant", False), ("lcamax", True), ("lcasum", True),
-                ("lcasource", True), ("lcatarget", True), ("lcasubstring", True))
+#: CQL 5's game-tree parameters (not in the seed; CQL 5.2's meaning), each with whether it takes a
+#: range and what it holds to it. sd and td are the plies from the lowest common ancestor of
+#: source and target down to the source and to the target.
+TREE_PARAMS = (
+    ("ancestor", False, "the target is an ancestor of the source (lcatarget 0)"),
+    ("descendant", False, "the target is a descendant of the source (lcasource 0)"),
+    ("lcamax", True, "max(sd, td), the plies from the lowest common ancestor to the farther of the two"),
+    ("lcasum", True, "sd + td, the plies from source to target through their lowest common ancestor"),
+    ("lcasource", True, "sd, the plies from the lowest common ancestor to the source"),
+    ("lcatarget", True, "td, the plies from the lowest common ancestor to the target"),
+    ("lcasubstring", True, "the longest run of the same moves (piece, from, to) played on both branches "
+                           "below the lowest common ancestor, each branch at least one move long"),
+)
 _EXAMPLE = "relation (tomove match) echoflipvertical (mismatch 0)"
 
 DECLS = (
@@ -43,16 +55,22 @@ DECLS = (
         where=_RELATION, example=f"relation ({word} 0 4)") for word in ("match", "mismatch")),
     *(d(word, None, LOGICAL, f"'{word} (square parameter)': {what}", where=_RELATION,
         example=f"relation {word} (mismatch 0)") for word, what in ECHO_KEYWORDS),
-    d("echorotate45", None, LOGICAL, "'echorotate45 (square parameter)': CQL 5's 45 degree rotations",
-      where=_RELATION, refused="CQL 5's echorotate45 (not part of seed 001)", example="relation echorotate45 (mismatch 0)"),
     *(d(word, None, LOGICAL, f"'({word}{' R' if ranged else ''})': CQL 5: {what}", where=_RELATION,
-        refused="CQL 5's game-tree parameters of relation (not part of seed 001)",
-        example=f"relation ({word}{' 1 3' if ranged else ''})")
-      for word, ranged in LATER_PARAMS
-      for what in ("the target is an ancestor or descendant of the source" if not ranged
-                   else "a bound on the distances through the lowest common ancestor",)),
+        example=f"relation ({word}{' 1 3' if ranged else ''})") for word, ranged, what in TREE_PARAMS),
     d("on", ast.Binary, SET, "CQL 5: 'S on T', the squares of S that are in T (as 'S & T')", sql=EXACT,
       traits=SQUARES, example="K on darksquares"),
     *(d(word, ast.Pieces, SET, f"CQL 5: the {word[:-7]} squares", grammar="parse_cql5_squares", sql=EXACT,
         traits=SQUARES, example=word) for word in ("lightsquares", "darksquares")),
 )
+
+
+def checked_early(node: ast.Relation) -> int:
+    """How many of the parameters of ``node`` the engines may test before the others, out of order.
+
+    CQL 5 tries a target's parameters in order and stops at the first that fails, and it stops
+    the whole run at ``echorotate45`` mapping a square or at ``lcasubstring`` meeting a null move.
+    Such a parameter must meet every target the parameters before it let through, so the SQL's
+    and the evaluator's cheap tests (side to move, piece counts) stop there.
+    """
+    return next((i for i, param in enumerate(node.params)
+                 if param.echo == "echorotate45" or param.lca == "lcasubstring"), len(node.params))

@@ -174,7 +174,8 @@ def full_board_limit(param) -> int | None:
     A dihedral map (or the identity) makes exactly 64 comparisons, so there matches = 64 -
     mismatches and the match range bounds the mismatches too.
     """
-    if param.tomove is not None or param.sourcesquares is not None or param.targetsquares is not None:
+    if (param.tomove is not None or param.lca is not None or param.echo == "echorotate45"
+            or param.sourcesquares is not None or param.targetsquares is not None):
         return None
     limit = param.mismatch[1]
     if param.echo in BIJECTIVE:

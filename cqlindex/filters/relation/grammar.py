@@ -13,12 +13,12 @@ from cqlindex.cql.kinds import SET, kind_of
 
 from cqlindex.cql.reader import ANY_PIECE, ASSIGN_OPS, Reader
 from cqlindex.cql.tokens import Kind, Token
-from cqlindex.filters.relation import ECHO_KEYWORDS, LATER_PARAMS
+from cqlindex.filters.relation import ECHO_KEYWORDS, TREE_PARAMS
 
-_ECHOES = frozenset(word for word, _ in ECHO_KEYWORDS) | {"echorotate45"}
+_ECHOES = frozenset(word for word, _ in ECHO_KEYWORDS)
 _SQUARE_ITEMS = ("sourcesquares", "targetsquares", "match", "mismatch")
-_LATER = dict(LATER_PARAMS)
-_PARAM_WORDS = frozenset(("tomove", *_SQUARE_ITEMS, *_LATER))
+_TREE = {word: ranged for word, ranged, _ in TREE_PARAMS}
+_PARAM_WORDS = frozenset(("tomove", *_SQUARE_ITEMS, *_TREE))
 DEFAULT_RANGE = (0, 64)
 ANY_SQUARE_CONTENT = ANY_PIECE | {"_"}
 _LIGHT, _DARK = 0x55AA55AA55AA55AA, 0xAA55AA55AA55AA55  # python-chess's BB_LIGHT_SQUARES, BB_DARK_SQUARES
@@ -54,8 +54,6 @@ class RelationGrammar(Reader):
         if self.peek().kind is Kind.WORD:
             keyword = self.next()
             echo = keyword.text
-            if echo == "echorotate45":
-                self.defer_unsupported("'echorotate45' (CQL 5's 45 degree rotations, not part of seed 001)", keyword)
             if not (self.at_op("(") and self.peek(1).is_word(*_SQUARE_ITEMS)):
                 raise self.error(f"'{echo}' takes a square parameter such as '(mismatch 0)' "
                                  "(sourcesquares, targetsquares, match, mismatch)", self.peek())
@@ -72,14 +70,15 @@ class RelationGrammar(Reader):
             end = self.expect_op(")", "to close '(tomove ...'")
             return ast.RelationParam(start.span.to(end.span), None, value.text, None, None, DEFAULT_RANGE,
                                      DEFAULT_RANGE)
-        if word.kind is Kind.WORD and word.text in _LATER:
+        if word.kind is Kind.WORD and word.text in _TREE:
             self.next()
-            self.defer_unsupported(f"the relation parameter '{word.text}' (CQL 5's game-tree parameters of "
-                                   "relation, not part of seed 001)", word)
-            if _LATER[word.text]:
-                self._relation_range(word)
+            bounds = self._relation_range(word) if _TREE[word.text] else (0, 0)
+            if word.text == "lcasubstring" and bounds[0] < 1:
+                raise self.error("'lcasubstring' takes a range whose minimum is at least 1 (a common run of moves)",
+                                 word)
             end = self.expect_op(")", f"to close '({word.text} ...'")
-            return ast.RelationParam(start.span.to(end.span), echo, None, None, None, DEFAULT_RANGE, DEFAULT_RANGE)
+            return ast.RelationParam(start.span.to(end.span), echo, None, None, None, DEFAULT_RANGE, DEFAULT_RANGE,
+                                     word.text, bounds)
         items: dict[str, object] = {}
         while not self.at_op(")"):
             item = self.peek()

@@ -8,7 +8,8 @@ allowed, the board hash of an exact image (:func:`echoes.image_pairs`). Per sour
 remaining targets then meet the target filters (evaluated once per target and game when they
 read no variable) and each square parameter, over all of them and all the transforms of its
 keyword at once (:func:`echoes.holds`, :func:`echoes.holds_full_board`): numpy, no loop over
-squares or pairs in Python.
+squares or pairs in Python. CQL 5's game-tree parameters are :mod:`lineage`'s; ``echorotate45``
+maps no square, so it holds only where nothing is compared and stops the run elsewhere.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from functools import lru_cache
 import numpy as np
 
 from cqlindex.cql import ast
+from cqlindex.errors import CqlError
 from cqlindex.evaluate.context import Evaluator, evaluates
 from cqlindex.evaluate.values import MATCH
-from cqlindex.filters.relation import echoes
+from cqlindex.filters.relation import checked_early, echoes
+from cqlindex.filters.relation.lineage import tree_holds
 from cqlindex.store.trees import Position
 
 _BITS = np.arange(64, dtype=np.uint64)
@@ -68,10 +71,20 @@ def relation(ev: Evaluator, node: ast.Relation, pos: Position) -> object:
     if targets.size and node.targets:
         targets = targets[_target_filters(ev, node, targets)]
     source = game.boards[here]
-    for param in node.params:
-        if param.tomove is not None or not targets.size:
+    checked = checked_early(node)
+    for index, param in enumerate(node.params):
+        if not targets.size:
+            break
+        if param.tomove is not None:
+            if index >= checked:
+                same = game.wtm[targets] == game.wtm[here]
+                targets = targets[same if param.tomove == "match" else ~same]
             continue
-        if param.sourcesquares is None and param.targetsquares is None:
+        if param.lca is not None:
+            held = tree_holds(ev, param, here, targets)
+        elif param.echo == "echorotate45":
+            held = _rotate45_holds(ev, param, pos, targets)
+        elif param.sourcesquares is None and param.targetsquares is None:
             held = echoes.holds_full_board(param.echo, source, game.boards[targets], game.occupied[targets],
                                            param.match, param.mismatch)
         else:
@@ -110,12 +123,28 @@ def _pairs(ev: Evaluator, game: GameBoards, node: ast.Relation, here: int) -> np
     return rows[here]
 
 
+def _rotate45_holds(ev: Evaluator, param: ast.RelationParam, pos: Position, targets: np.ndarray) -> np.ndarray:
+    """``echorotate45 (square parameter)``: its transforms turn directions, not squares.
+
+    CQL 5.2 stops the run as soon as it would map a square of the comparison set (sourcesquares
+    at the source & targetsquares at the target); where that set is empty for every target
+    nothing is mapped, and each target has 0 matches and 0 mismatches.
+    """
+    source = _ALL_SQUARES if param.sourcesquares is None else _squares(ev.eval(param.sourcesquares, pos))
+    compared = source if param.targetsquares is None else source & _target_squares(ev, param, targets)
+    if compared.any():
+        raise CqlError("'echorotate45' would map a square by 45 degrees, which has no image: CQL 5 stops "
+                       "the run here", ev.query.text, param.span, ev.query.source)
+    empty = param.match[0] == 0 and param.mismatch[0] == 0
+    return np.full(targets.size, empty, dtype=bool)
+
+
 def _possible(game: GameBoards, node: ast.Relation, sources: np.ndarray) -> np.ndarray:
     """(len(sources), N) bools: the target may relate to the source as far as cheap tests tell."""
     n = len(game.wtm)
     keep = np.ones((sources.size, n), dtype=bool)
     keep[np.arange(sources.size), sources] = False
-    for param in node.params:
+    for param in node.params[:checked_early(node)]:
         if param.tomove is not None:
             same = game.wtm[sources][:, None] == game.wtm[None, :]
             keep &= same if param.tomove == "match" else ~same

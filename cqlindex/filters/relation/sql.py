@@ -23,6 +23,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from cqlindex.cql import ast
+from cqlindex.filters.relation import checked_early
 from cqlindex.plan import sql as S
 from cqlindex.plan.terms import PIECE_COLUMNS, Cond, Row
 
@@ -32,7 +33,7 @@ def narrowing(node: ast.Relation, variations: bool) -> list[str]:
     from cqlindex.filters.relation.echoes import full_board_limit, is_exact_image, is_shift  # numpy: when used
 
     said = [f"another position of the game ({'any line' if variations else 'main line'})"]
-    for param in node.params:
+    for param in node.params[:checked_early(node)]:
         if param.tomove is not None:
             said.append(f"{'the same' if param.tomove == 'match' else 'the other'} side to move")
         limit = full_board_limit(param)
@@ -62,7 +63,7 @@ class RelationSQL:
         link = exp.NEQ(this=S.col("positionid", there), expression=S.col("positionid", here))
         if not self.variations:
             link = S.both(link, S.col("mainline", there))
-        for param in node.params:
+        for param in node.params[:checked_early(node)]:
             if param.tomove is not None:
                 op = "==" if param.tomove == "match" else "!="
                 link = S.both(link, S.cmp(op, S.col("wtm", there), S.col("wtm", here)))

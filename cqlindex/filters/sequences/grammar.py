@@ -71,32 +71,78 @@ class SequencesGrammar(Reader):
             raise self.error("a line constituent cannot be a number", node.span)
         return self.parse_repetition(node)
 
-    def parse_repetition(self, node: ast.Node) -> ast.Node:
-        token = self.peek()
-        if token.is_op("*", "+", "?"):
-            self.next()
-            low, high = {"*": (0, None), "+": (1, None), "?": (0, 1)}[token.text]
-            return ast.Repeat(node.span.to(token.span), node, low, high)
-        if token.is_op("{") and self.peek(1).is_op("+", "*") and self.peek(2).is_op("}"):
-            self.next()
-            low = 1 if self.next().text == "+" else 0
-            end = self.next()
-            return ast.Repeat(node.span.to(end.span), node, low, None)
-        if token.is_op("{") and (self.peek(1).kind is Kind.NUMBER or self.peek(1).is_op(",")):
-            closing = next((k for k in range(1, 5) if self.peek(k).is_op("}") or self.peek(k).kind is Kind.EOF), 4)
-            parts = [self.peek(k) for k in range(closing + 1)]
-            if any(p.is_op(",") for p in parts) and any(
-                    a.span.end != b.span.start for a, b in itertools.pairwise(parts)):
-                raise self.error("no spaces inside a repetition '{m,n}'", token)
-            self.next()
-            low = self.number("in '{m,n}'") if self.peek().kind is Kind.NUMBER else 0
-            high: int | None = low
-            if self.at_op(","):
+    def parse_repetition(self, node: ast.Node, path: bool = False) -> ast.Node:
+        """The repetitions written after a line constituent, each applying to what precedes it.
+
+        As the reference reads them: ``*``, ``+`` and ``?`` cannot apply to what may match no
+        position at all (``k**``, ``k*+``, ``k?*`` are errors), nor ``+`` or ``{m,n}`` to a ``+``
+        (``k{3}++``), while ``k{3}+*`` is ``((k{3})+)*``. In a ``path`` (``path=True``) one
+        repetition is read, the one path_grammar.py found: a path has rules of its own.
+        """
+        plus = False
+        while True:
+            token = self.peek()
+            if path and token.is_op("*", "+", "?"):
+                low, high = {"*": (0, None), "+": (1, None), "?": (0, 1)}[token.text]
+                return ast.Repeat(node.span.to(self.next().span), node, low, high)
+            if path and token.is_op("{") and self.peek(1).is_op("+", "*") and self.peek(2).is_op("}"):
                 self.next()
-                high = self.number("in '{m,n}'") if self.peek().kind is Kind.NUMBER else None
-            end = self.expect_op("}", "to close '{m,n}'")
-            return ast.Repeat(node.span.to(end.span), node, low, high)
-        return node
+                low = 1 if self.next().text == "+" else 0
+                return ast.Repeat(node.span.to(self.next().span), node, low, None)
+            if path and token.is_op("{"):
+                return self._counted_repetition(node, check=False)
+            if token.is_op("*", "+", "?") and (token.text == "?" or self.is_wildcard()):
+                low, high = {"*": (0, None), "+": (1, None), "?": (0, 1)}[token.text]
+                written = f"'{token.text}'"
+            elif token.is_op("{") and self.peek(1).is_op("+", "*") and self.peek(2).is_op("}"):
+                low, high = (1, None) if self.peek(1).text == "+" else (0, None)
+                written = f"'{{{self.peek(1).text}}}'"
+            elif token.is_op("{") and (self.peek(1).kind is Kind.NUMBER or self.peek(1).is_op(",")):
+                node = self._counted_repetition(node, plus=plus)
+                plus = False
+                continue
+            else:
+                return node
+            if _may_match_nothing(node) or (plus and low == 1):
+                raise self.error(f"{written} cannot repeat a constituent that "
+                                 + ("is already repeated with '+'" if plus and low == 1 else "may match no position"),
+                                 token)
+            if token.is_op("{"):
+                self.next()
+                self.next()
+            end = self.next()
+            plus = (low, high) == (1, None)
+            node = ast.Repeat(node.span.to(end.span), node, low, high)
+
+    def _counted_repetition(self, node: ast.Node, plus: bool = False, check: bool = True) -> ast.Node:
+        """``{n}``, ``{m,n}``, ``{,n}``, ``{m,}`` after ``node`` (no spaces inside); ``check``: refuse
+        it after a ``+`` or a constituent that may match no position, as a line does."""
+        token = self.peek()
+        closing = next((k for k in range(1, 5) if self.peek(k).is_op("}") or self.peek(k).kind is Kind.EOF), 4)
+        parts = [self.peek(k) for k in range(closing + 1)]
+        if any(p.is_op(",") for p in parts) and any(
+                a.span.end != b.span.start for a, b in itertools.pairwise(parts)):
+            raise self.error("no spaces inside a repetition '{m,n}'", token)
+        if check and (plus or _may_match_nothing(node)):
+            raise self.error("'{m,n}' cannot repeat a '+' nor a constituent that may match no position", token)
+        self.next()
+        low = self.number("in '{m,n}'") if self.peek().kind is Kind.NUMBER else 0
+        high: int | None = low
+        if self.at_op(","):
+            self.next()
+            high = self.number("in '{m,n}'") if self.peek().kind is Kind.NUMBER else None
+        end = self.expect_op("}", "to close '{m,n}'")
+        return ast.Repeat(node.span.to(end.span), node, low, high)
+
+
+def _may_match_nothing(node: ast.Node) -> bool:
+    """Whether a constituent can match an empty run of positions (a ``*``, a ``?``, a ``{0,n}``,
+    or a group of such): the reference refuses to repeat it."""
+    if isinstance(node, ast.Repeat):
+        return node.low == 0 or _may_match_nothing(node.arg)
+    if isinstance(node, ast.Sequence):
+        return all(_may_match_nothing(item) for item in node.items)
+    return False
 
 
 _ARITHMETIC = frozenset("+-*/%")

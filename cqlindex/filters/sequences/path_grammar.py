@@ -189,7 +189,7 @@ def _constituents(parser: Reader, top: bool = True) -> list[ast.Node]:
                 raise parser.error("a repetition in a path must follow a move or a '( ... )' group", parser.peek())
             body = items[unit:]
             node = body[0] if len(body) == 1 else ast.Sequence(body[0].span.to(body[-1].span), tuple(body))
-            items[unit:] = [parser.parse_repetition(node)]
+            items[unit:] = [parser.parse_repetition(node, path=True)]
             unit = None
         elif parser.at_op("("):
             unit = len(items)

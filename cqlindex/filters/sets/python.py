@@ -61,6 +61,8 @@ def set_binary(ev: Evaluator, node: ast.Binary, pos: Position) -> object:
     if values is None:
         return None
     left, right = values
+    if type(left) is Squares and type(right) is Squares and node.op in ("&", "|"):  # the common case, first
+        return Squares(left & right if node.op == "&" else left | right)
     if node.op == "&" and isinstance(left, Position) and isinstance(right, Position):
         return Squares(_same_contents(left, right))
     if node.op == "in" and isinstance(left, str) and isinstance(right, str):
@@ -189,7 +191,7 @@ def direction(ev: Evaluator, node: ast.Direction, pos: Position) -> object:
 
 def set_call(ev: Evaluator, node: ast.Call, pos: Position) -> object:
     if node.name == "between":
-        a, b = (as_set(ev.eval(arg, pos)) for arg in node.args)
+        a, b = as_set(ev.eval(node.args[0], pos)), as_set(ev.eval(node.args[1], pos))
         if a is None or b is None:
             return None
         if a and b and not a & (a - 1) and not b & (b - 1):  # two single squares: most calls

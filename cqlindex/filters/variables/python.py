@@ -173,7 +173,8 @@ def _bind_piece(ev: Evaluator, node: ast.Assign, value: object, pos: Position) -
 
 @evaluates(ast.Iterate)
 def iterate(ev: Evaluator, node: ast.Iterate, pos: Position) -> object:
-    held, every = _iterate(ev, node, pos, stop_at=None)
+    # 'all' has no squares for a value: when the body changes nothing, one failure settles it.
+    held, every = _iterate(ev, node, pos, stop_at=False if node.all and _plain_body(ev, node) else None)
     if node.all:
         return MATCH if every else None
     return Squares(held) if held else None
