@@ -43,6 +43,8 @@ def kind_of(node: ast.Node, variables: dict[str, str] | None = None) -> str:
         return STRING if any(kind_of(o, variables) == STRING for o in _sum_operands(node)) else NUMBER
     if isinstance(node, ast.Echo):
         return NUMBER if kind_of(node.body, variables) == NUMBER else LOGICAL
+    if isinstance(node, ast.CurrentTransform):
+        return STRING
     if isinstance(node, ast.CountMoves):
         return NUMBER
     if isinstance(node, ast.HHdb):  # a rank, a part of the GBR code, or a flag

@@ -20,7 +20,6 @@ from cqlindex.exec.run import run
 #: Valid CQL that cqlindex refuses today: name -> a query using it. Each must be refused by both
 #: engines with a message naming it. When one of these starts running, move it to its family table.
 REFUSED = {
-    "currenttransform": "currenttransform",
     "similarposition": "similarposition",
 }
 
