@@ -39,19 +39,23 @@ GAMES = {
 }
 
 
-@pytest.fixture(scope="module")
-def dbs(tmp_path_factory):
+def _indexes(root, games: dict) -> dict:
+    """One index per game of ``games`` (name -> (Event, Black, movetext)), built under ``root``."""
     from cqlindex.ingest.pipeline import build
 
-    root = tmp_path_factory.mktemp("hhdb")
     out = {}
-    for name, (event, black, moves) in GAMES.items():
+    for name, (event, black, moves) in games.items():
         pgn = root / f"{name}.pgn"
         pgn.write_text(f'[Event "{event}"]\n[Site "?"]\n[Date "2000.01.01"]\n[Round "1"]\n[White "a"]\n'
                        f'[Black "{black}"]\n[Result "*"]\n\n{moves}\n')
         out[name] = root / f"{name}.duckdb"
         build([str(pgn)], out[name], workers=1)
     return out
+
+
+@pytest.fixture(scope="module")
+def dbs(tmp_path_factory):
+    return _indexes(tmp_path_factory.mktemp("hhdb"), GAMES)
 
 
 @pytest.mark.parametrize("engine", ["python", "sql"])
@@ -137,16 +141,7 @@ TEXT_GAMES = {
 
 @pytest.fixture(scope="module")
 def text_dbs(tmp_path_factory):
-    from cqlindex.ingest.pipeline import build
-
-    root = tmp_path_factory.mktemp("hhdb_text")
-    out = {}
-    for name, (event, black, moves) in TEXT_GAMES.items():
-        pgn = root / f"{name}.pgn"
-        pgn.write_text(f'[Event "{event}"]\n[White "a"]\n[Black "{black}"]\n[Result "*"]\n\n{moves}\n')
-        out[name] = root / f"{name}.duckdb"
-        build([str(pgn)], out[name], workers=1)
-    return out
+    return _indexes(tmp_path_factory.mktemp("hhdb_text"), TEXT_GAMES)
 
 
 @pytest.mark.parametrize("variations", [False, True], ids=["mainline", "variations"])
