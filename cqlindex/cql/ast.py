@@ -286,6 +286,14 @@ class CurrentTransform(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class SimilarPosition(Node):
+    """``similarposition [notransform] "file.pgn"``: see filters/position/similar.py."""
+
+    path: str
+    transform: bool
+
+
+@dataclass(frozen=True, slots=True)
 class CountMoves(Node):
     """CQL 6.2's ``countmoves D``: how many moves the dash filter ``D`` (``--``, ``[x]``, ``legal --``...) matches."""
 

@@ -61,7 +61,7 @@ def kind_of(node: ast.Node, variables: dict[str, str] | None = None) -> str:
             isinstance(a, ast.String) for a in node.args):
         return STRING  # 'event', 'player white', 'fen': the text itself
     if isinstance(node, (ast.Not, ast.And, ast.Or, ast.Compare, ast.GameFilter, ast.Output, ast.Echo, ast.Dash,
-                         ast.Relation)):
+                         ast.Relation, ast.SimilarPosition)):
         return LOGICAL
     if isinstance(node, ast.Call) and node.name == "currentmove":
         return kind_of(node.args[0], variables)  # the dash's own value, read at the move that led here
