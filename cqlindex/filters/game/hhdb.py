@@ -27,8 +27,10 @@ whose comment has no ``"<main>"``. ``sort`` among an award's words sorts the gam
 award, best (the smallest rank) first: it is ``sort min`` around the key without ``sort``.
 ``cooked`` reads ``"<cook"`` anywhere in the game's text, variations included, so a main-line run
 loads the comments of the rest of the game too (:func:`reads_game_text`, ``load_games(texts=True)``);
-``unsound`` is a cooked study or one the Black tag flags as failing (``U3`` white fails, ``U4``
-white wins in a draw, ``U5`` unreachable), ``sound`` is not ``unsound``.
+``unsound`` is a cooked study or one the Black tag flags with any of ``U1``-``U5`` (a dual, or a
+solution that fails); ``sound`` is not the complement, as the reference engine defines the two: a
+study is not sound when a ``U3``-``U5`` flag says its solution fails, or when it is cooked and a
+``U1``/``U2`` dual is flagged too. So a study with only a cook, or only a dual flag, is both.
 """
 
 from __future__ import annotations
@@ -55,7 +57,8 @@ _AWARD_WORDS = ("award", "commendation", "hm", "prize")
 _MODIFIERS = ("max", "sort", "special")
 #: Keys read from the game's whole text, variations included (see the module's docstring).
 _OTHER_WORDS = ("cooked", "sound", "unsound")
-#: The flags of a study whose solution fails (with a cook, what makes it unsound).
+#: The Black tag's flags of a dual (U1, U2) and of a solution that fails (U3-U5).
+_DUAL = ("U1", "U2")
 _FAILING = ("U3", "U4", "U5")
 #: Keys about variations: evaluated in Python (an error without variations, see hhdb()).
 _VARIATION_KEYS = ("mainline", "variation")
@@ -166,8 +169,11 @@ def hhdb(ev: Evaluator, node: ast.HHdb, pos: Position) -> object:
             return MATCH if node.item in (pos.comment or "") else None
         return MATCH if _in_variation(ev, pos) == (node.item == "variation") else None
     if node.item in _OTHER_WORDS:
-        unsound = cooked(ev) or any(flag in headers.get("Black", "") for flag in _FAILING)
-        return MATCH if (cooked(ev) if node.item == "cooked" else unsound == (node.item == "unsound")) else None
+        black = headers.get("Black", "")
+        dual, failing, cook = (any(f in black for f in _DUAL), any(f in black for f in _FAILING), cooked(ev))
+        holds = {"cooked": cook, "unsound": cook or dual or failing,
+                 "sound": not (failing or (cook and dual))}[node.item]
+        return MATCH if holds else None
     raise ev.unsupported(f"'hhdb {node.item}'", node)
 
 
