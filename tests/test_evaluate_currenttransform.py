@@ -21,13 +21,16 @@ TABLE = [
     ('fliphorizontal {Pa-h2 currenttransform == "<reflect_h>"}', "Pa-h7"),
     ('flipcolor {wtm currenttransform == "<colorswap>"}', "btm"),
     ('reversecolor {wtm currenttransform == "<colorswap>"}', "btm"),
-    ('rotate90 {Ka1 currenttransform == "<rotate_90>"}', "Kh1"),
+    ('rotate90 {Ka1 currenttransform == "<counterclockwise90>"}', "Kh1"),
+    ('rotate90 {Ka1 currenttransform == "<clockwise90>"}', "Ka8"),
+    ('rotate90 {Ka1 currenttransform == "<rotate180>"}', "Kh8"),
+    ('flip {Ka1 currenttransform == "<reflect_a8h1>"}', "Kh8"),
     ('flip {Kb1 currenttransform == "<reflect_a1h8>"}', "Ka2"),
     ('shifthorizontal {Ka1 currenttransform == "<U_4>"}', "Ke1"),
     ('shift {Ka1 currenttransform == "<U_4 V_2>"}', "Ke3"),
     # composed: the outer transform first, whichever way the orbit is built
     ('flipcolor flipvertical {wtm Ka-d1-8 currenttransform == "<colorswap reflect_v>"}', "btm ke-h1-8"),
-    ('flipcolor rotate90 count {wtm currenttransform == "<colorswap rotate_90>"} == 1', "btm"),
+    ('flipcolor rotate90 count {wtm currenttransform == "<colorswap counterclockwise90>"} == 1', "btm"),
     # notransform: what it holds is not transformed, so it sees no transform
     ('flipvertical {notransform {currenttransform == "<>"} Ka-d1-8}', "K"),
     ('flipvertical {currenttransform == "<>"}', "."),

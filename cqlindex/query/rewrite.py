@@ -428,14 +428,16 @@ def _current_transform(node: ast.CurrentTransform, ctx: _Context) -> ast.Node:
     return dataclasses.replace(node, applied=(name, *node.applied) if ctx.prepend else (*node.applied, name))
 
 
-_DISPLAY = {"rotate90": "rotate_90", "rotate180": "rotate_180", "rotate270": "rotate_270", "reflecth": "reflect_h",
-            "reflectv": "reflect_v", "reflecta1h8": "reflect_a1h8", "reflecth1a8": "reflect_h1a8",
-            "colorswap": "colorswap"}
+#: The reference engine's names of the dihedral transforms (its rotations named by their sense:
+#: cqlindex's rotate90 is counterclockwise, board/transforms.py), the colour swap as it is.
+_DISPLAY = {"rotate90": "counterclockwise90", "rotate180": "rotate180", "rotate270": "clockwise90",
+            "reflecth": "reflect_h", "reflectv": "reflect_v", "reflecta1h8": "reflect_a1h8",
+            "reflecth1a8": "reflect_a8h1", "colorswap": "colorswap"}
 
 
 def display_name(t: BasicTransform) -> str:
-    """How ``currenttransform`` names one basic transform: the manual's name, its subscript after
-    ``_`` as the manual prints ``flipvertical``'s (``reflect_v``); a shift is its horizontal part
+    """How ``currenttransform`` names one basic transform: a dihedral one as the reference engine
+    names it (``reflect_v`` under ``flipvertical``, as the manual prints it; ``clockwise90``); a shift is its horizontal part
     U_i then its vertical part V_j (the manual's names for them), one or both."""
     offsets = _shift_offsets(t)
     if offsets is not None:
