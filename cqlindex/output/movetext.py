@@ -46,15 +46,18 @@ class GameRows:
 def fetch(con, numbers: list[int]) -> dict[int, GameRows]:
     """The rows of ``numbers`` (the games that exist), in two queries: the positions come as
     flat columns in (gamenumber, positionid) order and are cut per game here (a ``list()``
-    aggregate per column sorts each one again, several times slower)."""
+    aggregate per column sorts each one again, several times slower). A run of consecutive
+    game numbers (the usual batch) is read as a range, without the join on the list."""
+    low, high = min(numbers), max(numbers)
+    run = high - low + 1 == len(numbers) == len(set(numbers))
+    chosen = "gamenumber BETWEEN ? AND ?" + ("" if run else " AND gamenumber IN (SELECT unnest(?::INTEGER[]))")
+    params = [low, high] if run else [low, high, numbers]
     games = {row[0]: row[1:] for row in con.execute(
         "SELECT gamenumber, map_keys(tags), map_values(tags), start_fen, bad_move, mainline_positions, positions "
-        "FROM games "
-        "WHERE gamenumber IN (SELECT unnest(?::INTEGER[]))", [numbers]).fetchall()}
+        f"FROM games WHERE {chosen}", params).fetchall()}
     table = con.sql(
         "SELECT gamenumber, parent, san, comment, comment_before, nags, wtm, null_move, depth FROM positions "
-        "WHERE gamenumber BETWEEN ? AND ? AND gamenumber IN (SELECT unnest(?::INTEGER[])) "
-        "ORDER BY gamenumber, positionid", params=[min(numbers), max(numbers), numbers]).to_arrow_table()
+        f"WHERE {chosen} ORDER BY gamenumber, positionid", params=params).to_arrow_table()
     columns = [table.column(k).to_pylist() for k in range(table.num_columns)]
     gamenumbers, parents, sans, comments, befores, nags, wtm, nulls, depths = columns
     out: dict[int, GameRows] = {}
@@ -66,7 +69,8 @@ def fetch(con, numbers: list[int]) -> dict[int, GameRows]:
             break  # the two tables disagree: this game and the rest go through python-chess's path
         out[number] = GameRows(list(zip(keys or (), values or ())), start_fen, bad_move, mainline,
                                parents[start:end], sans[start:end], comments[start:end], befores[start:end],
-                               nags[start:end], wtm[start:end], nulls[start:end], max(depths[start:end]))
+                               nags[start:end], wtm[start:end], nulls[start:end],
+                               0 if count == mainline else max(depths[start:end]))  # no variation: depth 0
         start = end
     return out
 
