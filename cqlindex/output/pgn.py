@@ -21,8 +21,9 @@ before the first move, together with ``Game number N``. This module does the sam
 
 That path (python-chess's parse, replay and export, ~250 games/s) is the reference: by default
 :func:`write_pgn` writes each game from the index's columns with :mod:`cqlindex.output.movetext`
-(the same bytes, ~6,000 games/s) and sends here only the games that writer cannot do exactly
-(no Result tag or ``*``, cut at an illegal move, unusual FEN or tag text, query edits).
+(the same bytes, ~8,500 games/s in scripts/bench_output.py) and sends here only the games that
+writer cannot do exactly (no Result tag or ``*``, cut at an illegal move, unusual FEN or tag
+text, query edits).
 
 The header comment is ``Game number N`` (the reference engine's words) followed by the game's
 sort values, each as ``label: value`` (the ``sort`` filter's documentation string, or its text),
