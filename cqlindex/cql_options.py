@@ -45,7 +45,7 @@ REFUSED: dict[str, tuple[int, str]] = {
     "alwayscomment": (0, "cqlindex writes smart comments only (a failed filter's comment is dropped); leave the "
                          "option out"),
     "assign": (2, "set the variable in the query instead, e.g. -cql 'X = 3'"),
-    "similarposition": (0, "not supported; to find one position give -fen FEN (its board) or a query of its pieces"),
+    "similarposition": (0, "not an option here: write the filter in the query, -cql 'similarposition \"x.pgn\"'"),
     "hhdb": (0, "the HHdbVI study database is commercial and not bundled; give your own index with -i"),
     "vi": (0, "the HHdbVI study database is commercial and not bundled; give your own index with -i"),
     "virtualmainline": (0, "not supported; search the main line (-mainline) or every line (-variations)"),

@@ -8,7 +8,8 @@ SQL with only ``gamenumber`` changed until it holds ``--positions``, 32 M by def
   :func:`cqlindex.exec.run.run` (median of ``--repeat``), the CLI's wall time, CPU seconds and
   peak RSS (``cqlindex query DB -f FILE --format count`` in a child process), and the bare scan:
   ``SELECT count(*)`` over the plan's own candidate SQL (the pushed-down condition, no sort), on
-  the same connection settings; for the sequence queries (d1, d2) also the bare scan of their
+  the same connection settings, warm (DuckDB's buffers filled by a warm-up run) and cold (a new
+  connection per run, as every CLI query and every ``run`` starts); for the sequence queries (d1, d2) also the bare scan of their
   first step alone (:data:`FIRST_STEPS`), the issue's yardstick for them. The ratios (in-process / bare, CLI CPU / bare) are the figures
   to compare across machines; the games and positions found are printed so a fast wrong answer
   shows;
@@ -112,8 +113,13 @@ def child(args: list[str]) -> dict:
             "stderr": done.stderr}
 
 
-def bare_scan(db: Path, text: str, repeat: int) -> tuple[float, int]:
-    """Median seconds and rows of ``SELECT count(*)`` over the plan's candidate SQL without its sort."""
+def bare_scan(db: Path, text: str, repeat: int, cold: bool = False) -> tuple[float, int]:
+    """Median seconds and rows of ``SELECT count(*)`` over the plan's candidate SQL without its sort.
+
+    Warm (default): one connection, after a warm-up run, so DuckDB's buffers hold the columns.
+    ``cold``: a new connection (a new DuckDB instance) for each run, its buffers empty and only the
+    OS's page cache warm: what every CLI query and every :func:`run` starts from, so the fair
+    yardstick for them beside the warm one."""
     from cqlindex.exec.run import plan_for
     from cqlindex.store.database import connect
 
@@ -125,6 +131,9 @@ def bare_scan(db: Path, text: str, repeat: int) -> tuple[float, int]:
         con.execute(sql).fetchall()  # warm-up
         times, rows = [], 0
         for _ in range(repeat):
+            if cold:
+                con.close()
+                con = connect(db)
             started = time.perf_counter()
             rows = con.execute(sql).fetchall()[0][0]
             times.append(time.perf_counter() - started)
@@ -137,12 +146,13 @@ def query_rows(db: Path, bench: Path, repeat: int) -> list[dict]:
     from cqlindex.exec.run import run
 
     rows = []
-    print(f"{'query':5} {'bare s':>7} {'run s':>7} {'run/bare':>8} {'CLI wall':>8} {'CLI CPU':>7} "
+    print(f"{'query':5} {'bare s':>7} {'cold s':>7} {'run s':>7} {'run/bare':>8} {'run/cold':>8} {'CLI wall':>8} {'CLI CPU':>7} "
           f"{'CPU/bare':>8} {'RSS MB':>7} {'games':>7} {'positions':>9} {'first s':>7} {'run/first':>9}")
     for name in QUERIES:
         path = bench / f"{name}.cql"
         text = path.read_text(encoding="utf-8")
         bare, _ = bare_scan(db, text, repeat)
+        cold, _ = bare_scan(db, text, repeat, cold=True)
         run(db, text)  # warm-up
         times = []
         result = None
@@ -153,11 +163,11 @@ def query_rows(db: Path, bench: Path, repeat: int) -> list[dict]:
         fast = statistics.median(times)
         first = bare_scan(db, FIRST_STEPS[name], repeat)[0] if name in FIRST_STEPS else None
         cli = child(["query", str(db), "-f", str(path), "--format", "count"])
-        row = {"query": name, "bare_seconds": bare, "run_seconds": fast, "cli_wall": cli["wall"],
+        row = {"query": name, "bare_seconds": bare, "cold_bare_seconds": cold, "run_seconds": fast, "cli_wall": cli["wall"],
                "cli_cpu": cli["cpu"], "cli_rss_mb": cli["rss_mb"], "games": len(result.matches),
                "positions": result.positions, "first_step_bare_seconds": first}
         rows.append(row)
-        print(f"{name:5} {bare:7.3f} {fast:7.3f} {fast / bare:8.1f} {cli['wall']:8.2f} {cli['cpu']:7.2f} "
+        print(f"{name:5} {bare:7.3f} {cold:7.3f} {fast:7.3f} {fast / bare:8.1f} {fast / cold:8.1f} {cli['wall']:8.2f} {cli['cpu']:7.2f} "
               f"{cli['cpu'] / bare:8.1f} {cli['rss_mb']:7.0f} {row['games']:7,} {row['positions']:9,}"
               + (f" {first:7.3f} {fast / first:9.1f}" if first else ""))
     return rows

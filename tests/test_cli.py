@@ -393,7 +393,7 @@ def test_query_from_file(sample_db: Path, tmp_path: Path) -> None:
 @pytest.mark.parametrize(("query", "words"), [
     ("check and", "<query>:1:10: syntax error"),
     ("{mate", "expected '}'"),
-    ("similarposition", "unsupported"),
+    ("similarposition", "syntax error"),
     ("3", "a number is not a filter"),
 ])
 def test_query_errors_show_where(sample_db: Path, query: str, words: str) -> None:

@@ -163,11 +163,13 @@ def test_syntax_errors_are_located(query: str, line: int, col: int, words: str) 
     assert rendered[2].strip().startswith("^") and len(rendered[2]) - len(rendered[2].lstrip()) == 4 + col - 1
 
 
-@pytest.mark.parametrize("query", ["similarposition", "hhdb cooked"])
-def test_unsupported_filters_are_named(query: str) -> None:
-    with pytest.raises(CqlUnsupportedError) as info:
+@pytest.mark.parametrize(("query", "words"), [
+    ("similarposition", "followed by the PGN file"), ('similarposition nosort nosort "x.pgn"', "'nosort' twice"),
+])
+def test_similarposition_needs_its_file(query: str, words: str) -> None:
+    with pytest.raises(CqlSyntaxError) as info:
         parse(query)
-    assert "does not evaluate yet" in str(info.value)
+    assert words in info.value.message
 
 
 def test_errors_jsonl_queries_are_rejected() -> None:
@@ -345,14 +347,13 @@ def test_reference_rejects(query: str, words: str) -> None:
     assert info.value.render().splitlines()[2].strip().startswith("^")
 
 
-@pytest.mark.parametrize("query", [
-    "hhdb sound", "hhdb sort prize > 1",
+@pytest.mark.parametrize(("query", "node"), [
+    ("hhdb sound", ast.HHdb), ("hhdb sort prize > 1", ast.Compare), ("currenttransform", ast.CurrentTransform),
+    ('similarposition notransform nosort "x.pgn"', ast.SimilarPosition), ('similarposition "x.pgn"', ast.Sort),
 ])
-def test_reference_accepts_what_cqlindex_does_not_run(query: str) -> None:
-    """Valid CQL outside cqlindex's tiers: parsed in full, then refused by name."""
-    with pytest.raises(CqlUnsupportedError) as info:
-        parse(query)
-    assert "does not evaluate yet" in str(info.value)
+def test_reference_accepts_what_cqlindex_once_refused(query: str, node: type) -> None:
+    """Valid CQL once refused by name (issue 18): now parsed to what runs."""
+    assert type(parse(query).body.items[0]) is node
 
 
 # -- CQL 6.2 dash targets: '--(F ...)' holds after the move; its value is the last filter's --

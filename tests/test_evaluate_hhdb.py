@@ -39,19 +39,23 @@ GAMES = {
 }
 
 
-@pytest.fixture(scope="module")
-def dbs(tmp_path_factory):
+def _indexes(root, games: dict) -> dict:
+    """One index per game of ``games`` (name -> (Event, Black, movetext)), built under ``root``."""
     from cqlindex.ingest.pipeline import build
 
-    root = tmp_path_factory.mktemp("hhdb")
     out = {}
-    for name, (event, black, moves) in GAMES.items():
+    for name, (event, black, moves) in games.items():
         pgn = root / f"{name}.pgn"
         pgn.write_text(f'[Event "{event}"]\n[Site "?"]\n[Date "2000.01.01"]\n[Round "1"]\n[White "a"]\n'
                        f'[Black "{black}"]\n[Result "*"]\n\n{moves}\n')
         out[name] = root / f"{name}.duckdb"
         build([str(pgn)], out[name], workers=1)
     return out
+
+
+@pytest.fixture(scope="module")
+def dbs(tmp_path_factory):
+    return _indexes(tmp_path_factory.mktemp("hhdb"), GAMES)
 
 
 @pytest.mark.parametrize("engine", ["python", "sql"])
@@ -126,11 +130,82 @@ def test_keys_about_variations_need_them(dbs, engine: str, query: str) -> None:
         run(dbs["composers"], query, engine=engine)
 
 
-@pytest.mark.parametrize("query", ["hhdb cooked", "hhdb sound", "hhdb unsound", "hhdb sort prize",
-                                   "hhdb special sort hm"])
-def test_forms_not_run_yet_are_refused(query: str) -> None:
-    with pytest.raises(CqlUnsupportedError):
-        parse(query)
+# cooked / sound / unsound read the game's whole text: a cook marked only in a variation counts in a
+# main-line run too (the run loads the variations' comments for it); U1-U2 flag a dual, U3-U5 a
+# failing study. As the reference engine defines them, sound is not the complement of unsound: a
+# study with a cook alone, or a dual alone, is both; with a cook and a dual, or a failing flag,
+# it is unsound only.
+TEXT_GAMES = {
+    "cook_in_variation": ("1.p X", "(+0016.32d4g7)", "1. e4 (1. d4 {<cook TW>} d5) e5 *"),
+    "cook_and_dual": ("1.p X", "(+0016.32d4g7) U2", "1. e4 (1. d4 {<cook TW>} d5) e5 *"),
+    "failing": ("2.hm X", "(=0104.11b3d5) U3", "1. e4 {a comment} e5 *"),
+    "dual": ("Cup", "(=0104.11b3d5) U1", "1. e4 (1. d4 {<main>}) e5 *"),
+    "clean": ("Cup", "(=0104.11b3d5) TW", "1. e4 (1. d4 {<main>}) e5 *"),
+}
+
+
+@pytest.fixture(scope="module")
+def text_dbs(tmp_path_factory):
+    return _indexes(tmp_path_factory.mktemp("hhdb_text"), TEXT_GAMES)
+
+
+@pytest.mark.parametrize("variations", [False, True], ids=["mainline", "variations"])
+@pytest.mark.parametrize("engine", ["python", "sql"])
+@pytest.mark.parametrize(("game", "cooked", "unsound", "sound"), [
+    ("cook_in_variation", True, True, True), ("cook_and_dual", True, True, False),
+    ("failing", False, True, False), ("dual", False, True, True), ("clean", False, False, True),
+])
+def test_cooked_sound_unsound(text_dbs, engine: str, variations: bool, game: str, cooked: bool,
+                              unsound: bool, sound: bool) -> None:
+    for key, expected in (("cooked", cooked), ("unsound", unsound), ("sound", sound)):
+        found = run(text_dbs[game], f"initial hhdb {key}", variations=variations, engine=engine).matches
+        assert found == ({1: [0]} if expected else {}), key
+
+
+@pytest.fixture(scope="module")
+def sample(build_db):
+    return build_db("data/studies/cql6-sample.pgn")
+
+
+def _sql(db, query: str) -> list:
+    import duckdb
+
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(query).fetchall()
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("variations", [False, True], ids=["mainline", "variations"])
+@pytest.mark.parametrize("engine", ["python", "sql"])
+def test_cooked_on_real_studies(sample, engine: str, variations: bool) -> None:
+    """The games with '<cook' in any comment (read from the index's rows, not through hhdb), in
+    either mode: the sample marks its cooks in variations."""
+    marked = {g for (g,) in _sql(sample, "SELECT DISTINCT gamenumber FROM positions WHERE comment LIKE '%<cook%'")}
+    in_variations_only = marked - {g for (g,) in _sql(
+        sample, "SELECT DISTINCT gamenumber FROM positions WHERE mainline AND comment LIKE '%<cook%'")}
+    assert marked and in_variations_only  # else a main-line run could not get this wrong
+    found = run(sample, "initial hhdb cooked", variations=variations, engine=engine).matches
+    assert set(found) == marked
+    unsound = set(run(sample, "initial hhdb unsound", variations=variations, engine=engine).matches)
+    sound = set(run(sample, "initial hhdb sound", variations=variations, engine=engine).matches)
+    games = {g for (g,) in _sql(sample, "SELECT gamenumber FROM games")}
+    assert marked <= unsound and games - unsound <= sound
+
+
+@pytest.mark.parametrize("engine", ["python", "sql"])
+@pytest.mark.parametrize(("query", "kind"), [("initial hhdb sort prize", "p"), ("initial hhdb sort hm", "hm")])
+def test_sort_puts_the_best_award_first(sample, engine: str, query: str, kind: str) -> None:
+    """'hhdb sort KEY' finds what 'hhdb KEY' finds, ordered by the award's rank, smallest first
+    (ties by gamenumber); a special award, which has no rank here, comes after the ranked ones."""
+    plain = run(sample, query.replace(" sort", ""), engine=engine).matches
+    found = run(sample, query, engine=engine).matches
+    assert found == plain and len(found) > 10
+    events = dict(_sql(sample, "SELECT gamenumber, event FROM games"))
+    ranks = {g: award_rank(events[g] or "", kind) for g in found}
+    assert list(found) == sorted(found, key=lambda g: (ranks[g] is None, ranks[g] or 0, g))
+    assert len({ranks[g] for g in found}) > 2  # several ranks: the order is a real test
 
 
 @pytest.mark.parametrize("query", ["hhdb", "hhdb unknown", "hhdb sort", "hhdb prize prize", "hhdb prize sort",

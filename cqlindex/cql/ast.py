@@ -278,6 +278,22 @@ class HHdb(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class CurrentTransform(Node):
+    """``currenttransform``: the basic transforms this copy of the filter was rewritten by, outermost
+    first (the rewrite of transform filters, cqlindex/query/rewrite.py, fills ``applied``)."""
+
+    applied: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SimilarPosition(Node):
+    """``similarposition [notransform] "file.pgn"``: see filters/position/similar.py."""
+
+    path: str
+    transform: bool
+
+
+@dataclass(frozen=True, slots=True)
 class CountMoves(Node):
     """CQL 6.2's ``countmoves D``: how many moves the dash filter ``D`` (``--``, ``[x]``, ``legal --``...) matches."""
 

@@ -43,6 +43,8 @@ def kind_of(node: ast.Node, variables: dict[str, str] | None = None) -> str:
         return STRING if any(kind_of(o, variables) == STRING for o in _sum_operands(node)) else NUMBER
     if isinstance(node, ast.Echo):
         return NUMBER if kind_of(node.body, variables) == NUMBER else LOGICAL
+    if isinstance(node, ast.CurrentTransform):
+        return STRING
     if isinstance(node, ast.CountMoves):
         return NUMBER
     if isinstance(node, ast.HHdb):  # a rank, a part of the GBR code, or a flag
@@ -59,7 +61,7 @@ def kind_of(node: ast.Node, variables: dict[str, str] | None = None) -> str:
             isinstance(a, ast.String) for a in node.args):
         return STRING  # 'event', 'player white', 'fen': the text itself
     if isinstance(node, (ast.Not, ast.And, ast.Or, ast.Compare, ast.GameFilter, ast.Output, ast.Echo, ast.Dash,
-                         ast.Relation)):
+                         ast.Relation, ast.SimilarPosition)):
         return LOGICAL
     if isinstance(node, ast.Call) and node.name == "currentmove":
         return kind_of(node.args[0], variables)  # the dash's own value, read at the move that led here

@@ -121,6 +121,13 @@ def knowing_last_game(prepared: Prepared, last: int | None) -> Prepared:
     return replace(prepared, query=replace(query, header=replace(query.header, last_gamenumber=last)))
 
 
+def reads_game_text(query: ast.Query) -> bool:
+    """Whether a main-line run must load the comments of the rest of the game too (``hhdb cooked``)."""
+    from cqlindex.filters.game.hhdb import reads_game_text as reads
+
+    return reads(query.body)
+
+
 def _evaluate_every_game(con, prepared: Prepared, result: QueryResult, deadline: Deadline,
                          include_unplayable: bool, allow_files: bool = False) -> None:
     """The reference: the evaluator at every position of every game in the gamenumber range
@@ -134,7 +141,7 @@ def _evaluate_every_game(con, prepared: Prepared, result: QueryResult, deadline:
     evaluator.allow_files = allow_files
     span = header.gamenumber
     selection = range(span[0], span[1] + 1) if span is not None else None
-    for tree in load_games(con, selection, variations=prepared.variations):
+    for tree in load_games(con, selection, variations=prepared.variations, texts=reads_game_text(prepared.query)):
         result.games_examined += 1
         if tree.gamenumber in skip:
             continue
@@ -180,7 +187,7 @@ def confirm(con, prepared: Prepared, p: Plan, candidates: dict[int, list[int]], 
         evaluator.prefilter[body] = possible
     sorting = prepared.analysis.sorts_beyond_candidates
     trees = (load_positions(con, candidates) if p.row_local and not sorting
-             else load_games(con, candidates, variations=p.variations))
+             else load_games(con, candidates, variations=p.variations, texts=reads_game_text(prepared.query)))
     for tree in trees:
         only = None if sorting else candidates[tree.gamenumber]
         keep(tree.gamenumber, evaluator.matches(tree, only), evaluator)

@@ -136,7 +136,8 @@ def expand(node: ast.Transform) -> list[ast.Node]:
     for ts in chain(node):
         member: ast.Node | None = node.arg
         for t in ts:
-            member = apply(member, t, compose=counted)
+            # A chain applies the innermost transform first; currenttransform lists the outermost first.
+            member = apply(member, t, compose=counted, prepend=len(ts) > 1)
             if member is None:
                 break
         if member is None:
@@ -152,12 +153,15 @@ def expand(node: ast.Transform) -> list[ast.Node]:
     return out
 
 
-def apply(node: ast.Node, t: BasicTransform, compose: bool = False) -> ast.Node | None:
-    """``node`` rewritten by ``t``; None when a shift pushes a piece designator off the board."""
+def apply(node: ast.Node, t: BasicTransform, compose: bool = False, prepend: bool = False) -> ast.Node | None:
+    """``node`` rewritten by ``t``; None when a shift pushes a piece designator off the board.
+
+    ``prepend``: ``t`` is more outer than the transforms already applied (a chain of composed
+    members), so a ``currenttransform`` inside puts its name first rather than last."""
     if t.name == "id" and not t.color:
         return node
     try:
-        return _walk(node, _context(t, compose))
+        return _walk(node, _context(t, compose, prepend))
     except _Dropped:
         return None
 
@@ -241,10 +245,11 @@ class _Context:
     swaps_light: bool  # the map sends light squares to dark ones
     color: bool
     compose: bool  # for a counted orbit: an enclosed transform filter composes (see _walk)
+    prepend: bool = False  # currenttransform: this transform is more outer than those already named
 
 
 @lru_cache(maxsize=None)
-def _context(t: BasicTransform, compose: bool = False) -> _Context:
+def _context(t: BasicTransform, compose: bool = False, prepend: bool = False) -> _Context:
     offsets = _shift_offsets(t)
     fn = t.squares or DIHEDRAL["id"]
     turn = _ROTATE45_NAME.match(t.name)
@@ -257,7 +262,7 @@ def _context(t: BasicTransform, compose: bool = False) -> _Context:
     else:
         directions = {name: _map_direction(name, fn) for name in _DIRECTIONS}
         swaps_light = _swaps_light(fn)
-    return _Context(t, offsets, directions, swaps_light, t.color, compose)
+    return _Context(t, offsets, directions, swaps_light, t.color, compose, prepend)
 
 
 def _map_direction(name: str, fn: SquareMap) -> str:
@@ -418,7 +423,32 @@ def _game_filter(node: ast.GameFilter, ctx: _Context) -> ast.Node:
     return _copy(node, ctx, args=tuple(args))
 
 
+def _current_transform(node: ast.CurrentTransform, ctx: _Context) -> ast.Node:
+    name = display_name(ctx.t)
+    return dataclasses.replace(node, applied=(name, *node.applied) if ctx.prepend else (*node.applied, name))
+
+
+_DISPLAY = {"rotate90": "rotate_90", "rotate180": "rotate_180", "rotate270": "rotate_270", "reflecth": "reflect_h",
+            "reflectv": "reflect_v", "reflecta1h8": "reflect_a1h8", "reflecth1a8": "reflect_h1a8",
+            "colorswap": "colorswap"}
+
+
+def display_name(t: BasicTransform) -> str:
+    """How ``currenttransform`` names one basic transform: the manual's name, its subscript after
+    ``_`` as the manual prints ``flipvertical``'s (``reflect_v``); a shift is its horizontal part
+    U_i then its vertical part V_j (the manual's names for them), one or both."""
+    offsets = _shift_offsets(t)
+    if offsets is not None:
+        df, dr = offsets
+        return " ".join(part for part in (f"U_{df}" if df else "", f"V_{dr}" if dr else "") if part)
+    turn = _ROTATE45_NAME.match(t.name)
+    if turn is not None:
+        return f"rotate_{45 * int(turn.group(1))}"
+    return _DISPLAY.get(t.name, t.name)
+
+
 _HANDLERS: dict[type, Callable[[ast.Node, _Context], ast.Node]] = {
+    ast.CurrentTransform: _current_transform,
     ast.Pieces: _pieces,
     ast.Direction: _direction,
     ast.Ray: _ray,

@@ -130,6 +130,9 @@ class GameTree:
     eco: str | None
     chess960: bool
     positions: list[Position]     # loaded main-line only: ids 0..L, children restricted to the main line
+    #: Comments of the positions not loaded (a main-line load asked for the game's whole text, as
+    #: ``hhdb cooked`` reads it): the rest of the game's text, without its tree.
+    other_comments: tuple[str, ...] = ()
 
     def mainline(self) -> list[Position]:
         """The main line, root first (follows child 0 from the root)."""
@@ -144,13 +147,14 @@ class GameTree:
 
 
 def load_games(con: duckdb.DuckDBPyConnection, gamenumbers: Iterable[int] | None = None, *,
-               variations: bool = True, batch_size: int = 2000) -> Iterator[GameTree]:
+               variations: bool = True, batch_size: int = 2000, texts: bool = False) -> Iterator[GameTree]:
     """GameTrees in gamenumber order; gamenumbers=None means all games.
 
     Loads ``batch_size`` games at a time (one query for their games rows, one for their
     positions), so memory is bounded by the batch. Unknown gamenumbers are skipped, repeated
     ones yield their game once. With ``variations=False`` only main-line positions are loaded:
-    ids 0..L, children lists hold only the main continuation, and ``last_descendant`` is L.
+    ids 0..L, children lists hold only the main continuation, and ``last_descendant`` is L;
+    ``texts`` then adds the comments of the other positions (``GameTree.other_comments``).
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1, not {batch_size}")
@@ -162,14 +166,14 @@ def load_games(con: duckdb.DuckDBPyConnection, gamenumbers: Iterable[int] | None
             return
         for first in range(low, high + 1, batch_size):
             yield from _load_batch(con, "gamenumber BETWEEN ? AND ?", [first, min(first + batch_size - 1, high)],
-                                   variations)
+                                   variations, texts)
         return
     # The range lets DuckDB skip row groups (rows are stored in gamenumber order); the list
     # picks the games inside it.
     numbers = iter(sorted({g for g in map(int, gamenumbers) if _INT32_MIN <= g <= _INT32_MAX}))
     while batch := list(islice(numbers, batch_size)):
         yield from _load_batch(con, "gamenumber BETWEEN ? AND ? AND gamenumber IN (SELECT unnest(?::INTEGER[]))",
-                               [batch[0], batch[-1], batch], variations)
+                               [batch[0], batch[-1], batch], variations, texts)
 
 
 def load_positions(con: duckdb.DuckDBPyConnection, candidates: dict[int, list[int]], *,
@@ -227,11 +231,17 @@ def _sparse_trees(games: list[tuple], columns: dict[str, list]) -> Iterator[Game
                        white_elo, black_elo, eco, bool(is960), sparse)
 
 
-def _load_batch(con: duckdb.DuckDBPyConnection, where: str, params: list, variations: bool) -> Iterator[GameTree]:
+def _load_batch(con: duckdb.DuckDBPyConnection, where: str, params: list, variations: bool,
+                texts: bool = False) -> Iterator[GameTree]:
     games = con.execute(f"SELECT {', '.join(_GAME_COLUMNS)} FROM games WHERE {where} ORDER BY gamenumber",
                         params).fetchall()
     if not games:
         return
+    others: dict[int, tuple[str, ...]] = {}
+    if texts and not variations:
+        others = {g: tuple(c) for g, c in con.execute(
+            f"SELECT gamenumber, list(comment ORDER BY positionid) FROM positions WHERE {where} AND NOT mainline "
+            "AND comment IS NOT NULL GROUP BY gamenumber", params).fetchall()}
     if not variations:
         where += " AND mainline"
     table = con.sql(f"SELECT {', '.join(_POSITION_COLUMNS)} FROM positions WHERE {where} "
@@ -283,7 +293,7 @@ def _load_batch(con: duckdb.DuckDBPyConnection, where: str, params: list, variat
         for node in islice(tree, 1, None):
             tree[node.parent].children.append(node.id)  # ascending id = child_index order (pre-order)
         yield GameTree(gamenumber, dict(tags) if tags else {}, result, white, black, event, site, date, year,
-                       white_elo, black_elo, eco, bool(is960), tree)
+                       white_elo, black_elo, eco, bool(is960), tree, others.get(gamenumber, ()))
 
 
 def _to_list(name: str, column: pa.ChunkedArray) -> list:

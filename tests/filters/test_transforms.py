@@ -36,6 +36,7 @@ TABLE = [
     Row("flip {up 1 K & P}", NARROWED),
     Row("flipcolor {A attacks k}", EXACT),
     Row("shiftvertical {#Pa-h2 == 8}", EXACT),
+    Row('flipvertical {Ka-d1-8 currenttransform == "<reflect_v>"}', NARROWED),
 ]
 
 

@@ -464,7 +464,8 @@ JOIN games AS g
 WHERE
   p.mainline
   AND COALESCE(g.result, '') = '1-0'
-  AND CONTAINS(COALESCE(g.black, ''), 'O''Kelly')
+  AND COALESCE(g.black, '') <> ''
+  AND CONTAINS(g.black, 'O''Kelly')
   AND COALESCE(g.year >= 1950, FALSE)
 ORDER BY
   p.gamenumber,

@@ -9,6 +9,7 @@ from cqlindex.cql.reader import Reader
 from cqlindex.cql.tokens import Kind, Token
 from cqlindex.filters import catalogue
 from cqlindex.filters.game.hhdb import read_hhdb
+from cqlindex.filters.position.similar import read_similarposition
 
 _FEN_RANK_RE = re.compile(r"[KQRBNPkqrbnpAa._1-8]+")
 
@@ -18,6 +19,9 @@ class GameGrammar(Reader):
 
     def parse_hhdb(self, token: Token) -> ast.Node:
         return read_hhdb(self, token)
+
+    def parse_similarposition(self, token: Token) -> ast.Node:
+        return read_similarposition(self, token)
 
     def parse_game_filter(self, token: Token) -> ast.Node:
         name = token.text

@@ -23,9 +23,14 @@ the sign and the kings. The keys about variations (``"<main>"``, ``"<or>"``, ``m
 ``variation``) stop the run with an error unless the search has variations, as in the reference:
 ``"<main>"`` and ``"<or>"`` are markers in the position's comment, and a position is in a
 ``variation`` when it or one before it was reached by a move that is not the main continuation
-whose comment has no ``"<main>"``. Still refused: ``sort`` among an award's words, and
-``cooked`` / ``sound`` / ``unsound`` (the reference reads ``"<cook"`` anywhere in the game's
-text, variations too, which a main-line search here does not load).
+whose comment has no ``"<main>"``. ``sort`` among an award's words sorts the games by that
+award, best (the smallest rank) first: it is ``sort min`` around the key without ``sort``.
+``cooked`` reads ``"<cook"`` anywhere in the game's text, variations included, so a main-line run
+loads the comments of the rest of the game too (:func:`reads_game_text`, ``load_games(texts=True)``);
+``unsound`` is a cooked study or one the Black tag flags with any of ``U1``-``U5`` (a dual, or a
+solution that fails); ``sound`` is not the complement, as the reference engine defines the two: a
+study is not sound when a ``U3``-``U5`` flag says its solution fails, or when it is cooked and a
+``U1``/``U2`` dual is flagged too. So a study with only a cook, or only a dual flag, is both.
 """
 
 from __future__ import annotations
@@ -50,8 +55,11 @@ _FLAG_OF = {**{code: code for code in FLAGS}, **{name: code for code, name in FL
             "theme_tournament": "TT"}
 _AWARD_WORDS = ("award", "commendation", "hm", "prize")
 _MODIFIERS = ("max", "sort", "special")
-#: Parsed and refused for now: they need the game's whole text (see the module's docstring).
+#: Keys read from the game's whole text, variations included (see the module's docstring).
 _OTHER_WORDS = ("cooked", "sound", "unsound")
+#: The Black tag's flags of a dual (U1, U2) and of a solution that fails (U3-U5).
+_DUAL = ("U1", "U2")
+_FAILING = ("U3", "U4", "U5")
 #: Keys about variations: evaluated in Python (an error without variations, see hhdb()).
 _VARIATION_KEYS = ("mainline", "variation")
 _MARKS = ("<main>", "<or>")
@@ -97,10 +105,7 @@ def read_hhdb(parser: Reader, token: Token) -> ast.Node:
         raise parser.error("'hhdb' is followed by what it reads: prize, hm, composer, TT ...", start)
     if start.text in _FLAG_OF or start.text in _OTHER_WORDS or start.text in _VARIATION_KEYS:
         parser.next()
-        end = start
-        if start.text in _OTHER_WORDS:
-            parser.defer_unsupported(f"'hhdb {start.text}'", start)
-        return ast.HHdb(token.span.to(end.span), _FLAG_OF.get(start.text, start.text), frozenset())
+        return ast.HHdb(token.span.to(start.span), _FLAG_OF.get(start.text, start.text), frozenset())
     if start.text == "gbr":
         parser.next()
         end = parser.next()  # one of _GBR_PARTS (else the macro above took it)
@@ -127,7 +132,8 @@ def read_hhdb(parser: Reader, token: Token) -> ast.Node:
             raise parser.error("'hhdb sort' needs 'special', 'award', 'prize', 'hm' or 'commendation'", span)
         if "max" in modifiers:
             raise parser.error("'hhdb' takes 'sort' or 'max', not both", span)
-        parser.defer_unsupported(f"'hhdb {' '.join(sorted(modifiers | {kind or ''}))}'", span)
+        key = ast.HHdb(token.span.to(end.span), kind or "award", frozenset(modifiers - {"sort"}))
+        return ast.Sort(token.span.to(end.span), None, True, key)  # best award (smallest rank) first
     return ast.HHdb(token.span.to(end.span), kind or "award", frozenset(modifiers))
 
 
@@ -162,7 +168,32 @@ def hhdb(ev: Evaluator, node: ast.HHdb, pos: Position) -> object:
         if node.item in _MARKS:
             return MATCH if node.item in (pos.comment or "") else None
         return MATCH if _in_variation(ev, pos) == (node.item == "variation") else None
+    if node.item in _OTHER_WORDS:
+        black = headers.get("Black", "")
+        dual, failing, cook = (any(f in black for f in _DUAL), any(f in black for f in _FAILING), cooked(ev))
+        holds = {"cooked": cook, "unsound": cook or dual or failing,
+                 "sound": not (failing or (cook and dual))}[node.item]
+        return MATCH if holds else None
     raise ev.unsupported(f"'hhdb {node.item}'", node)
+
+
+def cooked(ev: Evaluator) -> bool:
+    """Whether ``"<cook"`` is in a comment anywhere in the game, variations included."""
+    found = ev.memo.get(_COOKED)  # the memo lasts one game
+    if found is None:
+        tree = ev.tree
+        texts = (*(p.comment for p in tree.positions if p is not None and p.comment), *tree.other_comments)
+        found = ev.memo[_COOKED] = any("<cook" in text for text in texts)
+    return found
+
+
+_COOKED = ("hhdb", "cooked")
+
+
+def reads_game_text(body: ast.Node) -> bool:
+    """Whether ``body`` reads the game's whole text (``hhdb cooked`` ...): a main-line run then loads
+    the comments of the variations too."""
+    return any(isinstance(node, ast.HHdb) and node.item in _OTHER_WORDS for node in ast.walk(body))
 
 
 def _in_variation(ev: Evaluator, pos: Position) -> bool:

@@ -66,6 +66,9 @@ DECLS = (
       sql=PYTHON, example="lastgamenumber > 1"),
     d("virtualmainline", ast.Keyword, LOGICAL, "reached without a null move and without an alternative White move",
       grammar="parse_keyword", sql=PYTHON, traits=TREE, example="virtualmainline"),
+    d("similarposition", ast.SimilarPosition, LOGICAL,
+      "'similarposition [notransform] [nosort] \"x.pgn\"': a main-line position of that file is like this one",
+      grammar="parse_similarposition", sql=PYTHON, example='similarposition nosort "x.pgn"'),
     d("hhdb", ast.HHdb, "any", "an HHdb study annotation of the game: 'hhdb prize', 'hhdb TT' ...",
       grammar="parse_hhdb", sql=PYTHON, traits=TREE, example="hhdb prize == 1"),  # 'hhdb variation' reads back
 )

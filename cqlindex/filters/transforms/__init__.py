@@ -1,7 +1,7 @@
 """Transforms: a filter, or the union of its images under a group of board symmetries."""
 
 from cqlindex.cql import ast
-from cqlindex.filters.spec import EXACT, NUMBER, SQUARES, declare
+from cqlindex.filters.spec import EXACT, NUMBER, PYTHON, SQUARES, STRING, declare
 
 d = declare("transforms")
 _WHAT = {"flipcolor": "and with colours swapped (mirrored vertically)", "reversecolor": "with colours swapped only",
@@ -17,6 +17,7 @@ DECLS = (
     d("count", None, NUMBER, "'T count F': how many images match", where="transforms", example="flip count Ka1"),
     d("notransform", ast.Transform, "any", "the filter, untouched by an enclosing transform",
       grammar="parse_unsupported_prefix", sql=EXACT, example="flip notransform K"),
-    d("currenttransform", None, "any", "the transform being applied", refused="currenttransform", at_once=True,
-      example="currenttransform"),
+    d("currenttransform", ast.CurrentTransform, STRING,
+      "the transforms this copy of the filter was made by, outermost first: '<>', '<reflect_v>'",
+      grammar="parse_currenttransform", sql=PYTHON, example="currenttransform"),
 )

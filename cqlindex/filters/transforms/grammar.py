@@ -53,6 +53,10 @@ class TransformsGrammar(Reader):
             return dataclasses.replace(inner, span=span, then=(*inner.then, token.text))
         return ast.Transform(span, token.text, count, arg, low, high)
 
+    def parse_currenttransform(self, token: Token) -> ast.Node:
+        """``currenttransform``: no argument; the rewrite of transforms fills in which ones apply."""
+        return ast.CurrentTransform(token.span)
+
     def parse_unsupported_prefix(self, token: Token) -> ast.Node:
         """``notransform F`` and ``str F`` / ``str(F ...)``."""
         if token.text == "str":

@@ -36,3 +36,10 @@ def transform(ev: Evaluator, node: ast.Transform, pos: Position) -> object:
     if all(isinstance(v, int) and not isinstance(v, Squares) for v in matched):
         return max(n for n in numbers if n is not None)
     return matched[0] if len(matched) == 1 and not isinstance(matched[0], int) else MATCH
+
+
+@evaluates(ast.CurrentTransform)
+def current_transform(ev: Evaluator, node: ast.CurrentTransform, pos: Position) -> object:
+    """The manual's string: the transforms acting on this copy of the filter between angle
+    brackets, outermost first ('<>' outside every transform, '<reflect_v>' under flipvertical)."""
+    return "<" + " ".join(node.applied) + ">"

@@ -1,0 +1,56 @@
+"""``currenttransform`` on real games (studies/cql6-sample.pgn), on both engines.
+
+Its value is the manual's string: the transforms acting on the copy of the filter being
+evaluated, between angle brackets, outermost first (``<>`` outside every transform,
+``<reflect_v>`` under ``flipvertical``). Each row states, by a filter without
+``currenttransform``, which positions must match: a member of a transform filter is told apart
+from the others only through the string, so a wrong name, a wrong order or a missing member
+changes the positions found.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from cqlindex.exec.run import run
+
+#: (query with currenttransform, a query without it that finds the same positions)
+TABLE = [
+    ('currenttransform == "<>"', "."),
+    ('flipvertical {Ka-d1-8 currenttransform == "<reflect_v>"}', "Ke-h1-8"),
+    ('fliphorizontal {Pa-h2 currenttransform == "<reflect_h>"}', "Pa-h7"),
+    ('flipcolor {wtm currenttransform == "<colorswap>"}', "btm"),
+    ('reversecolor {wtm currenttransform == "<colorswap>"}', "btm"),
+    ('rotate90 {Ka1 currenttransform == "<rotate_90>"}', "Kh1"),
+    ('flip {Kb1 currenttransform == "<reflect_a1h8>"}', "Ka2"),
+    ('shifthorizontal {Ka1 currenttransform == "<U_4>"}', "Ke1"),
+    ('shift {Ka1 currenttransform == "<U_4 V_2>"}', "Ke3"),
+    # composed: the outer transform first, whichever way the orbit is built
+    ('flipcolor flipvertical {wtm Ka-d1-8 currenttransform == "<colorswap reflect_v>"}', "btm ke-h1-8"),
+    ('flipcolor rotate90 count {wtm currenttransform == "<colorswap rotate_90>"} == 1', "btm"),
+    # notransform: what it holds is not transformed, so it sees no transform
+    ('flipvertical {notransform {currenttransform == "<>"} Ka-d1-8}', "K"),
+    ('flipvertical {currenttransform == "<>"}', "."),
+    ('2 == flipvertical count {currenttransform}', "."),
+]
+
+
+@pytest.fixture(scope="module")
+def sample(build_db):
+    return build_db("data/studies/cql6-sample.pgn")
+
+
+@pytest.mark.parametrize("variations", [False, True], ids=["mainline", "variations"])
+@pytest.mark.parametrize("engine", ["python", "sql"])
+@pytest.mark.parametrize("query, same_as", TABLE, ids=[q for q, _ in TABLE])
+def test_currenttransform_names_the_member(sample, query: str, same_as: str, engine: str, variations: bool) -> None:
+    expected = run(sample, same_as, variations=variations, engine="python").matches
+    assert expected, f"{same_as!r} finds nothing: the row cannot fail"
+    assert run(sample, query, variations=variations, engine=engine).matches == expected
+
+
+def test_currenttransform_value_in_a_message(sample) -> None:
+    """The string itself, as 'message currenttransform' prints it (the manual's own example)."""
+    result = run(sample, 'gamenumber == 1 initial flipvertical {Ka-h1-8 message currenttransform}',
+                 engine="python")
+    assert sorted({message.rpartition(": ")[2] for message in result.messages}) == ["<>", "<reflect_v>"]
