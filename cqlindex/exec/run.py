@@ -25,7 +25,7 @@ from cqlindex.exec.rows import grouped
 from cqlindex.exec.timeout import Deadline, running
 from cqlindex.plan.planner import Plan, plan
 from cqlindex.query.prepare import Prepared, prepare
-from cqlindex.store.database import connect
+from cqlindex.store.database import connect, has_column, table_names
 from cqlindex.store.playable import unplayable_games
 from cqlindex.store.trees import load_games, load_positions
 
@@ -48,8 +48,7 @@ def plan_for(db: str | Path, text: str, *, variations: bool | None = None, sourc
 
 def plan_prepared(con, prepared: Prepared, include_unplayable: bool = False) -> Plan:
     """Plan a prepared query for the index behind ``con`` (what it holds decides some SQL)."""
-    maps = bool(con.execute("SELECT count(*) FROM information_schema.columns WHERE table_name = 'positions' "
-                            "AND column_name = 'white_attacks'").fetchall()[0][0])
+    maps = has_column(con, "positions", "white_attacks")
     return plan(prepared.query, prepared.variations, attack_maps=maps, expansions=prepared.expansions,
                 playable_only=not include_unplayable and bool(unplayable_games(con)))
 
@@ -107,7 +106,7 @@ def last_gamenumber(con, prepared: Prepared) -> int | None:
     body = prepared.query.body
     if not any(isinstance(node, ast.Keyword) and node.name == "lastgamenumber" for node in ast.walk(body)):
         return None
-    tables = {row[0] for row in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    tables = table_names(con)
     sources = [f"(SELECT max(gamenumber) FROM {table})" for table in ("games", "errors") if table in tables]
     last = con.execute(f"SELECT greatest({', '.join(sources)})").fetchall()[0][0] or 0
     span = prepared.query.header.gamenumber

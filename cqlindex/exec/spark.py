@@ -30,6 +30,7 @@ from cqlindex.exec.result import QueryResult
 from cqlindex.exec.run import knowing_last_game, last_gamenumber
 from cqlindex.plan.planner import Plan, plan
 from cqlindex.query.prepare import Prepared, prepare
+from cqlindex.store.database import has_column
 from cqlindex.store.exported import exported_tables, open_exported
 from cqlindex.store.playable import unplayable_games
 from cqlindex.store.trees import _GAME_COLUMNS, _POSITION_COLUMNS
@@ -141,8 +142,7 @@ def plan_exported(directory: str | Path, text: str, *, variations: bool | None =
 def _spec(con, text: str, source: str, variations: bool | None, gamenumbers: tuple[int, int] | None,
           include_unplayable: bool) -> Spec:
     """What the plan depends on besides the query: the export's columns and its unplayable games."""
-    maps = bool(con.execute("SELECT count(*) FROM information_schema.columns WHERE table_name = 'positions' "
-                            "AND column_name = 'white_attacks'").fetchall()[0][0])
+    maps = has_column(con, "positions", "white_attacks")
     last = last_gamenumber(con, prepare(text, source, variations=variations, gamenumbers=gamenumbers))
     return Spec(text, source, variations, gamenumbers, attack_maps=maps,
                 playable_only=not include_unplayable and bool(unplayable_games(con)), last_gamenumber=last)

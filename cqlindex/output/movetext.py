@@ -46,15 +46,18 @@ class GameRows:
 def fetch(con, numbers: list[int]) -> dict[int, GameRows]:
     """The rows of ``numbers`` (the games that exist), in two queries: the positions come as
     flat columns in (gamenumber, positionid) order and are cut per game here (a ``list()``
-    aggregate per column sorts each one again, several times slower)."""
+    aggregate per column sorts each one again, several times slower). A run of consecutive
+    game numbers (the usual batch) is read as a range, without the join on the list."""
+    low, high = min(numbers), max(numbers)
+    run = high - low + 1 == len(numbers) == len(set(numbers))
+    chosen = "gamenumber BETWEEN ? AND ?" + ("" if run else " AND gamenumber IN (SELECT unnest(?::INTEGER[]))")
+    params = [low, high] if run else [low, high, numbers]
     games = {row[0]: row[1:] for row in con.execute(
         "SELECT gamenumber, map_keys(tags), map_values(tags), start_fen, bad_move, mainline_positions, positions "
-        "FROM games "
-        "WHERE gamenumber IN (SELECT unnest(?::INTEGER[]))", [numbers]).fetchall()}
+        f"FROM games WHERE {chosen}", params).fetchall()}
     table = con.sql(
         "SELECT gamenumber, parent, san, comment, comment_before, nags, wtm, null_move, depth FROM positions "
-        "WHERE gamenumber BETWEEN ? AND ? AND gamenumber IN (SELECT unnest(?::INTEGER[])) "
-        "ORDER BY gamenumber, positionid", params=[min(numbers), max(numbers), numbers]).to_arrow_table()
+        f"WHERE {chosen} ORDER BY gamenumber, positionid", params=params).to_arrow_table()
     columns = [table.column(k).to_pylist() for k in range(table.num_columns)]
     gamenumbers, parents, sans, comments, befores, nags, wtm, nulls, depths = columns
     out: dict[int, GameRows] = {}
@@ -66,7 +69,8 @@ def fetch(con, numbers: list[int]) -> dict[int, GameRows]:
             break  # the two tables disagree: this game and the rest go through python-chess's path
         out[number] = GameRows(list(zip(keys or (), values or ())), start_fen, bad_move, mainline,
                                parents[start:end], sans[start:end], comments[start:end], befores[start:end],
-                               nags[start:end], wtm[start:end], nulls[start:end], max(depths[start:end]))
+                               nags[start:end], wtm[start:end], nulls[start:end],
+                               0 if count == mainline else max(depths[start:end]))  # no variation: depth 0
         start = end
     return out
 
@@ -113,8 +117,10 @@ def write_game(rows: GameRows, header: str, matched: set[int], added: dict[int, 
                matchstring: str) -> str:
     """The game as python-chess exports it after :func:`cqlindex.output.pgn._mark`: ``header``
     joins the start comment, then each position gets its ``added`` comments and, when
-    ``matched``, the match string. The exporter's steps are written out inline (this is the
-    loop that runs per move): a token goes to a new line when it would pass 80 columns."""
+    ``matched``, the match string. The movetext is made as a list of tokens (this is the loop
+    that runs per move, so it only appends) and cut into lines of 80 columns by :func:`_wrap`.
+    Variations are walked with a stack, not by recursion: a recursive closure is a reference
+    cycle, left for the garbage collector with the game's lists, once per game."""
     fullmove, white_first = _start(rows)  # type: ignore[misc]
     tags = dict(rows.tags)
     lines = [f'[{name} "{tags[name]}"]' for name in _ROSTER if name in tags]
@@ -133,84 +139,97 @@ def write_game(rows: GameRows, header: str, matched: set[int], added: dict[int, 
             p = parents[i]
             children[p].append(i)
             ply[i] = ply[p] + 1  # type: ignore[index]
-    cur = ""
-    force = True
+    tokens: list[str] = []
+    add = tokens.append
     marker = _comment(matchstring) if matchstring else None
-
-    def text_at(i: int) -> str | None:
-        text = comments[i]
-        if i == 0:
-            text = " ".join(t for t in (text, header) if t)
-        if i in matched or i in added:
-            text = " ".join(t for t in (text, *added.get(i, ()), matchstring if i in matched else None) if t)
-        return text
-
-    def put(token: str) -> None:
-        nonlocal cur
-        if len(cur) + len(token) > _COLUMNS and cur:
-            lines.append(cur.rstrip())
-            cur = token
-        else:
-            cur += token
-
-    def line(i: int, sidelines: bool) -> None:
-        nonlocal cur, force
+    root = _text_at(0, comments, header, matched, added, matchstring)
+    if root:
+        add(_comment(root))
+    force = True
+    # (node, sidelines): write the line from node on, and when sidelines the variations that
+    # branch off at its parent; _OPEN and _CLOSE bracket a variation.
+    stack = [(1 if single else children[0][0], True)] if n > 1 else []
+    while stack:
+        i, sidelines = stack.pop()
+        if i < 0:
+            add("( " if i == _OPEN else ") ")
+            force = True
+            continue
         while True:
             before = befores[i]
             if before:
-                put(_comment(before))
+                add(_comment(before))
                 force = True
             p = parents[i]
             if wtm[p]:
-                tokens = [f"{fullmove + (ply[p] + offset) // 2}. ", ("--" if nulls[i] else sans[i]) + " "]
+                add(f"{fullmove + (ply[p] + offset) // 2}. ")
             elif force:
-                tokens = [f"{fullmove + (ply[p] + offset) // 2}... ", ("--" if nulls[i] else sans[i]) + " "]
-            else:
-                tokens = [("--" if nulls[i] else sans[i]) + " "]
+                add(f"{fullmove + (ply[p] + offset) // 2}... ")
+            add("-- " if nulls[i] else sans[i] + " ")
             marks = nags[i]
             if marks:
-                tokens += [f"${nag} " for nag in sorted(set(marks))]
+                tokens.extend([f"${nag} " for nag in sorted(set(marks))])
             text = comments[i]
             if i in matched and not text and not (added and i in added):
                 token = marker  # the common case: a bare match string, its token made once
             elif i in matched or (added and i in added):
-                text = text_at(i)
+                text = _text_at(i, comments, header, matched, added, matchstring)
                 token = _comment(text) if text else None
             else:
                 token = _comment(text) if text else None
             force = token is not None  # a comment asks for the next move's number
             if force:
-                tokens.append(token)
-            for token in tokens:  # python-chess's write_token, inline: this loop runs per move
-                if len(cur) + len(token) > _COLUMNS and cur:
-                    lines.append(cur.rstrip())
-                    cur = token
-                else:
-                    cur += token
+                add(token)  # type: ignore[arg-type]
             if single:
                 i += 1
                 if i == n:
-                    return
+                    break
                 continue
-            if sidelines:
-                for sibling in children[p][1:]:
-                    put("( ")
-                    force = True
-                    line(sibling, False)
-                    put(") ")
-                    force = True
             kids = children[i]
+            if sidelines and len(children[p]) > 1:
+                if kids:
+                    stack.append((kids[0], True))  # the line goes on after its variations
+                for sibling in reversed(children[p][1:]):
+                    stack += [(_CLOSE, False), (sibling, False), (_OPEN, False)]
+                break
             if not kids:
-                return
+                break
             i, sidelines = kids[0], True
-
-    root = text_at(0)
-    if root:
-        put(_comment(root))
-    if n > 1:
-        line(1 if single else children[0][0], True)
-    put(tags.get("Result", "*") + " ")
-    if cur:
-        lines.append(cur.rstrip())
+    add(tags.get("Result", "*") + " ")
+    _wrap(tokens, lines)
     lines.append("")
     return "\n".join(lines).rstrip()
+
+
+#: Stack entries of :func:`write_game` that open and close a variation.
+_OPEN, _CLOSE = -1, -2
+
+
+def _text_at(i: int, comments: list[str | None], header: str, matched: set[int], added: dict[int, list[str]],
+             matchstring: str) -> str | None:
+    """The comment after node ``i``: its own, the header at the start, the query's, the match string."""
+    text = comments[i]
+    if i == 0:
+        text = " ".join(t for t in (text, header) if t)
+    if i in matched or i in added:
+        text = " ".join(t for t in (text, *added.get(i, ()), matchstring if i in matched else None) if t)
+    return text
+
+
+def _wrap(tokens: list[str], lines: list[str]) -> None:
+    """Append ``tokens`` to ``lines`` as python-chess's ``write_token`` does: a token that would
+    pass :data:`_COLUMNS` starts a new line (unless the line is empty), lines are right-stripped.
+    The column is counted here instead of measuring the line at every token."""
+    parts: list[str] = []
+    column = 0
+    for token in tokens:
+        size = len(token)
+        if column + size > _COLUMNS and column:
+            lines.append("".join(parts).rstrip())
+            parts = [token]
+            column = size
+        else:
+            parts.append(token)
+            column += size
+    if column:
+        lines.append("".join(parts).rstrip())

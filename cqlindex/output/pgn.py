@@ -21,8 +21,9 @@ before the first move, together with ``Game number N``. This module does the sam
 
 That path (python-chess's parse, replay and export, ~250 games/s) is the reference: by default
 :func:`write_pgn` writes each game from the index's columns with :mod:`cqlindex.output.movetext`
-(the same bytes, ~6,000 games/s) and sends here only the games that writer cannot do exactly
-(no Result tag or ``*``, cut at an illegal move, unusual FEN or tag text, query edits).
+(the same bytes, ~8,500 games/s in scripts/bench_output.py) and sends here only the games that
+writer cannot do exactly (no Result tag or ``*``, cut at an illegal move, unusual FEN or tag
+text, query edits).
 
 The header comment is ``Game number N`` (the reference engine's words) followed by the game's
 sort values, each as ``label: value`` (the ``sort`` filter's documentation string, or its text),
@@ -43,8 +44,10 @@ positions can match, but the game is still written whole.
 
 from __future__ import annotations
 
+import gc
 import io
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, TextIO
@@ -92,46 +95,73 @@ def write_pgn(con, result, out: TextIO, *, matchstring: str = "CQL", variations:
     :mod:`cqlindex.output.movetext` (the same bytes, ~30x faster); a game it cannot write
     exactly, or every game when ``reference``, goes through python-chess as described above.
     """
-    from cqlindex.output.movetext import exact, fetch, write_game
-
     summary = PgnSummary()
     options = dict(matchstring=matchstring, variations=variations, silent=silent, with_header=with_header)
-    labels = [key.label for key in result.keys]
     for matches in result.batches():  # the whole result, or a streamed run's batches as they come
         numbers = list(matches)
-        meta: dict | None = None
+        meta: dict = {}
         for start in range(0, len(numbers), _BATCH):
-            batch = numbers[start:start + _BATCH]
-            rows = {} if reference else fetch(con, batch)
-            texts: dict[int, str] = {}
-            for number in batch:
-                game = rows.get(number)
-                ids = matches[number]
-                if game is None or not exact(game) or (not silent and result.edits.get(number)) or not all(
-                        0 <= i < (len(game.parents) if variations else game.mainline) for i in ids):
-                    continue  # python-chess's path writes it (or says what is wrong)
-                header = ""
-                if not silent and with_header:
-                    values = result.sort_values.get(number, ())
-                    header = "; ".join([f"Game number {number}", *(f"{label}: {'none' if v is None else v}"
-                                                                   for label, v in zip(labels, values))])
-                texts[number] = (write_game(game, "", set(), {}, matchstring) if silent else
-                                 write_game(game, header, set(ids), result.comments.get(number, {}), matchstring))
-            slow = [number for number in batch if number not in texts]
-            if slow:
-                if meta is None:  # where every game's text is: one window over the games table, once a batch
-                    meta = _meta(con, numbers)
-                for item in annotated_games(con, result, numbers=slow, meta=meta, matches=matches, **options):
-                    texts[item.gamenumber] = item.game.accept(
-                        chess.pgn.StringExporter(headers=True, variations=True, comments=True))
-                    if item.rebuilt:
-                        summary.rebuilt.append(item.gamenumber)
-                summary.reference += len(slow)
-            for number in batch:
-                out.write(texts.pop(number))
-                out.write("\n\n")
-                summary.games += 1
+            with _collected_per_batch():
+                _write_batch(con, result, matches, numbers, numbers[start:start + _BATCH], meta, out, summary,
+                             options, reference)
     return summary
+
+
+def _write_batch(con, result, matches: dict[int, list[int]], numbers: list[int], batch: list[int], meta: dict,
+                 out: TextIO, summary: PgnSummary, options: dict, reference: bool) -> None:
+    """Write the games ``batch`` of ``numbers`` (a batch of ``result``, ``matches``), from the
+    index's columns or through python-chess; ``meta`` is filled with :func:`_meta` of ``numbers``
+    the first time a game goes through python-chess."""
+    from cqlindex.output.movetext import exact, fetch, write_game
+
+    silent, with_header, matchstring = options["silent"], options["with_header"], options["matchstring"]
+    variations = options["variations"]
+    labels = [key.label for key in result.keys]
+    rows = {} if reference else fetch(con, batch)
+    texts: dict[int, str] = {}
+    for number in batch:
+        game = rows.get(number)
+        ids = matches[number]
+        if game is None or not exact(game) or (not silent and result.edits.get(number)) or (ids and not (
+                0 <= min(ids) and max(ids) < (len(game.parents) if variations else game.mainline))):
+            continue  # python-chess's path writes it (or says what is wrong)
+        header = ""
+        if not silent and with_header:
+            values = result.sort_values.get(number, ())
+            header = "; ".join([f"Game number {number}", *(f"{label}: {'none' if v is None else v}"
+                                                           for label, v in zip(labels, values))])
+        texts[number] = (write_game(game, "", set(), {}, matchstring) if silent else
+                         write_game(game, header, set(ids), result.comments.get(number, {}), matchstring))
+    slow = [number for number in batch if number not in texts]
+    if slow:
+        if not meta:  # where every game's text is: one window over the games table, once a batch of the result
+            meta.update(_meta(con, numbers))
+        for item in annotated_games(con, result, numbers=slow, meta=meta, matches=matches, **options):
+            texts[item.gamenumber] = item.game.accept(
+                chess.pgn.StringExporter(headers=True, variations=True, comments=True))
+            if item.rebuilt:
+                summary.rebuilt.append(item.gamenumber)
+        summary.reference += len(slow)
+    for number in batch:
+        out.write(texts.pop(number))
+        out.write("\n\n")
+        summary.games += 1
+
+
+@contextmanager
+def _collected_per_batch() -> Iterator[None]:
+    """The garbage collector paused while a batch of games is written, then run once over the
+    young objects, the batch's own gone by then. A batch's rows are many small lists alive until
+    it is written: the collector, left on, would scan them and every older object (the result,
+    the modules) several times a batch. The cycles python-chess's game trees leave are collected."""
+    automatic = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if automatic:
+            gc.enable()
+        gc.collect(1)
 
 
 def annotated_games(con, result, *, matchstring: str = "CQL", variations: bool, silent: bool = False,

@@ -31,8 +31,7 @@ def connect(path: str | Path, *, read_only: bool = True) -> duckdb.DuckDBPyConne
     # Past two seconds DuckDB draws a progress bar on stdout, into the result files, pipes and
     # notebooks of whoever called us; nothing that reads an index wants it.
     con.execute("SET enable_progress_bar = false")
-    present = {row[0] for row in con.execute(
-        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'").fetchall()}
+    present = table_names(con)
     missing = [t for t in _TABLES if t not in present]
     if missing:
         con.close()
@@ -44,6 +43,23 @@ def connect(path: str | Path, *, read_only: bool = True) -> duckdb.DuckDBPyConne
         raise DatabaseError(f"{path}: built by another cqlindex version (schema {versions[0][0]}, this one reads "
                             f"{SCHEMA_VERSION}); rebuild it: cqlindex build GAMES.pgn -o {path}")
     return con
+
+
+def table_names(con: duckdb.DuckDBPyConnection) -> set[str]:
+    """The tables and views of the index's main schema (an exported index is views). Read from
+    ``duckdb_tables()`` and ``duckdb_views()``: the ``information_schema`` views cost several
+    times more on every query's start (issue 16)."""
+    return {row[0] for row in con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' "
+        "UNION ALL SELECT view_name FROM duckdb_views() "
+        "WHERE database_name = current_database() AND schema_name = 'main' AND NOT internal").fetchall()}
+
+
+def has_column(con: duckdb.DuckDBPyConnection, table: str, column: str) -> bool:
+    """Whether ``table`` (or view) of the index's main schema has ``column`` (older builds lack some)."""
+    return bool(con.execute(
+        "SELECT count(*) FROM duckdb_columns() WHERE database_name = current_database() "
+        "AND schema_name = 'main' AND table_name = ? AND column_name = ?", [table, column]).fetchone()[0])
 
 
 def summary(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:

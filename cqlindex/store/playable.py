@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import duckdb
 
+from cqlindex.store.database import has_column
+
 
 def unplayable_games(con: duckdb.DuckDBPyConnection) -> frozenset[int]:
     """Game numbers marked unplayable; none in an index built before the mark existed."""
-    marked = con.execute("SELECT count(*) FROM information_schema.columns "
-                         "WHERE table_name = 'games' AND column_name = 'playable'").fetchone()[0]
-    if not marked:
+    if not has_column(con, "games", "playable"):
         return frozenset()
     return frozenset(g for (g,) in con.execute("SELECT gamenumber FROM games WHERE NOT playable").fetchall())
