@@ -87,6 +87,16 @@ class QueryResult:
         for batch in self.batches():
             yield from batch.items()
 
+    def keep_all(self, found: dict[int, list[int]]) -> None:
+        """:meth:`keep` for every game of ``found`` (an exact plan's rows, no evaluator): at once
+        where the query has no matchcount range and no sort keys, as ~10^5 calls cost a tenth of
+        a second (issue 16)."""
+        if self.query.header.matchcount is None and not self.keys:
+            self.matches.update(found)  # every game of found has a matching position
+            return
+        for game, ids in found.items():
+            self.keep(game, ids)
+
     def keep(self, gamenumber: int, ids: list[int], evaluator: Evaluated | None = None) -> None:
         """Record a game's matches if their number lies in the matchcount range, with its sort values."""
         low, high = self.query.header.matchcount or (1, None)
@@ -105,7 +115,10 @@ class QueryResult:
     def order(self) -> None:
         """Put the matches in output order: by the sort keys (largest first, smallest with ``min``),
         games without a value after those with one, ties by gamenumber; gamenumber order without sort keys."""
-        numbers = sorted(self.matches)
+        numbers = list(self.matches)
+        if not self.keys and all(a < b for a, b in zip(numbers, numbers[1:])):
+            return  # in order already (the usual case: rows come grouped in gamenumber order)
+        numbers.sort()
         if self.keys:
             def rank(game: int) -> tuple:
                 values = self.sort_values[game]

@@ -179,4 +179,7 @@ def _grouped_arrays(head: list[tuple[int, int]], rest: dict) -> tuple[dict[int, 
     bounds = [0, *starts.tolist(), len(games)]
     firsts = games[bounds[:-1]].tolist() if len(games) else []
     del games, later, starts
-    return {game: ids[a:b].tolist() for game, a, b in zip(firsts, bounds[:-1], bounds[1:])}, len(ids)
+    # One conversion and list slices: a ``tolist()`` per game costs several times more when the
+    # matches are spread over tens of thousands of games.
+    flat = ids.tolist()
+    return {game: flat[a:b] for game, a, b in zip(firsts, bounds[:-1], bounds[1:])}, len(flat)

@@ -160,8 +160,7 @@ def _run_plan(con, prepared: Prepared, result: QueryResult, deadline: Deadline, 
     count_sql = "SELECT count(*) FROM games" + (" WHERE gamenumber BETWEEN ? AND ?" if span else "")
     result.games_examined = con.execute(count_sql, list(span) if span else []).fetchall()[0][0]
     if p.exact:
-        for game, ids in candidates.items():
-            result.keep(game, ids)
+        result.keep_all(candidates)
         return
     confirm(con, prepared, p, candidates, result.keep, deadline, allow_files)
 

@@ -100,8 +100,7 @@ def _search(con, prepared: Prepared, p: Plan, ranges: list[tuple[int, int]], res
                 candidates, count = grouped_range(con, p.select, p.batched, low, high)
                 result.candidates = (result.candidates or 0) + count
                 if p.exact:
-                    for game, ids in candidates.items():
-                        result.keep(game, ids)
+                    result.keep_all(candidates)
                 elif candidates:
                     confirm(con, prepared, p, candidates, result.keep, deadline, allow_files)
             batch, result.matches = result.matches, held
