@@ -71,3 +71,41 @@ def test_only_subqueries_tied_to_the_game_are_run_by_batches(where: str, tied: b
     from sqlglot import parse_one
 
     assert rows_module.per_game(parse_one(f"SELECT p.gamenumber FROM positions AS p WHERE {where}")) is tied
+
+
+@pytest.mark.parametrize(("size", "took", "positions", "expected"), [
+    (1_000_000, None, 1_000_000, 1_000_000),  # unmeasured: the same again
+    (1_000_000, 0, 1_000_000, 4_000_000),  # nothing taken: four times, no more
+    (1_000_000, 128 * 2**20, 1_000_000, 4_000_000),  # a quarter of the budget: four times fits
+    (2_000_000, 512 * 2**20, 2_000_000, 2_000_000),  # the whole budget: as large again
+    (4_000_000, 1024 * 2**20, 4_000_000, 2_000_000),  # twice the budget: half
+    (4_000_000, 64 * 1024 * 2**20, 4_000_000, 1_000_000),  # far over: never below the first batch
+])
+def test_next_batch_grows_as_far_as_the_memory_it_took_allows(size, took, positions, expected, monkeypatch) -> None:
+    monkeypatch.setattr(rows_module, "BATCH_POSITIONS", 1_000_000)
+    monkeypatch.setattr(rows_module, "BATCH_MEMORY", 512 * 2**20)
+    assert rows_module.next_batch(size, took, positions) == expected
+
+
+@pytest.mark.parametrize(("took", "grows"), [(0, True), (None, False)])
+def test_batches_cover_every_game_once_and_grow_when_they_take_little(took, grows, monkeypatch) -> None:
+    rows = [(g, i) for g in range(1, 201) for i in range(10)]
+    con = _table(rows)
+    con.execute("CREATE TABLE games AS SELECT DISTINCT gamenumber FROM positions")
+    ranges: list[tuple[int, int]] = []
+    real = rows_module._fetched
+
+    def spy(con, sql):
+        low, high = (int(x) for x in sql.split("BETWEEN ")[1].split(" ")[0:3:2])
+        ranges.append((low, high))
+        return real(con, sql)
+
+    monkeypatch.setattr(rows_module, "_fetched", spy)
+    monkeypatch.setattr(rows_module, "BATCH_POSITIONS", 50)  # five games
+    monkeypatch.setattr(rows_module.memory, "peak_since", lambda before: took)
+    expected = {g: [i for i in range(10) if i % 3 != 1] for g in range(1, 201)}
+    assert grouped(con, _select(), batched=True) == (expected, sum(map(len, expected.values())))
+    assert ranges[0] == (1, 5) and ranges[-1][1] == 200
+    assert all(b[0] == a[1] + 1 for a, b in zip(ranges, ranges[1:]))
+    sizes = [high - low + 1 for low, high in ranges]
+    assert (sizes[1] == 4 * sizes[0]) is grows and (len(ranges) == 40) is not grows

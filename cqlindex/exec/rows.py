@@ -8,10 +8,10 @@ unsorted and sorted here only when they are not in order already (a join to ``ga
 shuffle them, or an index appended to out of order).
 
 In a fresh process the first rows come as Python tuples: most queries match few enough that
-grouping them in Python costs less than importing numpy (~80 ms of start-up, issue 16). Only
-when the head is full are the rest fetched as numpy arrays (DuckDB's fastest way out, several
-times cheaper than a tuple per row) and grouped there. Where numpy is loaded already (a
-long-lived process, the API) every row comes as arrays.
+grouping them in Python costs less than importing numpy (0.08-0.2 s of start-up, issue 16).
+Only when the head is full are the rest fetched as numpy arrays (DuckDB's fastest way out) and
+grouped there. Where numpy is loaded already (a long-lived process, the API) every row comes
+as arrays.
 """
 
 from __future__ import annotations
@@ -22,9 +22,13 @@ from operator import itemgetter
 
 from sqlglot import exp
 
-#: rows fetched as tuples before switching to numpy: grouping this many in Python costs about
-#: what importing numpy does.
-HEAD = 20_000
+from cqlindex.exec import memory
+
+#: Rows fetched as tuples before switching to numpy. Measured at 34 M positions: a tuple per row
+#: costs ~0.6 us more to fetch than numpy's arrays, and grouping costs about the same either way
+#: (building a list per game dominates), so importing numpy pays only past a few hundred
+#: thousand rows (at 20,000, query a of the benchmark, 32,000 rows, imported numpy to save 10 ms).
+HEAD = 250_000
 
 
 def grouped(con, select: exp.Select, batched: bool = False) -> tuple[dict[int, list[int]], int]:
@@ -39,6 +43,12 @@ def grouped(con, select: exp.Select, batched: bool = False) -> tuple[dict[int, l
     range (the build writes in gamenumber order), so the batches together cost one scan, while
     a window, or the hash table DuckDB builds for a correlated subquery, holds one batch, not
     the index (issue 16: ``move to _`` on 6 M positions, 2.2 GB at once, 0.6 GB by batches).
+
+    The first batch holds :data:`BATCH_POSITIONS` positions; each next one grows (up to four
+    times) as far as the memory the last one took per position says it fits in
+    :data:`BATCH_MEMORY` (:func:`next_batch`). A plan whose subqueries are selective (d2 of the
+    benchmark, castling moves) thus runs in a few batches, not one per million positions, each
+    costing DuckDB a new plan (issue 16: d2 at 34 M positions, 4.1 s in 35 batches, 3.0 s in one).
     """
     unsorted = select.copy()
     unsorted.set("order", None)
@@ -46,24 +56,54 @@ def grouped(con, select: exp.Select, batched: bool = False) -> tuple[dict[int, l
         return _fetched(con, unsorted.sql(dialect="duckdb"))
     found: dict[int, list[int]] = {}
     total = 0
-    for low, high in game_batches(con):
-        rows, count = _fetched(con, in_games(unsorted, low, high).sql(dialect="duckdb"))
+    extent = _extent(con)
+    if extent is None:
+        return found, total
+    low, high, per_game_positions = extent
+    size = BATCH_POSITIONS
+    while low <= high:
+        step = max(1, int(size / per_game_positions))
+        before = memory.resident()
+        rows, count = _fetched(con, in_games(unsorted, low, min(low + step - 1, high)).sql(dialect="duckdb"))
         found.update(rows)  # ranges ascending and disjoint: the games stay in order
         total += count
+        size = next_batch(size, memory.peak_since(before), step * per_game_positions)
+        low += step
     return found, total
 
 
-#: Positions per batch of a batched plan: the window's memory is about a few hundred bytes each.
+#: Positions of a batched plan's first batch: the window's memory is about a few hundred bytes each.
 BATCH_POSITIONS = 1_000_000
+#: The memory a batch may take beyond what the process held before it.
+BATCH_MEMORY = 512 * 2**20
+
+
+def next_batch(size: int, took: int | None, positions: float) -> int:
+    """The positions of the batch after one of ``size`` (``positions`` in fact) that took ``took``
+    bytes at most: at most four times as many, as many as :data:`BATCH_MEMORY` holds at that
+    rate, never fewer than :data:`BATCH_POSITIONS`. Unmeasured (``took`` None): the same again."""
+    if took is None:
+        return size
+    fits = BATCH_MEMORY * max(positions, 1) / max(took, 1)
+    return int(max(BATCH_POSITIONS, min(4 * size, fits)))
+
+
+def _extent(con) -> tuple[int, int, float] | None:
+    """The index's first and last gamenumber and its positions per game (None: no games)."""
+    low, high, games = con.execute("SELECT min(gamenumber), max(gamenumber), count(*) FROM games").fetchall()[0]
+    if not games:
+        return None
+    positions = con.execute("SELECT count(*) FROM positions").fetchall()[0][0]
+    return low, high, max(positions, 1) / games
 
 
 def game_batches(con) -> list[tuple[int, int]]:
     """Ranges of gamenumbers covering the index, about :data:`BATCH_POSITIONS` positions each."""
-    low, high, games = con.execute("SELECT min(gamenumber), max(gamenumber), count(*) FROM games").fetchall()[0]
-    if not games:
+    extent = _extent(con)
+    if extent is None:
         return []
-    positions = con.execute("SELECT count(*) FROM positions").fetchall()[0][0]
-    step = max(1, BATCH_POSITIONS * games // max(positions, 1))
+    low, high, per_game_positions = extent
+    step = max(1, int(BATCH_POSITIONS / per_game_positions))
     return [(start, min(start + step - 1, high)) for start in range(low, high + 1, step)]
 
 
