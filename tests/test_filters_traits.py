@@ -30,6 +30,7 @@ SUPPORTED = [decl for decl in catalogue.declarations() if decl.supported and dec
 def con(tmp_path_factory):
     folder = tmp_path_factory.mktemp("traits")
     (folder / "a.txt").write_text("x")  # what the file filters' examples read and write
+    (folder / "x.pgn").write_text('[Event "e"]\n[Result "*"]\n\n1. e4 e5 2. Nf3 *\n')  # similarposition's
     connection = connect(build_index(folder))
     was = os.getcwd()
     os.chdir(folder)

@@ -7,7 +7,11 @@ function is still two modules that cannot be read, tested or moved one without t
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 import cqlindex
 
@@ -87,3 +91,12 @@ def test_walk_sees_a_cycle(tmp_path: Path) -> None:
     assert find_cycle(graph) == ["cqlindex.a", "cqlindex.b", "cqlindex.a"]
     (package / "b.py").write_text("def g():\n    pass\n")
     assert find_cycle(import_graph(package)) is None
+
+
+@pytest.mark.parametrize("module", ["cqlindex.evaluate.core", "cqlindex.exec.run", "cqlindex.plan.planner",
+                                    "cqlindex.query.prepare", "cqlindex.api", "cqlindex.cli"])
+def test_an_entry_module_imports_first_in_a_fresh_interpreter(module: str) -> None:
+    """What one module registers for another (a family's evaluation, say) must not hang on which
+    was imported first: the evaluator imported before the parser once refused similarposition."""
+    done = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr

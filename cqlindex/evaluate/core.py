@@ -16,6 +16,7 @@ import cqlindex.filters.moves.consecutive
 import cqlindex.filters.moves.python
 import cqlindex.filters.output.python
 import cqlindex.filters.position.python
+import cqlindex.filters.position.similar
 import cqlindex.filters.relation.python
 import cqlindex.filters.sequences.line
 import cqlindex.filters.sequences.path
