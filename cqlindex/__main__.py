@@ -1,5 +1,5 @@
 """``python -m cqlindex`` runs the same CLI as the ``cqlindex`` console script."""
 
-from cqlindex.launch import main
+from cqlindex.launch import console
 
-main()
+console()
