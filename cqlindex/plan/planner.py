@@ -19,6 +19,7 @@ from cqlindex.errors import InputError
 from cqlindex.filters import catalogue
 from cqlindex.filters.spec import NARROWED, PYTHON
 from cqlindex.plan import sql as S
+from cqlindex.plan.children import read_moves_from_children
 from cqlindex.filters.relation.sql import narrowing as relation_narrowing
 from cqlindex.plan.compile import Compiler
 from cqlindex.plan.terms import Row
@@ -101,6 +102,8 @@ def plan(query: ast.Query, variations: bool, *, chess960: bool = True, attack_ma
     if where is not None:
         select = select.where(where)
     select = select.order_by(S.col("gamenumber", "p"), S.col("positionid", "p"))
+    if not compiler.windowed:  # a window's rows are consecutive positions: its SELECT stays as built
+        select = read_moves_from_children(select)
     return Plan(query, variations, select, exact and not compiler.python_needed, not reads_other_positions(query.body),
                 tuple(verdicts), tuple(compiler.prefilters), compiler.windowed)
 

@@ -308,107 +308,93 @@ ORDER BY
 
 -- move promote [RBN]  [main line, exact]
 SELECT
-  p.gamenumber,
-  p.positionid
-FROM positions AS p
+  q1.gamenumber,
+  q1.parent AS positionid
+FROM positions AS q1
 WHERE
-  p.mainline
-  AND EXISTS(
-    SELECT
-      1
-    FROM positions AS q1
-    WHERE
-      q1.gamenumber = p.gamenumber
-      AND q1.parent = p.positionid
-      AND q1.child_index = 0
-      AND q1.promotion IN (2, 3, 4)
-  )
+  q1.mainline
+  AND q1.child_index = 0
+  AND NOT q1.parent IS NULL
+  AND q1.promotion IN (2, 3, 4)
 ORDER BY
-  p.gamenumber,
-  p.positionid;
+  q1.gamenumber,
+  q1.parent;
 
 -- e2--e4  [main line, exact]
 SELECT
-  p.gamenumber,
-  p.positionid
-FROM positions AS p
+  q1.gamenumber,
+  q1.parent AS positionid
+FROM positions AS q1
 WHERE
-  p.mainline
-  AND EXISTS(
-    SELECT
-      1
-    FROM positions AS q1
-    WHERE
-      q1.gamenumber = p.gamenumber
-      AND q1.parent = p.positionid
-      AND q1.child_index = 0
+  q1.mainline
+  AND q1.child_index = 0
+  AND NOT q1.parent IS NULL
+  AND (
+    (
+      NOT q1.null_move
       AND (
         (
-          NOT q1.null_move
-          AND (
-            (
-              NOT (
-                q1.move_from IS NULL
-              )
-              AND (
-                4096 & CASE
-                  WHEN q1.move_from = 63
-                  THEN CAST(-9223372036854775808 AS BIGINT)
-                  ELSE CAST(POWER(2, q1.move_from) AS BIGINT)
-                END
-              ) <> 0
-              AND NOT (
-                q1.move_to IS NULL
-              )
-              AND (
-                268435456 & CASE
-                  WHEN q1.move_to = 63
-                  THEN CAST(-9223372036854775808 AS BIGINT)
-                  ELSE CAST(POWER(2, q1.move_to) AS BIGINT)
-                END
-              ) <> 0
-            )
-            OR (
-              NOT (
-                q1.castle IS NULL
-              )
-              AND NOT (
-                q1.rook_from IS NULL
-              )
-              AND (
-                4096 & CASE
-                  WHEN q1.rook_from = 63
-                  THEN CAST(-9223372036854775808 AS BIGINT)
-                  ELSE CAST(POWER(2, q1.rook_from) AS BIGINT)
-                END
-              ) <> 0
-              AND NOT (
-                q1.rook_to IS NULL
-              )
-              AND (
-                268435456 & CASE
-                  WHEN q1.rook_to = 63
-                  THEN CAST(-9223372036854775808 AS BIGINT)
-                  ELSE CAST(POWER(2, q1.rook_to) AS BIGINT)
-                END
-              ) <> 0
-            )
+          NOT (
+            q1.move_from IS NULL
           )
+          AND (
+            4096 & CASE
+              WHEN q1.move_from = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.move_from) AS BIGINT)
+            END
+          ) <> 0
+          AND NOT (
+            q1.move_to IS NULL
+          )
+          AND (
+            268435456 & CASE
+              WHEN q1.move_to = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.move_to) AS BIGINT)
+            END
+          ) <> 0
         )
         OR (
-          q1.null_move
+          NOT (
+            q1.castle IS NULL
+          )
+          AND NOT (
+            q1.rook_from IS NULL
+          )
           AND (
-            4096 & CASE WHEN q1.wtm THEN q1.bk ELSE q1.wk END
+            4096 & CASE
+              WHEN q1.rook_from = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.rook_from) AS BIGINT)
+            END
           ) <> 0
+          AND NOT (
+            q1.rook_to IS NULL
+          )
           AND (
-            268435456 & CASE WHEN q1.wtm THEN q1.bk ELSE q1.wk END
+            268435456 & CASE
+              WHEN q1.rook_to = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q1.rook_to) AS BIGINT)
+            END
           ) <> 0
         )
       )
+    )
+    OR (
+      q1.null_move
+      AND (
+        4096 & CASE WHEN q1.wtm THEN q1.bk ELSE q1.wk END
+      ) <> 0
+      AND (
+        268435456 & CASE WHEN q1.wtm THEN q1.bk ELSE q1.wk END
+      ) <> 0
+    )
   )
 ORDER BY
-  p.gamenumber,
-  p.positionid;
+  q1.gamenumber,
+  q1.parent;
 
 -- B[x]h7  [main line, exact]
 SELECT
