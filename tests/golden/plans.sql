@@ -42,12 +42,9 @@ SELECT
 FROM positions AS p
 WHERE
   p.mainline
-  AND COALESCE(
-    BIT_COUNT(
-      p.wk | p.wq | p.wr | p.wb | p.wn | p.wp | p.bk | p.bq | p.br | p.bb | p.bn | p.bp
-    ) <= 8,
-    FALSE
-  )
+  AND BIT_COUNT(
+    p.wk | p.wq | p.wr | p.wb | p.wn | p.wp | p.bk | p.bq | p.br | p.bb | p.bn | p.bp
+  ) <= 8
   AND NOT p.wtm
 ORDER BY
   p.gamenumber,
@@ -60,47 +57,44 @@ SELECT
 FROM positions AS p
 WHERE
   p.mainline
-  AND COALESCE(
+  AND (
+    9 * BIT_COUNT((
+      p.wk | p.wq | p.wr | p.wb | p.wn | p.wp
+    ) & (
+      p.wq | p.bq
+    )) + 5 * BIT_COUNT((
+      p.wk | p.wq | p.wr | p.wb | p.wn | p.wp
+    ) & (
+      p.wr | p.br
+    )) + 3 * BIT_COUNT((
+      p.wk | p.wq | p.wr | p.wb | p.wn | p.wp
+    ) & (
+      p.wb | p.bb | p.wn | p.bn
+    )) + 1 * BIT_COUNT((
+      p.wk | p.wq | p.wr | p.wb | p.wn | p.wp
+    ) & (
+      p.wp | p.bp
+    ))
+  ) > (
     (
       9 * BIT_COUNT((
-        p.wk | p.wq | p.wr | p.wb | p.wn | p.wp
+        p.bk | p.bq | p.br | p.bb | p.bn | p.bp
       ) & (
         p.wq | p.bq
       )) + 5 * BIT_COUNT((
-        p.wk | p.wq | p.wr | p.wb | p.wn | p.wp
+        p.bk | p.bq | p.br | p.bb | p.bn | p.bp
       ) & (
         p.wr | p.br
       )) + 3 * BIT_COUNT((
-        p.wk | p.wq | p.wr | p.wb | p.wn | p.wp
+        p.bk | p.bq | p.br | p.bb | p.bn | p.bp
       ) & (
         p.wb | p.bb | p.wn | p.bn
       )) + 1 * BIT_COUNT((
-        p.wk | p.wq | p.wr | p.wb | p.wn | p.wp
+        p.bk | p.bq | p.br | p.bb | p.bn | p.bp
       ) & (
         p.wp | p.bp
       ))
-    ) > (
-      (
-        9 * BIT_COUNT((
-          p.bk | p.bq | p.br | p.bb | p.bn | p.bp
-        ) & (
-          p.wq | p.bq
-        )) + 5 * BIT_COUNT((
-          p.bk | p.bq | p.br | p.bb | p.bn | p.bp
-        ) & (
-          p.wr | p.br
-        )) + 3 * BIT_COUNT((
-          p.bk | p.bq | p.br | p.bb | p.bn | p.bp
-        ) & (
-          p.wb | p.bb | p.wn | p.bn
-        )) + 1 * BIT_COUNT((
-          p.bk | p.bq | p.br | p.bb | p.bn | p.bp
-        ) & (
-          p.wp | p.bp
-        ))
-      ) + 3
-    ),
-    FALSE
+    ) + 3
   )
 ORDER BY
   p.gamenumber,
@@ -115,10 +109,10 @@ WHERE
   p.mainline
   AND (
     (
-      COALESCE(BIT_COUNT(p.wq) = 0, FALSE) AND COALESCE(BIT_COUNT(p.bq) = 1, FALSE)
+      BIT_COUNT(p.wq) = 0 AND BIT_COUNT(p.bq) = 1
     )
     OR (
-      COALESCE(BIT_COUNT(p.bq) = 0, FALSE) AND COALESCE(BIT_COUNT(p.wq) = 1, FALSE)
+      BIT_COUNT(p.bq) = 0 AND BIT_COUNT(p.wq) = 1
     )
   )
 ORDER BY
@@ -195,16 +189,13 @@ SELECT
 FROM positions AS p
 WHERE
   p.mainline
-  AND COALESCE(
-    BIT_COUNT(
-      (
-        ~(
-          p.wk | p.wq | p.wr | p.wb | p.wn | p.wp | p.bk | p.bq | p.br | p.bb | p.bn | p.bp
-        )
-      ) & p.black_attacks
-    ) = 0,
-    FALSE
-  )
+  AND BIT_COUNT(
+    (
+      ~(
+        p.wk | p.wq | p.wr | p.wb | p.wn | p.wp | p.bk | p.bq | p.br | p.bb | p.bn | p.bp
+      )
+    ) & p.black_attacks
+  ) = 0
 ORDER BY
   p.gamenumber,
   p.positionid;
@@ -452,7 +443,7 @@ WHERE
   AND COALESCE(g.result, '') = '1-0'
   AND COALESCE(g.black, '') <> ''
   AND CONTAINS(g.black, 'O''Kelly')
-  AND COALESCE(g.year >= 1950, FALSE)
+  AND g.year >= 1950
 ORDER BY
   p.gamenumber,
   p.positionid;
@@ -502,16 +493,13 @@ SELECT
 FROM positions AS p
 WHERE
   p.mainline
-  AND COALESCE(
-    (
-      SELECT
-        MAX(q1.positionid)
-      FROM positions AS q1
-      WHERE
-        q1.gamenumber = p.gamenumber AND q1.mainline AND q1.is_mate
-    ) >= p.positionid,
-    FALSE
-  )
+  AND (
+    SELECT
+      MAX(q1.positionid)
+    FROM positions AS q1
+    WHERE
+      q1.gamenumber = p.gamenumber AND q1.mainline AND q1.is_mate
+  ) >= p.positionid
 ORDER BY
   p.gamenumber,
   p.positionid;
@@ -542,16 +530,13 @@ SELECT
 FROM positions AS p
 WHERE
   p.mainline
-  AND COALESCE(
-    (
-      SELECT
-        COUNT(*)
-      FROM positions AS q1
-      WHERE
-        q1.gamenumber = p.gamenumber AND q1.is_check AND q1.mainline
-    ) >= 20,
-    FALSE
-  )
+  AND (
+    SELECT
+      COUNT(*)
+    FROM positions AS q1
+    WHERE
+      q1.gamenumber = p.gamenumber AND q1.is_check AND q1.mainline
+  ) >= 20
 ORDER BY
   p.gamenumber,
   p.positionid;
@@ -635,7 +620,7 @@ WHERE
   p.mainline
   AND (
     (
-      COALESCE(p.is_check, FALSE) AND p.is_mate
+      p.is_check AND p.is_mate
     )
     OR (
       NOT (
@@ -813,7 +798,7 @@ WHERE
       q2.gamenumber = p.gamenumber
       AND q2.parent = p.positionid
       AND q2.child_index = 0
-      AND COALESCE(q2.castle = 1, FALSE)
+      AND q2.castle = 1
   )
 ORDER BY
   p.gamenumber,
@@ -1004,7 +989,7 @@ WHERE
       q2.gamenumber = p.gamenumber
       AND q2.parent = p.positionid
       AND q2.child_index = 0
-      AND COALESCE(q2.castle = 1, FALSE)
+      AND q2.castle = 1
   )
 ORDER BY
   p.gamenumber,
