@@ -87,6 +87,19 @@ def test_next_batch_grows_as_far_as_the_memory_it_took_allows(size, took, positi
     assert rows_module.next_batch(size, took, positions) == expected
 
 
+class _Watched:
+    """memory.Watch reporting ``taken`` bytes for every batch."""
+
+    def __init__(self, taken: int | None) -> None:
+        self.taken = taken
+
+    def __enter__(self) -> "_Watched":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+
 @pytest.mark.parametrize(("took", "grows"), [(0, True), (None, False)])
 def test_batches_cover_every_game_once_and_grow_when_they_take_little(took, grows, monkeypatch) -> None:
     rows = [(g, i) for g in range(1, 201) for i in range(10)]
@@ -102,7 +115,7 @@ def test_batches_cover_every_game_once_and_grow_when_they_take_little(took, grow
 
     monkeypatch.setattr(rows_module, "_fetched", spy)
     monkeypatch.setattr(rows_module, "BATCH_POSITIONS", 50)  # five games
-    monkeypatch.setattr(rows_module.memory, "peak_since", lambda before: took)
+    monkeypatch.setattr(rows_module.memory, "Watch", lambda: _Watched(took))
     expected = {g: [i for i in range(10) if i % 3 != 1] for g in range(1, 201)}
     assert grouped(con, _select(), batched=True) == (expected, sum(map(len, expected.values())))
     assert ranges[0] == (1, 5) and ranges[-1][1] == 200

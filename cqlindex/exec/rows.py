@@ -63,11 +63,11 @@ def grouped(con, select: exp.Select, batched: bool = False) -> tuple[dict[int, l
     size = BATCH_POSITIONS
     while low <= high:
         step = max(1, int(size / per_game_positions))
-        before = memory.resident()
-        rows, count = _fetched(con, in_games(unsorted, low, min(low + step - 1, high)).sql(dialect="duckdb"))
+        with memory.Watch() as watch:
+            rows, count = _fetched(con, in_games(unsorted, low, min(low + step - 1, high)).sql(dialect="duckdb"))
         found.update(rows)  # ranges ascending and disjoint: the games stay in order
         total += count
-        size = next_batch(size, memory.peak_since(before), step * per_game_positions)
+        size = next_batch(size, watch.taken, step * per_game_positions)
         low += step
     return found, total
 
