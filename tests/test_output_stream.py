@@ -20,7 +20,8 @@ from typer.testing import CliRunner
 from cqlindex.cli import app
 from cqlindex.exec.run import run
 from cqlindex.output.records import match_table
-from cqlindex.output.stream import placements, record_batches, write_records
+from cqlindex.output.placement import placements
+from cqlindex.output.stream import record_batches, write_records
 from cqlindex.store.database import connect
 
 REPO = Path(__file__).resolve().parents[1]

@@ -1,16 +1,19 @@
 """The per-position records (:data:`cqlindex.output.records.FIELDS`) as a stream of Arrow batches.
 
 Why a stream: a query may match every position of a large index. Holding all the records
-before writing them costs memory in proportion to the matches, and drawing the FEN with the
-schema's ``fen`` macro (64 ``substr`` and seven ``replace`` per row in SQL) costs about 40 us a
-row. Here the matches are cut into batches of whole games (about :data:`BATCH_ROWS` positions
-each); DuckDB reads each batch's rows (zone maps skip the row groups of other games) and the
-piece placement is drawn from the twelve bitboards with numpy, a batch at a time. The writers
-of :mod:`cqlindex.output.formats` serialise each batch as it comes.
+before writing them costs memory in proportion to the matches. Here the matches are cut into
+batches of whole games (about :data:`BATCH_ROWS` positions each); DuckDB reads each batch's rows
+(zone maps skip the row groups of other games) and the writers of :mod:`cqlindex.output.formats`
+serialise each batch as it comes.
 
-The FEN is the schema macro's, byte for byte (tests/test_output_stream.py compares them on real
-indexes): placement, side to move, castling from the rook mask, the square behind a pawn that
-just made a double step, the halfmove clock and the score sheet's move number.
+Where the time goes, per record (issue 16: ``true --format ndjson`` on 34 M positions): the
+positions are read without the games (a game's tags are the same on its every row: they are
+read once per game and repeated with Arrow's ``take``, and a JSON object's game part is
+serialised once per game), and without an ORDER BY (a scan of the batch's range yields them in
+the index's order, which is checked and sorted only when it is not the matches'). The piece
+placement is drawn with numpy (:mod:`cqlindex.output.placement`). The records are the schema
+macros' byte for byte (tests/test_output_stream.py): the FEN's every field, the score sheet's
+move number, the tags.
 """
 
 from __future__ import annotations
@@ -25,85 +28,42 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from cqlindex.output.placement import BOARDS, placements
+
 #: Positions per batch: large enough that the per-batch SQL costs nothing per record, small
 #: enough that a batch's strings stay a few tens of megabytes.
 BATCH_ROWS = 65536
 
-#: The twelve bitboards in the order of the letters of :data:`_LETTERS` (1 = 'K' ... 12 = 'p').
-BOARDS = ("wk", "wq", "wr", "wb", "wn", "wp", "bk", "bq", "br", "bb", "bn", "bp")
-_LETTERS = np.frombuffer(b"\0KQRBNPkqrbnp", dtype=np.uint8)  # 0: an empty square writes a digit
-_SLASH, _ZERO = ord("/"), ord("0")
+#: The position's fields of a record, in order, and the game's, which come between ``fen`` and
+#: ``move_from`` (:data:`cqlindex.output.records.FIELDS`).
+_HEAD = ("gamenumber", "positionid", "ply", "movenumber", "wtm", "mainline", "depth", "san", "fen")
+_TAGS = ("white", "black", "result", "year", "event", "site", "date", "eco")
+_TAIL = ("move_from", "move_to")
 
-#: The score sheet's move number: CQL's movenumber moved on by a set-up FEN's fullmove field
-#: (the schema's ``fullmove`` macro, with the game row at hand instead of a subquery per row).
-_FULLMOVE = ("p.movenumber + (greatest(coalesce(try_cast(split_part(g.start_fen, ' ', 6) AS INTEGER), 1), 1) - 1)")
-#: Every FEN field after the placement, with its leading space (the schema's ``fen`` macro).
-_FEN_REST = (
+#: The FEN's fields after the placement and before the fullmove number, with their spaces (the
+#: schema's ``fen`` macro).
+_FEN_MIDDLE = (
     "' ' || CASE WHEN p.wtm THEN 'w' ELSE 'b' END || ' ' || coalesce(nullif("
     "CASE WHEN (p.castling_rights & 128) <> 0 THEN 'K' ELSE '' END || "
     "CASE WHEN (p.castling_rights & 1) <> 0 THEN 'Q' ELSE '' END || "
     "CASE WHEN p.castling_rights < 0 THEN 'k' ELSE '' END || "  # bit 63, h8, is the sign bit
     "CASE WHEN (p.castling_rights & 72057594037927936) <> 0 THEN 'q' ELSE '' END, ''), '-') || ' ' || "
-    "coalesce(chr(97 + p.ep_square % 8) || chr(49 + p.ep_square // 8), '-') || ' ' || "
-    f"p.halfmove_clock || ' ' || ({_FULLMOVE})")
+    "coalesce(chr(97 + p.ep_square % 8) || chr(49 + p.ep_square // 8), '-') || ' ' || p.halfmove_clock || ' '")
 _SQUARE = "CASE WHEN p.{0} IS NULL THEN NULL ELSE chr(97 + p.{0} % 8) || chr(49 + p.{0} // 8) END AS {0}"
-_SELECT = (
-    f"SELECT p.gamenumber, p.positionid, p.ply, {_FULLMOVE} AS movenumber, p.wtm, p.mainline, p.depth, p.san, "
-    f"{_FEN_REST} AS fen, g.white, g.black, g.result, g.year, g.event, g.site, g.date, g.eco, "
-    f"{_SQUARE.format('move_from')}, {_SQUARE.format('move_to')}, {', '.join('p.' + b for b in BOARDS)} "
-    "FROM _batch m "
-    "JOIN positions p ON p.gamenumber = m.gamenumber AND p.positionid = m.positionid "
-    "JOIN games g ON g.gamenumber = p.gamenumber "
-    "WHERE p.gamenumber BETWEEN ? AND ? ORDER BY m.rank, p.positionid")
-
-
-def _rank_tables() -> tuple[np.ndarray, np.ndarray]:
-    """For each of the 256 sets of empty squares of a rank (bit f = file f empty): the digit each
-    file writes (the length of the run of empty squares it ends, 0 where it writes no digit) and
-    whether it writes anything (a piece, or the end of a run)."""
-    digits = np.zeros((256, 8), dtype=np.uint8)
-    written = np.zeros((256, 8), dtype=bool)
-    for mask in range(256):
-        run = 0
-        for file in range(8):
-            empty = mask >> file & 1
-            run = run + 1 if empty else 0
-            ends = empty and (file == 7 or not mask >> (file + 1) & 1)
-            digits[mask, file] = _ZERO + run if ends else 0
-            written[mask, file] = ends or not empty
-    return digits, written
-
-
-_DIGITS, _WRITTEN = _rank_tables()
-
-
-def placements(boards: list[pa.Array]) -> pa.Array:
-    """The FEN piece placement field (ranks 8 to 1, runs of empty squares as digits) of each row
-    of the twelve bitboard columns :data:`BOARDS`, as a string array.
-
-    Column-wise: each square's letter (0 if empty) from the bitboards, each rank's digits and
-    written squares from its set of empty squares (:func:`_rank_tables`); a boolean mask over
-    the rows' characters, flattened, is the concatenation of all the placements.
-    """
-    rows = len(boards[0])
-    codes = np.zeros((rows, 64), dtype=np.uint8)
-    occupied = np.zeros(rows, dtype="<i8")
-    for letter, board in enumerate(boards, start=1):
-        # Square i is bit i; little-endian bytes unpacked little-endian give squares a1 .. h8.
-        raw = np.ascontiguousarray(board.to_numpy(zero_copy_only=False).astype("<i8", copy=False))
-        occupied |= raw
-        codes += np.unpackbits(raw.view(np.uint8).reshape(rows, 8), axis=1, bitorder="little") * np.uint8(letter)
-    empties = (~occupied).view(np.uint8).reshape(rows, 8)[:, ::-1]  # a byte per rank, rank 8 first
-    chars = np.full((rows, 8, 9), _SLASH, dtype=np.uint8)
-    chars[:, :, :8] = _LETTERS[codes.reshape(rows, 8, 8)[:, ::-1, :]] | _DIGITS[empties]
-    keep = np.ones((rows, 8, 9), dtype=bool)
-    keep[:, :, :8] = _WRITTEN[empties]
-    keep[:, 7, 8] = False  # no slash after the first rank
-    keep = keep.reshape(rows, 72)
-    data = np.ascontiguousarray(chars.reshape(rows, 72)[keep])
-    offsets = np.zeros(rows + 1, dtype=np.int32)
-    np.cumsum(keep.sum(axis=1, dtype=np.int32), out=offsets[1:])
-    return pa.StringArray.from_buffers(rows, pa.py_buffer(offsets), pa.py_buffer(data))
+_POSITIONS = (
+    "SELECT m.rank, p.gamenumber, p.positionid, p.ply, p.movenumber, p.wtm, p.mainline, p.depth, p.san, "
+    f"{_FEN_MIDDLE} AS fen, {_SQUARE.format('move_from')}, {_SQUARE.format('move_to')}, "
+    f"{', '.join('p.' + b for b in BOARDS)} "
+    "FROM _batch m JOIN positions p ON p.gamenumber = m.gamenumber AND p.positionid = m.positionid "
+    "WHERE p.gamenumber BETWEEN ? AND ?")
+#: A batch's games in its order: their tags, their tags as the middle of a JSON object, and what a
+#: set-up FEN's fullmove field adds to CQL's movenumber (the schema's ``fullmove`` macro).
+_GAMES = (
+    f"SELECT {', '.join('g.' + t for t in _TAGS)}, "
+    f"to_json({{{', '.join(f'{t}: g.{t}' for t in _TAGS)}}})::VARCHAR AS tags_json, "
+    "greatest(coalesce(try_cast(split_part(g.start_fen, ' ', 6) AS INTEGER), 1), 1) - 1 AS shift "
+    "FROM _games c JOIN games g ON g.gamenumber = c.gamenumber "
+    "WHERE g.gamenumber BETWEEN ? AND ? ORDER BY c.rank")
 
 
 #: Matches as a dict {gamenumber: ids} in output order, or its (gamenumber, ids) pairs as they
@@ -141,23 +101,70 @@ def record_batches(con: duckdb.DuckDBPyConnection, matches: Matches, size: int =
     """The records of ``matches`` in its game order (positions in positionid order), a few
     thousand games at a time; always at least one table, empty when nothing matched, so a writer
     has the columns for its header."""
+    for batch in _batches(con, matches, size):
+        yield batch.table()
+
+
+class _Batch:
+    """One batch's positions (the head and tail fields of :data:`_HEAD` and :data:`_TAIL`, in
+    output order), its games (in output order) and each position's game (an index into them)."""
+
+    __slots__ = ("positions", "games", "game_of")
+
+    def __init__(self, positions: pa.Table, games: pa.Table, game_of: np.ndarray) -> None:
+        self.positions, self.games, self.game_of = positions, games, game_of
+
+    def table(self) -> pa.Table:
+        """The records, :data:`cqlindex.output.records.FIELDS` in order."""
+        tags = {t: self.games.column(t).take(self.game_of) for t in _TAGS}
+        columns = [self.positions.column(f) for f in _HEAD] + list(tags.values()) + \
+                  [self.positions.column(f) for f in _TAIL]
+        return pa.Table.from_arrays(columns, names=[*_HEAD, *_TAGS, *_TAIL])
+
+
+def _batches(con: duckdb.DuckDBPyConnection, matches: Matches, size: int) -> Iterator[_Batch]:
     chunks = _chunks(matches, size)
     first = next(chunks, [])
     for chunk in chain([first], chunks):
-        yield _records(con, chunk)
+        yield _batch(con, chunk)
 
 
-def _records(con: duckdb.DuckDBPyConnection, chunk: list[tuple[int, int, list[int]]]) -> pa.Table:
+def _batch(con: duckdb.DuckDBPyConnection, chunk: list[tuple[int, int, list[int]]]) -> _Batch:
     games = [game for _, game, _ in chunk]
+    span = [min(games, default=0), max(games, default=0)]
     con.register("_batch", _pairs(chunk))
     try:
-        table = con.sql(_SELECT, params=[min(games, default=0), max(games, default=0)]).to_arrow_table()
+        positions = con.sql(_POSITIONS, params=span).to_arrow_table()
     finally:
         con.unregister("_batch")
-    boards = [table.column(b).combine_chunks() for b in BOARDS]
-    fen = pc.binary_join_element_wise(placements(boards), table.column("fen").combine_chunks(), "")
-    table = table.set_column(table.schema.get_field_index("fen"), "fen", fen)
-    return table.drop_columns(list(BOARDS))
+    order = pa.table({"rank": pa.array(range(len(chunk)), pa.int32()), "gamenumber": pa.array(games, pa.int32())})
+    con.register("_games", order)
+    try:
+        tags = con.sql(_GAMES, params=span).to_arrow_table()
+    finally:
+        con.unregister("_games")
+    positions = _in_order(positions)
+    first_rank = chunk[0][0] if chunk else 0
+    game_of = positions.column("rank").to_numpy().astype(np.int64) - first_rank
+    movenumber = positions.column("movenumber").to_numpy().astype(np.int32) + \
+        tags.column("shift").to_numpy().astype(np.int32)[game_of]
+    boards = [positions.column(b).combine_chunks() for b in BOARDS]
+    fen = pc.binary_join_element_wise(placements(boards), positions.column("fen").combine_chunks(),
+                                      pa.array(movenumber).cast(pa.string()), "")
+    positions = positions.drop_columns(["rank", *BOARDS])
+    positions = positions.set_column(positions.schema.get_field_index("movenumber"), "movenumber", pa.array(movenumber))
+    positions = positions.set_column(positions.schema.get_field_index("fen"), "fen", fen)
+    return _Batch(positions, tags, game_of)
+
+
+def _in_order(positions: pa.Table) -> pa.Table:
+    """``positions`` by (rank, positionid): the order a scan of the batch's range yields them in
+    when the matches come in gamenumber order (the usual case), so sorted only when needed."""
+    rank = positions.column("rank").to_numpy()
+    ids = positions.column("positionid").to_numpy()
+    if len(rank) < 2 or bool(np.all((rank[1:] > rank[:-1]) | ((rank[1:] == rank[:-1]) & (ids[1:] > ids[:-1])))):
+        return positions
+    return positions.take(pc.sort_indices(positions, [("rank", "ascending"), ("positionid", "ascending")]))
 
 
 class _TextSink:
@@ -197,19 +204,35 @@ def write_records(con: duckdb.DuckDBPyConnection, matches: Matches, shape: str, 
     if shape == "json":
         out.write("[\n")
     started = False
-    for table in record_batches(con, matches, size):
-        if not table.num_rows:
+    for batch in _batches(con, matches, size):
+        if not batch.positions.num_rows:
             continue
-        con.register("_records", table)
-        try:
-            lines = con.sql("SELECT ? || to_json(r)::VARCHAR || ? FROM _records r", params=[before, after]
-                            ).to_arrow_table().column(0).combine_chunks()
-        finally:
-            con.unregister("_records")
-        _write_joined(out, lines, 0 if started else len(before))
+        _write_joined(out, _json_lines(con, batch, before, after), 0 if started else len(before))
         started = True
     if shape == "json":
         out.write("\n]\n")
+
+
+def _json_lines(con: duckdb.DuckDBPyConnection, batch: _Batch, before: str, after: str) -> pa.Array:
+    """Each record of ``batch`` as a JSON object (DuckDB's ``to_json`` of the record) between
+    ``before`` and ``after``. The position's fields are serialised per row, the game's tags once
+    per game (``tags_json``): the objects are spliced with Arrow's byte-wise kernels, as DuckDB's
+    string functions count characters (issue 16: 2.3 us a record for ``to_json`` of the whole
+    record, 1.2 so)."""
+    con.register("_records", batch.positions)
+    try:
+        head = ", ".join(f"{f}: r.{f}" for f in _HEAD)
+        tail = ", ".join(f"{f}: r.{f}" for f in _TAIL)
+        parts = con.sql(f"SELECT to_json({{{head}}})::VARCHAR AS head, to_json({{{tail}}})::VARCHAR AS tail "
+                        "FROM _records r").to_arrow_table()
+    finally:
+        con.unregister("_records")
+    # '{"gamenumber":...,"fen":"..."' + ',' + '"white":...,"eco":"..."' + ',' + '"move_from":...}'
+    body = pc.binary_join_element_wise(pc.utf8_slice_codeunits(parts.column("head"), 0, -1),
+                                       pc.utf8_slice_codeunits(batch.games.column("tags_json"), 1, -1)
+                                       .take(batch.game_of),
+                                       pc.utf8_slice_codeunits(parts.column("tail"), 1), ",")
+    return pc.binary_join_element_wise(pa.scalar(before), body, pa.scalar(after), "").combine_chunks()
 
 
 def _write_joined(out: TextIO, lines: pa.Array, skip: int) -> None:
