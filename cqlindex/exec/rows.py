@@ -205,10 +205,9 @@ def _grouped_arrays(head: list[tuple[int, int]], rest: dict) -> tuple[dict[int, 
 
     games, ids = (np.asarray(rest.pop(name)) for name in ("gamenumber", "positionid"))  # INTEGERs
     if head:
-        head_games, head_ids = zip(*head)
-        games = np.concatenate((np.asarray(head_games, dtype=games.dtype), games))
-        ids = np.concatenate((np.asarray(head_ids, dtype=ids.dtype), ids))
-        del head_games, head_ids
+        # Column by column through itemgetter: zip(*head) makes an iterator per row (0.2 s for 250,000).
+        games = np.concatenate((np.fromiter(map(itemgetter(0), head), dtype=games.dtype, count=len(head)), games))
+        ids = np.concatenate((np.fromiter(map(itemgetter(1), head), dtype=ids.dtype, count=len(head)), ids))
     del head, rest
     later = games[1:] > games[:-1]
     if not (later | ((games[1:] == games[:-1]) & (ids[1:] > ids[:-1]))).all():
