@@ -53,7 +53,7 @@ class QueryResult:
 
     @property
     def positions(self) -> int:
-        return sum(len(ids) for ids in self.matches.values()) + self.streamed_positions
+        return sum(map(len, self.matches.values())) + self.streamed_positions
 
     @property
     def matching_games(self) -> int:
