@@ -57,13 +57,13 @@ _POSITIONS = (
     "FROM _batch m JOIN positions p ON p.gamenumber = m.gamenumber AND p.positionid = m.positionid "
     "WHERE p.gamenumber BETWEEN ? AND ?")
 #: A batch's games in its order: their tags, their tags as the middle of a JSON object, and what a
-#: set-up FEN's fullmove field adds to CQL's movenumber (the schema's ``fullmove`` macro).
+#: set-up FEN's fullmove field adds to CQL's movenumber (the schema's macro, once per game).
 _GAMES = (
-    f"SELECT {', '.join('g.' + t for t in _TAGS)}, "
-    f"to_json({{{', '.join(f'{t}: g.{t}' for t in _TAGS)}}})::VARCHAR AS tags_json, "
-    "greatest(coalesce(try_cast(split_part(g.start_fen, ' ', 6) AS INTEGER), 1), 1) - 1 AS shift "
-    "FROM _games c JOIN games g ON g.gamenumber = c.gamenumber "
-    "WHERE g.gamenumber BETWEEN ? AND ? ORDER BY c.rank")
+    f"SELECT {', '.join('t.' + t for t in _TAGS)}, "
+    f"to_json({{{', '.join(f'{t}: t.{t}' for t in _TAGS)}}})::VARCHAR AS tags_json, "
+    "fullmove_offset(t.gamenumber) AS shift "  # not aliased g: the macro's own subquery names games g
+    "FROM _games c JOIN games t ON t.gamenumber = c.gamenumber "
+    "WHERE t.gamenumber BETWEEN ? AND ? ORDER BY c.rank")
 
 
 #: Matches as a dict {gamenumber: ids} in output order, or its (gamenumber, ids) pairs as they
