@@ -28,6 +28,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from cqlindex.output.ordered import in_order
 from cqlindex.output.placement import BOARDS, placements
 
 #: Positions per batch: large enough that the per-batch SQL costs nothing per record, small
@@ -143,7 +144,7 @@ def _batch(con: duckdb.DuckDBPyConnection, chunk: list[tuple[int, int, list[int]
         tags = con.sql(_GAMES, params=span).to_arrow_table()
     finally:
         con.unregister("_games")
-    positions = _in_order(positions)
+    positions = in_order(positions, "rank", "positionid")
     first_rank = chunk[0][0] if chunk else 0
     game_of = positions.column("rank").to_numpy().astype(np.int64) - first_rank
     movenumber = positions.column("movenumber").to_numpy().astype(np.int32) + \
@@ -155,16 +156,6 @@ def _batch(con: duckdb.DuckDBPyConnection, chunk: list[tuple[int, int, list[int]
     positions = positions.set_column(positions.schema.get_field_index("movenumber"), "movenumber", pa.array(movenumber))
     positions = positions.set_column(positions.schema.get_field_index("fen"), "fen", fen)
     return _Batch(positions, tags, game_of)
-
-
-def _in_order(positions: pa.Table) -> pa.Table:
-    """``positions`` by (rank, positionid): the order a scan of the batch's range yields them in
-    when the matches come in gamenumber order (the usual case), so sorted only when needed."""
-    rank = positions.column("rank").to_numpy()
-    ids = positions.column("positionid").to_numpy()
-    if len(rank) < 2 or bool(np.all((rank[1:] > rank[:-1]) | ((rank[1:] == rank[:-1]) & (ids[1:] > ids[:-1])))):
-        return positions
-    return positions.take(pc.sort_indices(positions, [("rank", "ascending"), ("positionid", "ascending")]))
 
 
 class _TextSink:
