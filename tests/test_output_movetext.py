@@ -84,3 +84,71 @@ def test_writing_a_game_leaves_no_garbage_cycle(build_db) -> None:
     finally:
         if automatic:
             gc.enable()
+
+
+def test_with_the_source_gone_the_fast_writer_takes_what_the_rebuild_would_write(tmp_path) -> None:
+    """A game whose file is gone is rebuilt from the index by python-chess's path, so the Result
+    tag and the tag values are the index's own: the columns' writer takes the games it otherwise
+    leaves (Result "*", a tag value with a backslash or a quote) and writes the same bytes."""
+
+    from cqlindex.ingest.pipeline import build
+    from tests.conftest import INLINE_HEADERS, shared_path
+
+    source = tmp_path / "games.pgn"
+    studies = shared_path("data/annotated/lichess-studies/"
+                          "lichess_study_beautiful-chess-studies-1_by_thijscom_2018.03.05.pgn").read_text()
+    quoted = INLINE_HEADERS.replace('"?"', r'"a\\b \"c\""')  # Site: a\b "c"
+    source.write_text(studies + "\n\n" + quoted + "\n1. e4 {x} e5 (1... c5 $1) 2. Nf3 1-0\n\n"
+                      + INLINE_HEADERS.replace('"*"', '"1-0"').replace('"?"', r'"d\\e"') + "\n1. d4 d5 1-0\n")
+    db = tmp_path / "games.duckdb"
+    build([str(source)], db, workers=1)
+    result = run(db, "check or initial", variations=True)
+    con = connect(db)
+    with_source = write_pgn(con, result, io.StringIO(), variations=True)
+    source.unlink()
+    fast, slow = io.StringIO(), io.StringIO()
+    summary = write_pgn(con, result, fast, variations=True, matchstring="MATCH")
+    reference = write_pgn(con, result, slow, variations=True, matchstring="MATCH", reference=True)
+    assert fast.getvalue() == slow.getvalue()
+    assert reference.rebuilt == list(result.matches)
+    # the columns' writer looks for the file of the games it would otherwise leave, and says so
+    assert set(summary.rebuilt) <= set(reference.rebuilt) and len(summary.rebuilt) >= 60
+    assert '[Site "a\\\\b \\"c\\""]' in fast.getvalue() and '[Site "d\\\\e"]' in fast.getvalue()
+    print(f"with the source: {with_source.reference} left to python-chess; without: {summary.reference}")
+    assert with_source.reference >= 60 and summary.reference <= with_source.reference - 60
+
+
+def _tokens(seed: int) -> list[str]:
+    """Movetext-like tokens: numbers, moves, comments short and long (spaces, a newline, and for
+    one seed in four a NUL, which sends :func:`_wrap` to its loop)."""
+    import random
+
+    pick = random.Random(seed)
+    words = ["12.", "7...", "Nbxd7+", "O-O-O", "$14", "(", ")", "e8=Q#", "--", "1-0"]
+    out = []
+    for _ in range(pick.randrange(1, 120)):
+        if pick.random() < 0.2:
+            kinds = ["x", "long" * pick.randrange(1, 25), "a\nb", "tab\there"] + (["nul\x00"] if seed % 4 == 0 else [])
+            text = " ".join(pick.choice(kinds)
+                            for _ in range(pick.randrange(1, 6)))
+            out.append("{ " + text + " }")
+        else:
+            out.append(pick.choice(words))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_wrapping_is_python_chess_write_token(seed: int) -> None:
+    """:func:`_wrap`'s regular expression (and its loop, for a token with a NUL) lays tokens out
+    as python-chess's exporter does, each written with a space after it."""
+    import chess.pgn
+
+    from cqlindex.output.movetext import _wrap
+
+    tokens = _tokens(seed)
+    exporter = chess.pgn.StringExporter(columns=80)
+    for token in tokens:
+        exporter.write_token(token + " ")
+    lines: list[str] = []
+    _wrap(tokens, lines)
+    assert "\n".join(lines) == exporter.result()

@@ -23,7 +23,8 @@ That path (python-chess's parse, replay and export, ~250 games/s) is the referen
 :func:`write_pgn` writes each game from the index's columns with :mod:`cqlindex.output.movetext`
 (the same bytes, ~8,500 games/s in scripts/bench_output.py) and sends here only the games that
 writer cannot do exactly (no Result tag or ``*``, cut at an illegal move, unusual FEN or tag
-text, query edits).
+text, query edits). Where a game's file is gone, the rebuild from the index is the reference:
+the writer then takes the games with Result ``*`` and escaped tag values too.
 
 The header comment is ``Game number N`` (the reference engine's words) followed by the game's
 sort values, each as ``label: value`` (the ``sort`` filter's documentation string, or its text),
@@ -48,7 +49,7 @@ import gc
 import io
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
@@ -63,6 +64,8 @@ from cqlindex.ingest.worker import decode, prepare
 
 #: Games whose index rows are fetched together.
 _BATCH = 500
+#: Games whose tags are fetched together (a query on the tags map reads whole row groups).
+_HEADS = 20 * _BATCH
 _SIGN = 1 << 63
 
 
@@ -95,57 +98,97 @@ def write_pgn(con, result, out: TextIO, *, matchstring: str = "CQL", variations:
     :mod:`cqlindex.output.movetext` (the same bytes, ~30x faster); a game it cannot write
     exactly, or every game when ``reference``, goes through python-chess as described above.
     """
+    from cqlindex.output.movetext import heads
+
     summary = PgnSummary()
     options = dict(matchstring=matchstring, variations=variations, silent=silent, with_header=with_header)
+    gone: dict[str, bool] = {}
     for matches in result.batches():  # the whole result, or a streamed run's batches as they come
         numbers = list(matches)
         meta: dict = {}
+        known: dict = {}  # the games' heads, read for _HEADS games at a time
         for start in range(0, len(numbers), _BATCH):
+            if not reference and start % _HEADS == 0:
+                known = heads(con, numbers[start:start + _HEADS])
             with _collected_per_batch():
-                _write_batch(con, result, matches, numbers, numbers[start:start + _BATCH], meta, out, summary,
-                             options, reference)
+                _write_batch(con, result, matches, numbers, numbers[start:start + _BATCH], meta, gone, known, out,
+                             summary, options, reference)
     return summary
 
 
 def _write_batch(con, result, matches: dict[int, list[int]], numbers: list[int], batch: list[int], meta: dict,
-                 out: TextIO, summary: PgnSummary, options: dict, reference: bool) -> None:
+                 gone: dict[str, bool], known: dict, out: TextIO, summary: PgnSummary, options: dict,
+                 reference: bool) -> None:
     """Write the games ``batch`` of ``numbers`` (a batch of ``result``, ``matches``), from the
     index's columns or through python-chess; ``meta`` is filled with :func:`_meta` of ``numbers``
-    the first time a game goes through python-chess."""
+    the first time a game goes through python-chess, ``gone`` says which source files are missing,
+    ``known`` has the games' :func:`~cqlindex.output.movetext.heads`.
+
+    A game the columns' writer takes only when python-chess's path would rebuild it from the
+    index (:func:`cqlindex.output.movetext.exact` with ``rebuilt``) is written by it when its
+    source file is gone: the same rows then make the same bytes, tag values escaped as
+    :func:`_from_index` does, and the game is counted as rebuilt all the same."""
     from cqlindex.output.movetext import exact, fetch, write_game
 
     silent, with_header, matchstring = options["silent"], options["with_header"], options["matchstring"]
     variations = options["variations"]
     labels = [key.label for key in result.keys]
-    rows = {} if reference else fetch(con, batch)
+    rows = {} if reference else fetch(con, batch, known)
     texts: dict[int, str] = {}
-    for number in batch:
-        game = rows.get(number)
-        ids = matches[number]
-        if game is None or not exact(game) or (not silent and result.edits.get(number)) or (ids and not (
-                0 <= min(ids) and max(ids) < (len(game.parents) if variations else game.mainline))):
-            continue  # python-chess's path writes it (or says what is wrong)
+
+    def written(number: int, game) -> str:
+        if silent:
+            return write_game(game, "", set(), {}, matchstring)
         header = ""
-        if not silent and with_header:
+        if with_header:
             values = result.sort_values.get(number, ())
             header = "; ".join([f"Game number {number}", *(f"{label}: {'none' if v is None else v}"
                                                            for label, v in zip(labels, values))])
-        texts[number] = (write_game(game, "", set(), {}, matchstring) if silent else
-                         write_game(game, header, set(ids), result.comments.get(number, {}), matchstring))
+        return write_game(game, header, set(matches[number]), result.comments.get(number, {}), matchstring)
+
+    if_gone, rebuilt = [], set()
+    for number in batch:
+        game = rows.get(number)
+        ids = matches[number]
+        if game is None or (not silent and result.edits.get(number)) or (ids and not (
+                0 <= min(ids) and max(ids) < (game.count if variations else game.mainline))):
+            continue  # python-chess's path writes it (or says what is wrong)
+        if exact(game):
+            texts[number] = written(number, game)
+        elif exact(game, rebuilt=True):
+            if_gone.append(number)
+    if if_gone and not meta:  # where every game's text is: one window over the games table, once a batch
+        meta.update(_meta(con, numbers))
+    for number in if_gone:
+        if _gone(con, meta[number][0], gone):
+            game = rows[number]
+            texts[number] = written(number, replace(game, tags=[(k, _escape_tag(v)) for k, v in game.tags]))
+            rebuilt.add(number)
     slow = [number for number in batch if number not in texts]
     if slow:
-        if not meta:  # where every game's text is: one window over the games table, once a batch of the result
+        if not meta:
             meta.update(_meta(con, numbers))
         for item in annotated_games(con, result, numbers=slow, meta=meta, matches=matches, **options):
             texts[item.gamenumber] = item.game.accept(
                 chess.pgn.StringExporter(headers=True, variations=True, comments=True))
             if item.rebuilt:
-                summary.rebuilt.append(item.gamenumber)
+                rebuilt.add(item.gamenumber)
         summary.reference += len(slow)
+    summary.rebuilt += [number for number in batch if number in rebuilt]
     for number in batch:
         out.write(texts.pop(number))
         out.write("\n\n")
         summary.games += 1
+
+
+def _gone(con, path: str | None, known: dict[str, bool]) -> bool:
+    """Whether the source file ``path`` (as the games table names it) cannot be found, as
+    :class:`_Sources` looks for it; asked once per file and write."""
+    if path is None:
+        return True
+    if path not in known:
+        known[path] = not _Sources(_index_directory(con))._locate(path).is_file()
+    return known[path]
 
 
 @contextmanager
@@ -242,8 +285,8 @@ def _join(*parts: str | None) -> str:
 
 def _index_directory(con) -> Path | None:
     """The folder of the index file behind ``con`` (None in memory)."""
-    row = con.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()").fetchone()
-    return Path(row[0]).resolve().parent if row and row[0] else None
+    rows = con.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()").fetchall()
+    return Path(rows[0][0]).resolve().parent if rows and rows[0][0] else None
 
 
 class _Sources:
@@ -366,10 +409,11 @@ def _escape_tag(value: str) -> str:
 def _from_index(con, number: int) -> list[chess.pgn.GameNode]:
     """The game rebuilt from its rows: tags, start position, and every node's move and annotations."""
     # Indexes before schema 3 have no bad_move column; their rebuilt games go without the comment.
-    named = {d[0] for d in con.execute("SELECT * FROM games LIMIT 0").description}
-    tags, start_fen, chess960, bad_move = con.execute(
+    # Every result read to its end: DuckDB refuses other work on the connection while one is open.
+    named = set(con.sql("SELECT * FROM games LIMIT 0").columns)
+    (tags, start_fen, chess960, bad_move), = con.execute(
         f"SELECT tags, start_fen, chess960, {'bad_move' if 'bad_move' in named else 'NULL'} FROM games "
-        "WHERE gamenumber = ?", [number]).fetchone()
+        "WHERE gamenumber = ?", [number]).fetchall()
     game = chess.pgn.Game()
     game.headers.clear()
     # The index keeps tag values as meant; python-chess writes them as they are, so escape here.
