@@ -28,6 +28,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from cqlindex.output.fen_fields import fen_tail, square_names
 from cqlindex.output.ordered import in_order
 from cqlindex.output.placement import BOARDS, placements
 
@@ -41,19 +42,9 @@ _HEAD = ("gamenumber", "positionid", "ply", "movenumber", "wtm", "mainline", "de
 _TAGS = ("white", "black", "result", "year", "event", "site", "date", "eco")
 _TAIL = ("move_from", "move_to")
 
-#: The FEN's fields after the placement and before the fullmove number, with their spaces (the
-#: schema's ``fen`` macro).
-_FEN_MIDDLE = (
-    "' ' || CASE WHEN p.wtm THEN 'w' ELSE 'b' END || ' ' || coalesce(nullif("
-    "CASE WHEN (p.castling_rights & 128) <> 0 THEN 'K' ELSE '' END || "
-    "CASE WHEN (p.castling_rights & 1) <> 0 THEN 'Q' ELSE '' END || "
-    "CASE WHEN p.castling_rights < 0 THEN 'k' ELSE '' END || "  # bit 63, h8, is the sign bit
-    "CASE WHEN (p.castling_rights & 72057594037927936) <> 0 THEN 'q' ELSE '' END, ''), '-') || ' ' || "
-    "coalesce(chr(97 + p.ep_square % 8) || chr(49 + p.ep_square // 8), '-') || ' ' || p.halfmove_clock || ' '")
-_SQUARE = "CASE WHEN p.{0} IS NULL THEN NULL ELSE chr(97 + p.{0} % 8) || chr(49 + p.{0} // 8) END AS {0}"
 _POSITIONS = (
     "SELECT m.rank, p.gamenumber, p.positionid, p.ply, p.movenumber, p.wtm, p.mainline, p.depth, p.san, "
-    f"{_FEN_MIDDLE} AS fen, {_SQUARE.format('move_from')}, {_SQUARE.format('move_to')}, "
+    "p.castling_rights, p.ep_square, p.halfmove_clock, p.move_from, p.move_to, "
     f"{', '.join('p.' + b for b in BOARDS)} "
     "FROM _batch m JOIN positions p ON p.gamenumber = m.gamenumber AND p.positionid = m.positionid "
     "WHERE p.gamenumber BETWEEN ? AND ?")
@@ -62,7 +53,9 @@ _POSITIONS = (
 _GAMES = (
     f"SELECT {', '.join('t.' + t for t in _TAGS)}, "
     f"to_json({{{', '.join(f'{t}: t.{t}' for t in _TAGS)}}})::VARCHAR AS tags_json, "
-    "fullmove_offset(t.gamenumber) AS shift "  # not aliased g: the macro's own subquery names games g
+    # the schema's fullmove_offset macro on the row at hand: the macro looks the game up again
+    # with a subquery, a join with the whole games table (half this query's time)
+    "coalesce(greatest(coalesce(try_cast(split_part(t.start_fen, ' ', 6) AS INTEGER), 1), 1) - 1, 0) AS shift "
     "FROM _games c JOIN games t ON t.gamenumber = c.gamenumber "
     "WHERE t.gamenumber BETWEEN ? AND ? ORDER BY c.rank")
 
@@ -150,11 +143,15 @@ def _batch(con: duckdb.DuckDBPyConnection, chunk: list[tuple[int, int, list[int]
     movenumber = positions.column("movenumber").to_numpy().astype(np.int32) + \
         tags.column("shift").to_numpy().astype(np.int32)[game_of]
     boards = [positions.column(b).combine_chunks() for b in BOARDS]
-    fen = pc.binary_join_element_wise(placements(boards), positions.column("fen").combine_chunks(),
-                                      pa.array(movenumber).cast(pa.string()), "")
-    positions = positions.drop_columns(["rank", *BOARDS])
+    column = positions.column
+    fen = fen_tail(placements(boards), column("wtm"), column("castling_rights"), column("ep_square"),
+                   column("halfmove_clock"), pa.array(movenumber).cast(pa.string()))
+    squares = {name: square_names(column(name)) for name in _TAIL}
+    positions = positions.drop_columns(["rank", "castling_rights", "ep_square", "halfmove_clock", *BOARDS])
     positions = positions.set_column(positions.schema.get_field_index("movenumber"), "movenumber", pa.array(movenumber))
-    positions = positions.set_column(positions.schema.get_field_index("fen"), "fen", fen)
+    positions = positions.append_column("fen", fen)
+    for name, names in squares.items():
+        positions = positions.set_column(positions.schema.get_field_index(name), name, names)
     return _Batch(positions, tags, game_of)
 
 
@@ -209,7 +206,8 @@ def _json_lines(con: duckdb.DuckDBPyConnection, batch: _Batch, before: str, afte
     ``before`` and ``after``. The position's fields are serialised per row, the game's tags once
     per game (``tags_json``): the objects are spliced with Arrow's byte-wise kernels, as DuckDB's
     string functions count characters (issue 16: 2.3 us a record for ``to_json`` of the whole
-    record, 1.2 so)."""
+    record, 1.2 so). Built with Arrow's kernels alone (casts, quotes, a join of the 27 pieces)
+    it is no faster: the many-way join costs what ``to_json`` does."""
     con.register("_records", batch.positions)
     try:
         head = ", ".join(f"{f}: r.{f}" for f in _HEAD)
