@@ -10,7 +10,8 @@ SQL with only ``gamenumber`` changed until it holds ``--positions``, 32 M by def
   ``SELECT count(*)`` over the plan's own candidate SQL (the pushed-down condition, no sort), on
   the same connection settings, warm (DuckDB's buffers filled by a warm-up run) and cold (a new
   connection per run, as every CLI query and every ``run`` starts); for the sequence queries (d1, d2) also the bare scan of their
-  first step alone (:data:`FIRST_STEPS`), the issue's yardstick for them. The ratios (in-process / bare, CLI CPU / bare) are the figures
+  first step alone (:data:`FIRST_STEPS`), the issue's yardstick for them, warm and cold (``run``
+  opens the index anew, so its DuckDB buffers start empty: the cold scan is the like-for-like one). The ratios (in-process / bare, CLI CPU / bare) are the figures
   to compare across machines; the games and positions found are printed so a fast wrong answer
   shows;
 * start-up: ``cqlindex --help`` and a query on an empty range of games (``-gamenumber 0 0``),
@@ -98,12 +99,14 @@ with open(sys.argv[1], "w") as out:
 """
 
 
-def child(args: list[str]) -> dict:
-    """Run ``python -m cqlindex ARGS``: wall seconds, CPU seconds and peak RSS (MB) of that process."""
+def child(args: list[str], command: list[str] | None = None) -> dict:
+    """Run ``python -m cqlindex ARGS`` (or ``command``): wall seconds, CPU seconds and peak RSS
+    (MB) of that process."""
     with tempfile.TemporaryDirectory() as tmp:
         figures = Path(tmp) / "usage.json"
         started = time.perf_counter()
-        done = subprocess.run([sys.executable, "-c", _MEASURE, str(figures), sys.executable, "-m", "cqlindex", *args],
+        done = subprocess.run([sys.executable, "-c", _MEASURE, str(figures),
+                               *(command or [sys.executable, "-m", "cqlindex", *args])],
                               capture_output=True, text=True)
         wall = time.perf_counter() - started
         usage = json.loads(figures.read_text())
@@ -147,7 +150,8 @@ def query_rows(db: Path, bench: Path, repeat: int) -> list[dict]:
 
     rows = []
     print(f"{'query':5} {'bare s':>7} {'cold s':>7} {'run s':>7} {'run/bare':>8} {'run/cold':>8} {'CLI wall':>8} {'CLI CPU':>7} "
-          f"{'CPU/bare':>8} {'RSS MB':>7} {'games':>7} {'positions':>9} {'first s':>7} {'run/first':>9}")
+          f"{'CPU/bare':>8} {'RSS MB':>7} {'games':>7} {'positions':>9} {'first s':>7} {'run/first':>9} "
+          f"{'first cold':>10} {'run/fcold':>9}")
     for name in QUERIES:
         path = bench / f"{name}.cql"
         text = path.read_text(encoding="utf-8")
@@ -162,14 +166,16 @@ def query_rows(db: Path, bench: Path, repeat: int) -> list[dict]:
             times.append(time.perf_counter() - started)
         fast = statistics.median(times)
         first = bare_scan(db, FIRST_STEPS[name], repeat)[0] if name in FIRST_STEPS else None
+        first_cold = bare_scan(db, FIRST_STEPS[name], repeat, cold=True)[0] if name in FIRST_STEPS else None
         cli = child(["query", str(db), "-f", str(path), "--format", "count"])
         row = {"query": name, "bare_seconds": bare, "cold_bare_seconds": cold, "run_seconds": fast, "cli_wall": cli["wall"],
                "cli_cpu": cli["cpu"], "cli_rss_mb": cli["rss_mb"], "games": len(result.matches),
-               "positions": result.positions, "first_step_bare_seconds": first}
+               "positions": result.positions, "first_step_bare_seconds": first,
+               "first_step_cold_bare_seconds": first_cold}
         rows.append(row)
         print(f"{name:5} {bare:7.3f} {cold:7.3f} {fast:7.3f} {fast / bare:8.1f} {fast / cold:8.1f} {cli['wall']:8.2f} {cli['cpu']:7.2f} "
               f"{cli['cpu'] / bare:8.1f} {cli['rss_mb']:7.0f} {row['games']:7,} {row['positions']:9,}"
-              + (f" {first:7.3f} {fast / first:9.1f}" if first else ""))
+              + (f" {first:7.3f} {fast / first:9.1f} {first_cold:10.3f} {fast / first_cold:9.1f}" if first else ""))
     targets(rows)
     return rows
 
@@ -206,9 +212,16 @@ def startup_rows() -> dict:
     return {"help_cpu": statistics.median(helps)}
 
 
+#: What any query's process imports before cqlindex does anything: DuckDB, and sqlglot with the
+#: DuckDB dialect its SQL is generated in. The floor under a query's start-up.
+_LIBRARIES = "import duckdb, sqlglot; sqlglot.Dialect.get_or_raise('duckdb').generator_class"
+
+
 def empty_query_cpu(db: Path) -> float:
     cpus = [child(["query", str(db), "Ka1", "-gamenumber", "0", "0", "--format", "count"])["cpu"] for _ in range(3)]
-    print(f"; a query on no games {statistics.median(cpus):.2f} CPU s")
+    floor = statistics.median(child([], [sys.executable, "-c", _LIBRARIES])["cpu"] for _ in range(3))
+    print(f"; a query on no games {statistics.median(cpus):.2f} CPU s (python with duckdb and sqlglot's "
+          f"DuckDB dialect imported, nothing else: {floor:.2f})")
     return statistics.median(cpus)
 
 
