@@ -98,7 +98,7 @@ def run_spark(directory: str | Path, text: str, *, variations: bool | None = Non
         prepared = knowing_last_game(prepared, spec.last_gamenumber)
         span = prepared.gamenumbers
         games_examined = con.execute("SELECT count(*) FROM games" + (" WHERE gamenumber BETWEEN ? AND ?" if span
-                                                                     else ""), list(span) if span else []).fetchone()[0]
+                                                                     else ""), list(span) if span else []).fetchall()[0][0]
     finally:
         con.close()
     p = _planned(spec)[1]  # the executors' plan; ``prepared`` keeps -matchcount for the result

@@ -79,7 +79,7 @@ def _append(merged: Path, part: Path) -> None:
         literal = "'" + str(part).replace("'", "''") + "'"
         con.execute(f"ATTACH {literal} AS part (READ_ONLY)")
         con.execute("BEGIN")
-        offset = con.execute("SELECT coalesce(max(gamenumber), 0) FROM games").fetchone()[0]
+        offset = con.execute("SELECT coalesce(max(gamenumber), 0) FROM games").fetchall()[0][0]
         for table in GAME_TABLES:
             con.execute(f"INSERT INTO main.{table} BY NAME SELECT * REPLACE (gamenumber + ? AS gamenumber) "
                         f"FROM part.{table}", [offset])  # in the part's order: game order

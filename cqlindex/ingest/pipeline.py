@@ -223,7 +223,7 @@ def build(inputs: list[str], output: str | os.PathLike, *, workers: int | None =
         if _not_pgn(con, report) == 0:
             raise InputError("; ".join(report.rejected + report.warnings) or
                              "no games found in " + ", ".join(str(p) for p in paths))
-        mainline = con.execute("SELECT coalesce(sum(mainline_positions), 0) FROM games").fetchone()[0]
+        mainline = con.execute("SELECT coalesce(sum(mainline_positions), 0) FROM games").fetchall()[0][0]
         seconds = time.perf_counter() - started
         _write_build_info(con, paths, workers, seconds, reader)
         con.execute("CHECKPOINT")

@@ -59,15 +59,15 @@ def has_column(con: duckdb.DuckDBPyConnection, table: str, column: str) -> bool:
     """Whether ``table`` (or view) of the index's main schema has ``column`` (older builds lack some)."""
     return bool(con.execute(
         "SELECT count(*) FROM duckdb_columns() WHERE database_name = current_database() "
-        "AND schema_name = 'main' AND table_name = ? AND column_name = ?", [table, column]).fetchone()[0])
+        "AND schema_name = 'main' AND table_name = ? AND column_name = ?", [table, column]).fetchall()[0][0])
 
 
 def summary(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
     """Counts, build parameters and the tables with their columns."""
     games, positions, mainline = con.execute(
-        "SELECT count(*), coalesce(sum(positions), 0), coalesce(sum(mainline_positions), 0) FROM games").fetchone()
-    errors = con.execute("SELECT count(*) FROM errors").fetchone()[0]
-    games_with_errors = con.execute("SELECT count(DISTINCT gamenumber) FROM errors").fetchone()[0]
+        "SELECT count(*), coalesce(sum(positions), 0), coalesce(sum(mainline_positions), 0) FROM games").fetchall()[0]
+    errors = con.execute("SELECT count(*) FROM errors").fetchall()[0][0]
+    games_with_errors = con.execute("SELECT count(DISTINCT gamenumber) FROM errors").fetchall()[0][0]
     build = dict(con.execute("SELECT key, value FROM build_info ORDER BY key").fetchall())
     columns: dict[str, list[dict[str, str]]] = {}
     for table, column, dtype in con.execute(

@@ -57,7 +57,7 @@ def export_parquet(con: duckdb.DuckDBPyConnection, directory: Path, *, base_path
                 target = _literal(str(directory / table / f"part-{number:05d}.parquet"))
                 con.execute(f'COPY (SELECT {select} FROM "{table}"{where} ORDER BY {order}) TO {target} '
                             f"(FORMAT parquet, ROW_GROUP_SIZE {ROW_GROUP_ROWS})")
-            counts[table] = con.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
+            counts[table] = con.execute(f'SELECT count(*) FROM "{table}"').fetchall()[0][0]
     except duckdb.IOException as error:
         raise OutputError(f"{directory}: cannot write ({str(error).splitlines()[0]})") from None
     except duckdb.Error as error:
@@ -123,9 +123,9 @@ def _game_ranges(con: duckdb.DuckDBPyConnection, rows_per_file: int) -> list[tup
     if not rows:
         return [(0, 0)]
     low = con.execute("SELECT least((SELECT min(gamenumber) FROM positions), (SELECT min(gamenumber) FROM errors))"
-                      ).fetchone()[0]
+                      ).fetchall()[0][0]
     high = con.execute("SELECT greatest((SELECT max(gamenumber) FROM positions), (SELECT max(gamenumber) FROM "
-                       "errors))").fetchone()[0]
+                       "errors))").fetchall()[0][0]
     # Rows whose game number lies outside the games table (none in a sound index) still land in a file.
     ranges = [list(r) for r in rows]
     ranges[0][0] = min(ranges[0][0], low if low is not None else ranges[0][0])

@@ -161,7 +161,7 @@ def load_games(con: duckdb.DuckDBPyConnection, gamenumbers: Iterable[int] | None
     if gamenumbers is None:
         # Ranges of gamenumbers, not a list of them: gamenumbers are unique integers, so a range
         # of batch_size numbers holds at most batch_size games, and nothing grows with the index.
-        low, high = con.execute("SELECT min(gamenumber), max(gamenumber) FROM games").fetchone()
+        low, high = con.execute("SELECT min(gamenumber), max(gamenumber) FROM games").fetchall()[0]
         if low is None:
             return
         for first in range(low, high + 1, batch_size):
