@@ -51,18 +51,19 @@ class GameRows:
     parents: list[int | None] | None
     wtm: list[bool] | None
     depth: int
+    source_file: str | None
 
 
 def heads(con, numbers: list[int]) -> dict[int, tuple]:
-    """Each game's tags (names, values), start FEN, bad move and position counts, for
-    :func:`fetch`. Asked for many batches at once: a query on the tags map reads the map of
+    """Each game's tags (names, values), start FEN, bad move, position counts and source file,
+    for :func:`fetch`. Asked for many batches at once: a query on the tags map reads the map of
     whole row groups, about 8 ms however few of their games it wants."""
     low, high = min(numbers), max(numbers)
     run = high - low + 1 == len(numbers) == len(set(numbers))
     chosen = "gamenumber BETWEEN ? AND ?" + ("" if run else " AND gamenumber IN (SELECT unnest(?::INTEGER[]))")
     return {row[0]: row[1:] for row in con.execute(
-        "SELECT gamenumber, map_keys(tags), map_values(tags), start_fen, bad_move, mainline_positions, positions "
-        f"FROM games WHERE {chosen}", [low, high] if run else [low, high, numbers]).fetchall()}
+        "SELECT gamenumber, map_keys(tags), map_values(tags), start_fen, bad_move, mainline_positions, positions, "
+        f"source_file FROM games WHERE {chosen}", [low, high] if run else [low, high, numbers]).fetchall()}
 
 
 def fetch(con, numbers: list[int], known: dict[int, tuple] | None = None) -> dict[int, GameRows]:
@@ -98,7 +99,7 @@ def fetch(con, numbers: list[int], known: dict[int, tuple] | None = None) -> dic
     out: dict[int, GameRows] = {}
     start = 0
     for number in sorted(games):  # the rows are in gamenumber order; each game has `positions` of them
-        keys, values, start_fen, bad_move, mainline, count = games[number]
+        keys, values, start_fen, bad_move, mainline, count, source_file = games[number]
         end = start + count
         if not count or end > len(sans) or gamenumbers[start].as_py() != number \
                 or gamenumbers[end - 1].as_py() != number:
@@ -111,7 +112,7 @@ def fetch(con, numbers: list[int], known: dict[int, tuple] | None = None) -> dic
         out[number] = GameRows(list(zip(keys or (), values or ())), start_fen, bad_move, mainline, count,
                                sans[start:end], _cut(comments, start, end), _cut(befores, start, end),
                                _cut(nags, start, end), set(_cut((nulls, nulls), start, end)),
-                               parents, wtm, depth)
+                               parents, wtm, depth, source_file)
         start = end
     return out
 
@@ -161,14 +162,15 @@ def exact(rows: GameRows, rebuilt: bool = False) -> bool:
     """
     if rows.bad_move is not None or rows.depth > _MAX_DEPTH or _start(rows) is None:
         return False
-    names = [k for k, _ in rows.tags]
-    if len(set(names)) != len(names) or dict(rows.tags).get("Variant", "Standard") not in _PLAIN:
+    tags = dict(rows.tags)
+    if len(tags) != len(rows.tags) or tags.get("Variant", "Standard") not in _PLAIN:
         return False
     if rebuilt:
         return True
-    if dict(rows.tags).get("Result", "*") == "*":
+    if tags.get("Result", "*") == "*":
         return False  # python-chess then takes the Result tag from the movetext's result token
-    return not any("\\" in v or '"' in v for _, v in rows.tags)
+    values = "".join(tags.values())
+    return "\\" not in values and '"' not in values
 
 
 def _comment(text: str) -> str:
@@ -241,12 +243,16 @@ def _line_tokens(rows: GameRows, after: list[str | None], fullmove: int, white_f
     number[white::2] = _numbers(fullmove + white, len(range(white, moves, 2)), ".")
     black = 1 - white
     blacks = _numbers(fullmove, len(range(black, moves, 2)), "...")
-    # a Black move's number shows at the start or after a comment (after[j] precedes move j)
-    number[black::2] = [n if j == 0 or after[j] is not None else None
-                        for j, n in zip(range(black, moves, 2), blacks)]
-    sans = rows.sans
-    tokens += [t for triple in zip(number, islice(sans, 1, None), islice(after, 1, None))
-               for t in triple if t is not None]
+    # a Black move's number shows at the start or after a comment (after[j] precedes move j):
+    # ``comment and number`` is the number after a comment token, None after none
+    number[black::2] = [comment and n for comment, n in zip(after[black:moves:2], blacks)]
+    if black == 0:
+        number[0] = blacks[0]
+    # move j's three tokens at 3j .. 3j + 2, then the ones that are there (a SAN is never empty,
+    # nor a token: filter(None) drops exactly the Nones)
+    laid: list[str | None] = [None] * (3 * moves)
+    laid[0::3], laid[1::3], laid[2::3] = number, islice(rows.sans, 1, None), islice(after, 1, None)
+    tokens += filter(None, laid) if all(islice(rows.sans, 1, None)) else [t for t in laid if t is not None]
 
 
 def _tree_tokens(rows: GameRows, after: list[str | None], fullmove: int, white_first: bool,
@@ -325,7 +331,7 @@ def _wrap(tokens: list[str], lines: list[str]) -> None:
     A token holding the gap character itself (a NUL in a comment) takes the token loop."""
     text = _GAP.join(tokens)
     if text.count(_GAP) == len(tokens) - 1:
-        lines.extend([line.replace(_GAP, " ") for line in _LINE.findall(text)])
+        lines.append("\n".join(_LINE.findall(text)).replace(_GAP, " "))  # the lines as one item
         return
     column = 0
     parts: list[str] = []

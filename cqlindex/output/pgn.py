@@ -157,16 +157,14 @@ def _write_batch(con, result, matches: dict[int, list[int]], numbers: list[int],
             texts[number] = written(number, game)
         elif exact(game, rebuilt=True):
             if_gone.append(number)
-    if if_gone and not meta:  # where every game's text is: one window over the games table, once a batch
-        meta.update(_meta(con, numbers))
     for number in if_gone:
-        if _gone(con, meta[number][0], gone):
+        if _gone(con, rows[number].source_file, gone):
             game = rows[number]
             texts[number] = written(number, replace(game, tags=[(k, _escape_tag(v)) for k, v in game.tags]))
             rebuilt.add(number)
     slow = [number for number in batch if number not in texts]
     if slow:
-        if not meta:
+        if not meta:  # where every game's text is: one window over the games table, once a batch of the result
             meta.update(_meta(con, numbers))
         for item in annotated_games(con, result, numbers=slow, meta=meta, matches=matches, **options):
             texts[item.gamenumber] = item.game.accept(
