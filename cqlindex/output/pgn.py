@@ -19,9 +19,10 @@ before the first move, together with ``Game number N``. This module does the sam
   what only the text had (``;`` comments, ``%`` lines, line breaks) is lost. A game the build
   truncated at an illegal move comes out truncated, as the reference engine writes it.
 
-That path (python-chess's parse, replay and export, ~250 games/s) is the reference: by default
+That path (python-chess's parse, replay and export, ~150 games/s) is the reference: by default
 :func:`write_pgn` writes each game from the index's columns with :mod:`cqlindex.output.movetext`
-(the same bytes, ~8,500 games/s in scripts/bench_output.py) and sends here only the games that
+(the same bytes; ~6,500 games/s in scripts/bench_output.py, where the 1.2% of games sent here
+take half the time, ~10,000 with their sources gone) and sends here only the games that
 writer cannot do exactly (no Result tag or ``*``, cut at an illegal move, unusual FEN or tag
 text, query edits). Where a game's file is gone, the rebuild from the index is the reference:
 the writer then takes the games with Result ``*`` and escaped tag values too.
