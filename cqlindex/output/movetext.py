@@ -58,20 +58,26 @@ def heads(con, numbers: list[int]) -> dict[int, tuple]:
     """Each game's tags (names, values), start FEN, bad move, position counts and source file,
     for :func:`fetch`. Asked for many batches at once: a query on the tags map reads the map of
     whole row groups, about 8 ms however few of their games it wants."""
-    low, high = min(numbers), max(numbers)
-    run = high - low + 1 == len(numbers) == len(set(numbers))
-    chosen = "gamenumber BETWEEN ? AND ?" + ("" if run else " AND gamenumber IN (SELECT unnest(?::INTEGER[]))")
+    chosen, params = _chosen(numbers)
     return {row[0]: row[1:] for row in con.execute(
         "SELECT gamenumber, map_keys(tags), map_values(tags), start_fen, bad_move, mainline_positions, positions, "
-        f"source_file FROM games WHERE {chosen}", [low, high] if run else [low, high, numbers]).fetchall()}
+        f"source_file FROM games WHERE {chosen}", params).fetchall()}
+
+
+def _chosen(numbers: list[int]) -> tuple[str, list]:
+    """A WHERE condition on ``gamenumber`` for the games ``numbers``, and its parameters: a run
+    of consecutive numbers (the usual batch) is a range, without the join on the list."""
+    low, high = min(numbers), max(numbers)
+    if high - low + 1 == len(numbers) == len(set(numbers)):
+        return "gamenumber BETWEEN ? AND ?", [low, high]
+    return "gamenumber BETWEEN ? AND ? AND gamenumber IN (SELECT unnest(?::INTEGER[]))", [low, high, list(numbers)]
 
 
 def fetch(con, numbers: list[int], known: dict[int, tuple] | None = None) -> dict[int, GameRows]:
     """The rows of ``numbers`` (the games that exist), their :func:`heads` taken from ``known``
     (and removed there) when it has them. The positions come as flat columns in (gamenumber,
     positionid) order and are cut per game here (a ``list()`` aggregate per column sorts each
-    one again, several times slower). A run of consecutive game numbers (the usual batch) is
-    read as a range, without the join on the list. Only the moves become a Python list for
+    one again, several times slower). Only the moves become a Python list for
     every row; the sparse columns are read where they are set, the tree's columns for the games
     that have variations."""
     import pyarrow.compute as pc
@@ -84,10 +90,7 @@ def fetch(con, numbers: list[int], known: dict[int, tuple] | None = None) -> dic
     games = {number: known.pop(number) for number in numbers if number in known}
     if not games:
         return {}
-    low, high = min(games), max(games)
-    run = high - low + 1 == len(games)
-    chosen = "gamenumber BETWEEN ? AND ?" + ("" if run else " AND gamenumber IN (SELECT unnest(?::INTEGER[]))")
-    params = [low, high] if run else [low, high, list(games)]
+    chosen, params = _chosen(list(games))
     table = in_order(con.sql(
         "SELECT gamenumber, san, comment, comment_before, nags, null_move, parent, wtm, depth, positionid "
         f"FROM positions WHERE {chosen}", params=params).to_arrow_table(), "gamenumber", "positionid")
