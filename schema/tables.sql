@@ -75,6 +75,18 @@ CREATE TABLE positions (
     black_attacks   BIGINT NOT NULL    -- squares Black attacks
 );
 
+-- Where each game's positions lie in the storage of positions: rows first_row ..
+-- first_row + positions - 1 (DuckDB rowids), in positionid order. A build or an add writes it
+-- only after checking that every row lies so (cqlindex/store/rowmap.py); a query then selects
+-- the rowids of its matches and maps them back here instead of reading gamenumber and
+-- positionid. Local to this file: an export leaves it out, and an index without it is read
+-- the slower way.
+CREATE TABLE game_rows (
+    gamenumber      INTEGER NOT NULL,
+    first_row       BIGINT NOT NULL,
+    positions       INTEGER NOT NULL
+);
+
 -- Every game that could not be read completely. The game is still in games/positions as far
 -- as it could be read.
 CREATE TABLE errors (

@@ -61,6 +61,8 @@ def replicated(db: Path, times: int) -> Path:
     past the last game each time), built once beside it; ``db`` itself when ``times`` is 1."""
     import duckdb
 
+    from cqlindex.store import rowmap
+
     if times <= 1:
         return db
     target = db.with_name(f"{db.stem}-x{times}.duckdb")
@@ -81,6 +83,7 @@ def replicated(db: Path, times: int) -> Path:
                         "WHERE gamenumber <= ?", [k * last, last])
             con.execute("INSERT INTO positions SELECT * REPLACE (gamenumber + ? AS gamenumber) FROM positions "
                         "WHERE gamenumber <= ?", [k * last, last])
+        rowmap.write(con)  # the copies' rows too, as cqlindex add does
     finally:
         con.close()
     partial.rename(target)

@@ -22,7 +22,7 @@ from tests.conftest import shared_path
 #: Every shared data file is added once onto an index of another.
 PAIRS = [("data/games/lichess-474.pgn", "data/studies/cql6-sample.pgn"),
          ("data/games/otb-twic-01-232games.pgn", "data/annotated/dortmund.pgn")]
-TABLES = ("games", "positions", "errors", "square_masks", "square_transforms")
+TABLES = ("games", "positions", "errors", "square_masks", "square_transforms", "game_rows")
 #: What differs between any two builds: when and how long, not what.
 BUILD_TIMES = ("build_seconds", "built_at", "workers")
 

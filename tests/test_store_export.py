@@ -98,6 +98,9 @@ def test_files_hold_game_number_ranges(tmp_path: Path, exported) -> None:
     assert '"move_from" SMALLINT' in trino and '"tags" map(varchar, varchar)' in trino
     load = (tmp_path / "out" / "load.sql").read_text()
     assert f"read_parquet('{(tmp_path / 'out').resolve()}/positions/*.parquet')" in load
+    # The row-id map describes the index file's storage, not the export's: it stays behind.
+    schema = (tmp_path / "out" / "schema.sql").read_text()
+    assert "game_rows" not in spark + trino + load + schema and not (tmp_path / "out" / "game_rows").exists()
 
 
 def test_export_refuses_a_directory_with_files(exported, tmp_path: Path) -> None:

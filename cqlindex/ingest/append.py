@@ -25,6 +25,7 @@ import duckdb
 from cqlindex.errors import DatabaseError, OutputError
 from cqlindex.ingest.lock import lock_target
 from cqlindex.ingest.pipeline import BuildSummary, Progress, build
+from cqlindex.store import rowmap
 from cqlindex.store.database import connect
 
 #: The tables whose rows come from the games; the others are the schema's constants and the build record.
@@ -86,6 +87,7 @@ def _append(merged: Path, part: Path) -> None:
         _merge_build_info(con)
         con.execute("COMMIT")
         con.execute("DETACH part")
+        rowmap.write(con)  # after the commit: the added rows' row ids are final only then
         con.execute("CHECKPOINT")
     except duckdb.Error as error:
         raise DatabaseError(f"{merged}: cannot append ({str(error).splitlines()[0]})") from None

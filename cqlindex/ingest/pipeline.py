@@ -35,6 +35,7 @@ from cqlindex.ingest.chunks import Chunk, chunks
 from cqlindex.ingest.source import expand_inputs
 from cqlindex.ingest.streams import decoded, not_text, open_raw
 from cqlindex.ingest.worker import NOT_PGN, READERS, compiled_reader_available, parse_chunk, unspooled
+from cqlindex.store import rowmap
 from cqlindex.store.schema import SCHEMA_VERSION, create_schema
 
 # Games a worker reads at a time. Batches of 500 games (~40k positions) keep the workers' numpy
@@ -224,6 +225,7 @@ def build(inputs: list[str], output: str | os.PathLike, *, workers: int | None =
             raise InputError("; ".join(report.rejected + report.warnings) or
                              "no games found in " + ", ".join(str(p) for p in paths))
         mainline = con.execute("SELECT coalesce(sum(mainline_positions), 0) FROM games").fetchall()[0][0]
+        rowmap.write(con)
         seconds = time.perf_counter() - started
         _write_build_info(con, paths, workers, seconds, reader)
         con.execute("CHECKPOINT")

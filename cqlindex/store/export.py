@@ -22,6 +22,7 @@ import duckdb
 from sqlglot import exp
 
 from cqlindex.errors import DatabaseError, OutputError
+from cqlindex.store import rowmap
 from cqlindex.store.schema import schema_sql
 
 #: Rows of positions per file: a file is a cluster's unit of parallel work.
@@ -63,7 +64,8 @@ def export_parquet(con: duckdb.DuckDBPyConnection, directory: Path, *, base_path
     except duckdb.Error as error:
         raise DatabaseError(f"export failed: {str(error).splitlines()[0]}") from None
     ddl = [row[0] for row in con.execute(
-        "SELECT sql FROM duckdb_tables() WHERE schema_name = 'main' ORDER BY table_name").fetchall()]
+        "SELECT sql FROM duckdb_tables() WHERE schema_name = 'main' AND table_name <> ? ORDER BY table_name",
+        [rowmap.TABLE]).fetchall()]
     _write(directory / "schema.sql", "\n".join(ddl) + "\n\n" + schema_sql("views.sql"))
     _write(directory / "load.sql", "".join(
         f"INSERT INTO {table} SELECT * FROM read_parquet({_literal(local + '/' + table + '/*.parquet')});\n"
@@ -108,7 +110,8 @@ def _tables(con: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[str, str]]]:
         "ORDER BY c.table_name, c.ordinal_position").fetchall()
     tables: dict[str, list[tuple[str, str]]] = {}
     for table, name, kind in rows:
-        tables.setdefault(table, []).append((name, kind))
+        if table != rowmap.TABLE:  # row ids of this file: meaningless in another store
+            tables.setdefault(table, []).append((name, kind))
     return tables
 
 

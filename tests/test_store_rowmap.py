@@ -1,0 +1,135 @@
+"""``game_rows`` (:mod:`cqlindex.store.rowmap`): written only where the storage order holds, and
+a query that reads its matches by row id finds exactly what reading gamenumber and positionid
+finds, on every plan shape, held and streamed; a map that no longer covers the table is ignored."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+
+import cqlindex.exec.rows as rows
+from cqlindex.exec.run import run
+from cqlindex.exec.streamed import run_streamed
+from cqlindex.store import rowmap
+from cqlindex.store.database import connect
+
+#: The real check, kept before any test replaces it.
+MAP_HOLDS = rows._map_holds
+DATA = ("data/studies/cql6-sample.pgn", "data/annotated/dortmund.pgn")
+
+#: One query per plan shape: SQL decides alone, a join to games, DISTINCT-free evaluator
+#: confirmation, a window over the main line (batched), correlated subqueries (per game),
+#: variations searched.
+QUERIES = [
+    ("pieces", "Kg1 kg8 Qd1"),
+    ("material", "cql(quiet) #Q - #q == 1 #P == #p"),
+    ("tag", 'cql(quiet) player white "Kasparov" Qd1'),
+    ("evaluator", "cql(quiet) line --> check --> check --> check"),
+    ("sequence", "cql(quiet) move from K move to _"),
+    ("find", "cql(quiet) wtm move o-o find {btm move o-o}"),
+    ("variations", "cql(variations quiet) mate"),
+    ("attack", "cql(quiet) Q attacks k"),
+]
+
+
+@pytest.fixture(scope="module")
+def index(build_db) -> Path:
+    return build_db(*DATA)
+
+
+def _matches(db: Path, text: str, by_rowid: bool, monkeypatch) -> dict:
+    monkeypatch.setattr(rows, "_map_holds", MAP_HOLDS if by_rowid else (lambda con: False))
+    return run(db, text).matches
+
+
+def test_the_build_maps_every_row(index: Path) -> None:
+    con = connect(index)
+    try:
+        assert rowmap.holds(con)
+        # Independent of write(): every row's rowid is its game's first row plus its positionid.
+        wrong, total = con.execute(
+            "SELECT count(*) FILTER (WHERE p.rowid <> m.first_row + p.positionid), count(*) "
+            "FROM positions p JOIN game_rows m USING (gamenumber)").fetchall()[0]
+        assert (wrong, total) == (0, con.execute("SELECT count(*) FROM positions").fetchall()[0][0])
+        assert con.execute("SELECT count(*) FROM game_rows").fetchall()[0][0] == \
+            con.execute("SELECT count(DISTINCT gamenumber) FROM positions").fetchall()[0][0]
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("name, text", QUERIES, ids=[q[0] for q in QUERIES])
+def test_rowids_find_what_the_columns_find(index: Path, name: str, text: str, monkeypatch) -> None:
+    by_columns = _matches(index, text, False, monkeypatch)
+    assert by_columns, f"{name}: the query must find something for the comparison to mean anything"
+    assert _matches(index, text, True, monkeypatch) == by_columns
+
+
+@pytest.mark.parametrize("name, text", QUERIES[:4], ids=[q[0] for q in QUERIES[:4]])
+def test_streamed_ranges_by_rowid(index: Path, name: str, text: str, monkeypatch) -> None:
+    monkeypatch.setattr(rows, "BATCH_POSITIONS", 5_000)
+    held = run(index, text).matches
+    streamed = run_streamed(index, text)
+    assert streamed.pending is not None  # it streams, range by range
+    streamed.hold()
+    assert streamed.matches == held
+
+
+def test_the_rewrite_is_used(index: Path) -> None:
+    from cqlindex.exec.run import plan_prepared, prepare
+
+    con = connect(index)
+    try:
+        select = plan_prepared(con, prepare(QUERIES[0][1], "<q>")).select.copy()
+        select.set("order", None)
+        assert "ASOF JOIN game_rows" in rows._sql(con, select)
+    finally:
+        con.close()
+
+
+def _edited(index: Path, tmp_path: Path, *statements: str) -> Path:
+    """A copy of ``index`` changed by ``statements`` behind cqlindex's back."""
+    copy = tmp_path / "edited.duckdb"
+    shutil.copyfile(index, copy)
+    con = duckdb.connect(str(copy))
+    try:
+        for statement in statements:
+            con.execute(statement)
+    finally:
+        con.close()
+    return copy
+
+
+def _holds(db: Path) -> bool:
+    con = connect(db)
+    try:
+        return rowmap.holds(con)
+    finally:
+        con.close()
+
+
+def test_a_map_that_no_longer_covers_the_table_is_ignored(index: Path, tmp_path: Path, monkeypatch) -> None:
+    edited = _edited(index, tmp_path, "DELETE FROM positions WHERE gamenumber = 1 AND positionid = 0")
+    assert not _holds(edited)
+    assert run(edited, "mate").matches == _matches(edited, "mate", False, monkeypatch)
+
+
+def test_games_interleaved_get_no_map(index: Path, tmp_path: Path) -> None:
+    edited = _edited(index, tmp_path, "CREATE TABLE kept AS SELECT * FROM positions", "DELETE FROM positions",
+                     "INSERT INTO positions SELECT * FROM kept ORDER BY positionid, gamenumber", "DROP TABLE kept")
+    con = duckdb.connect(str(edited))
+    try:
+        assert not rowmap.write(con)
+        assert con.execute("SELECT count(*) FROM game_rows").fetchall()[0][0] == 0
+    finally:
+        con.close()
+    assert not _holds(edited)
+
+
+def test_an_index_without_the_table_is_read_by_columns(index: Path, tmp_path: Path, monkeypatch) -> None:
+    older = _edited(index, tmp_path, "DROP TABLE game_rows")
+    assert not _holds(older)
+    query = QUERIES[0][1]
+    assert run(older, query).matches == _matches(index, query, False, monkeypatch)
