@@ -48,6 +48,8 @@ CREATE TABLE positions (
     wb BIGINT NOT NULL, wn BIGINT NOT NULL, wp BIGINT NOT NULL,
     bk BIGINT NOT NULL, bq BIGINT NOT NULL, br BIGINT NOT NULL,
     bb BIGINT NOT NULL, bn BIGINT NOT NULL, bp BIGINT NOT NULL,
+    material        BIGINT NOT NULL,   -- piece counts, 4 bits each: wp wn wb wr wq bp bn bb br bq from
+                                       -- the lowest bits (cqlindex/board/material.py); kings not counted
     castling_rights BIGINT NOT NULL,   -- python-chess's mask of rooks that may still castle
     ep_square       UTINYINT,          -- square behind a pawn that just made a double step
     halfmove_clock  SMALLINT NOT NULL,

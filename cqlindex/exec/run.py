@@ -25,7 +25,7 @@ from cqlindex.exec.rows import grouped
 from cqlindex.exec.timeout import Deadline, running
 from cqlindex.plan.planner import Plan, plan
 from cqlindex.query.prepare import Prepared, prepare
-from cqlindex.store.database import connect, has_column, table_names
+from cqlindex.store.database import columns, connect, table_names
 from cqlindex.store.playable import unplayable_games
 from cqlindex.store.trees import load_games, load_positions
 
@@ -48,8 +48,9 @@ def plan_for(db: str | Path, text: str, *, variations: bool | None = None, sourc
 
 def plan_prepared(con, prepared: Prepared, include_unplayable: bool = False) -> Plan:
     """Plan a prepared query for the index behind ``con`` (what it holds decides some SQL)."""
-    maps = has_column(con, "positions", "white_attacks")
-    return plan(prepared.query, prepared.variations, attack_maps=maps, expansions=prepared.expansions,
+    present = columns(con, "positions")
+    return plan(prepared.query, prepared.variations, attack_maps="white_attacks" in present,
+                material="material" in present, expansions=prepared.expansions,
                 playable_only=not include_unplayable and bool(unplayable_games(con)))
 
 

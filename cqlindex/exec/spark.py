@@ -30,7 +30,7 @@ from cqlindex.exec.result import QueryResult
 from cqlindex.exec.run import knowing_last_game, last_gamenumber
 from cqlindex.plan.planner import Plan, plan
 from cqlindex.query.prepare import Prepared, prepare
-from cqlindex.store.database import has_column
+from cqlindex.store.database import columns
 from cqlindex.store.exported import exported_tables, open_exported
 from cqlindex.store.playable import unplayable_games
 from cqlindex.store.trees import _GAME_COLUMNS, _POSITION_COLUMNS
@@ -56,6 +56,7 @@ class Spec:
     gamenumbers: tuple[int, int] | None
     attack_maps: bool
     playable_only: bool
+    material: bool = False
     last_gamenumber: int | None = None  # the export's, when the query asks (``lastgamenumber``)
 
 
@@ -142,9 +143,10 @@ def plan_exported(directory: str | Path, text: str, *, variations: bool | None =
 def _spec(con, text: str, source: str, variations: bool | None, gamenumbers: tuple[int, int] | None,
           include_unplayable: bool) -> Spec:
     """What the plan depends on besides the query: the export's columns and its unplayable games."""
-    maps = has_column(con, "positions", "white_attacks")
+    present = columns(con, "positions")
     last = last_gamenumber(con, prepare(text, source, variations=variations, gamenumbers=gamenumbers))
-    return Spec(text, source, variations, gamenumbers, attack_maps=maps,
+    return Spec(text, source, variations, gamenumbers, attack_maps="white_attacks" in present,
+                material="material" in present,
                 playable_only=not include_unplayable and bool(unplayable_games(con)), last_gamenumber=last)
 
 
@@ -196,7 +198,7 @@ def _planned(spec: Spec) -> tuple[Prepared, Plan]:
     if spec not in _PREPARED:
         prepared = knowing_last_game(prepare(spec.text, spec.source, variations=spec.variations,
                                              gamenumbers=spec.gamenumbers), spec.last_gamenumber)
-        _PREPARED[spec] = (prepared, plan(prepared.query, prepared.variations, attack_maps=spec.attack_maps,
+        _PREPARED[spec] = (prepared, plan(prepared.query, prepared.variations, attack_maps=spec.attack_maps, material=spec.material,
                                           expansions=prepared.expansions, playable_only=spec.playable_only))
     return _PREPARED[spec]
 

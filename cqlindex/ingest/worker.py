@@ -162,7 +162,18 @@ def parse_batch(batch: list[tuple[int, RawGame]], reader: str = "python-chess",
     the process boundary at about half its 64-bit size and DuckDB inserts it without casts.
     """
     games, positions, errors = _parse_batch(batch, reader)
-    return games, narrowed(positions, positions_schema), errors
+    return games, narrowed(with_material(positions), positions_schema), errors
+
+
+def with_material(positions: pa.Table) -> pa.Table:
+    """``positions`` with its ``material`` column (:mod:`cqlindex.board.material`), computed here
+    from the bitboards for games of both readers alike."""
+    if "wp" not in positions.column_names:
+        return positions  # no positions at all
+    from cqlindex.board import material
+
+    columns = {name: positions.column(name).to_numpy() for name in material.COUNTED}
+    return positions.append_column("material", pa.array(material.packed(columns), pa.int64()))
 
 
 def narrowed(table: pa.Table, schema: pa.Schema | None) -> pa.Table:

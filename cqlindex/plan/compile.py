@@ -59,6 +59,7 @@ class Compiler(PositionSQL, SetsSQL, MovesSQL, TreeSQL, SequencesSQL, RelationSQ
     attack_maps: bool = True  # whether positions has white_attacks / black_attacks (schema 2)
     #: Each transform filter's members, rewritten once for the query (shared with the evaluator).
     expansions: Callable[[ast.Transform], list[ast.Node]] = expand
+    material: bool = False  # whether positions has the packed piece counts (schema 5)
     uses_games: bool = False
     #: a chain became a window over the main line (plan/offsets.py): run the plan a batch of games at a time
     windowed: bool = False

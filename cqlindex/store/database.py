@@ -55,6 +55,14 @@ def table_names(con: duckdb.DuckDBPyConnection) -> set[str]:
         "WHERE database_name = current_database() AND schema_name = 'main' AND NOT internal").fetchall()}
 
 
+def columns(con: duckdb.DuckDBPyConnection, table: str) -> set[str]:
+    """The columns of ``table`` (or view) of the index's main schema: what a plan may read
+    depends on the build (older builds and exports lack some)."""
+    return {row[0] for row in con.execute(
+        "SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() "
+        "AND schema_name = 'main' AND table_name = ?", [table]).fetchall()}
+
+
 def has_column(con: duckdb.DuckDBPyConnection, table: str, column: str) -> bool:
     """Whether ``table`` (or view) of the index's main schema has ``column`` (older builds lack some)."""
     return bool(con.execute(

@@ -16,8 +16,9 @@ from cqlindex.board.transforms import all_transforms, masks
 
 SCHEMA_FILES = ("tables.sql", "views.sql")
 # Bumped whenever a build writes different tables; store.database refuses indexes of another
-# version (3: capture_square, rook_from, rook_to on positions; 4: playable, bad_move on games).
-SCHEMA_VERSION = "4"
+# version (3: capture_square, rook_from, rook_to on positions; 4: playable, bad_move on games;
+# 5: material on positions).
+SCHEMA_VERSION = "5"
 
 
 def schema_sql(name: str) -> str:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
+from cqlindex.board import material
 from cqlindex.cql import ast
 from cqlindex.cql.kinds import NUMBER, SET, STRING, kind_of
 from cqlindex.plan import sql as S
@@ -171,8 +172,27 @@ class SetsSQL:
                 return const(out)
         return UNBOUNDED
 
+    def _material_count(self, node: ast.Node, row: Row) -> NumTerm | None:
+        """``#`` of a designator of whole piece kinds anywhere on the board (``Q``, ``[Pp]``), from
+        the packed counts of the ``material`` column: one column read instead of a bit count of
+        each kind's bitboard (:mod:`cqlindex.board.material`); None for any other set."""
+        if (not self.material or not isinstance(node, ast.Pieces) or node.squares != ALL_SQUARES
+                or not node.pieces or not node.pieces <= material.SHIFTS.keys()):
+            return None
+        packed = S.col("material", row.alias)
+        fields = [S.band(exp.BitwiseRightShift(this=packed, expression=S.num(material.SHIFTS[letter])),
+                         S.num(material.FIELD)) if material.SHIFTS[letter] else S.band(packed, S.num(material.FIELD))
+                  for letter in sorted(node.pieces, key=material.SHIFTS.get)]
+        total = fields[0]
+        for field in fields[1:]:
+            total = exp.Add(this=S.paren(total), expression=S.paren(field))
+        return NumTerm(S.paren(total))
+
     def _num_unary(self, node: ast.Unary, row: Row) -> NumTerm | None:
         if node.op == "#" and kind_of(node.arg) == SET:
+            counted = self._material_count(node.arg, row)
+            if counted is not None:
+                return counted
             term = self.set(node.arg, row)
             if term.const is not None:
                 return NumTerm(S.num(term.const.bit_count()), const=term.const.bit_count())
