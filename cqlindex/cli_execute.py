@@ -11,6 +11,7 @@ import json
 import sys
 from dataclasses import replace
 from enum import Enum
+from functools import partial
 from pathlib import Path
 
 from cqlindex.cli_shell import default_output, echo, guard, stderr
@@ -74,7 +75,7 @@ def execute(*, db, cql, input, file, append, fen, flipcolor, reversecolor, flip,
     index, text, source, games, count = guard(prepare)
     on_spark = engine is Engine.spark
     if explain:
-        planner = plan_for
+        planner = partial(plan_for, portable=dialect != "duckdb")  # another engine has no rowids
         if on_spark:
             from cqlindex.exec.spark import plan_exported as planner
         echo(guard(lambda: _explained(planner(index, text, variations=variations, source=source,

@@ -15,6 +15,7 @@ import pytest
 from cqlindex.exec import rows as rows_module
 from cqlindex.exec.run import plan_for, run
 from cqlindex.plan.offsets import WINDOW_PREFIX
+from cqlindex.store import rowmap
 
 #: Chains of single-position steps: forward, backward, move filters inside steps, negations.
 CHAINS = [
@@ -50,14 +51,24 @@ def test_the_main_continuation_is_the_next_position(db) -> None:
         con.close()
 
 
+@pytest.mark.parametrize("streamed", [False, True], ids=["partitioned", "streamed"])
 @pytest.mark.parametrize("query", CHAINS)
-def test_a_window_chain_finds_what_the_evaluator_finds(db, query, monkeypatch) -> None:
+def test_a_window_chain_finds_what_the_evaluator_finds(db, query, streamed, monkeypatch) -> None:
+    """Both forms of the window: partitioned by game (run by batches), and streamed over row ids
+    where the index keeps each game's rows consecutive (its row map holds)."""
+    if not streamed:
+        monkeypatch.setattr(rowmap, "holds", lambda con: False)
     plan = plan_for(db, query)
-    assert plan.batched and f"AS {WINDOW_PREFIX}" in plan.sql and ("LEAD(" in plan.sql or "LAG(" in plan.sql)
+    assert f"AS {WINDOW_PREFIX}" in plan.sql and ("LEAD(" in plan.sql or "LAG(" in plan.sql)
+    assert plan.batched and ("OVER ()" in plan.sql) == streamed
     monkeypatch.setattr(rows_module, "BATCH_POSITIONS", 2000)  # batches of a few games
     fast = run(db, query)
     assert fast.matches == run(db, query, engine="python").matches
     assert fast.candidates >= fast.positions  # narrowed: the evaluator confirmed
+    if streamed:  # the same necessary condition as the partitioned window: the same candidates
+        with monkeypatch.context() as partitioned:
+            partitioned.setattr(rowmap, "holds", lambda con: False)
+            assert run(db, query).candidates == fast.candidates
 
 
 def test_the_window_is_kept_to_what_it_can_prove(db) -> None:
@@ -70,6 +81,12 @@ def test_the_window_is_kept_to_what_it_can_prove(db) -> None:
     assert answer.matches == run(db, "cql(variations) line --> check --> check", engine="python").matches
 
 
+def test_the_portable_plan_partitions(db) -> None:
+    """SQL for another engine (--explain --dialect spark) never relies on this file's row ids."""
+    plan = plan_for(db, CHAINS[0], portable=True)
+    assert plan.batched and "OVER ()" not in plan.sql and "rowid" not in plan.sql
+
+
 def test_batches_restrict_every_scan_and_cover_every_game(db) -> None:
     con = duckdb.connect(str(db), read_only=True)
     try:
@@ -79,7 +96,7 @@ def test_batches_restrict_every_scan_and_cover_every_game(db) -> None:
         assert all(b[0] == a[1] + 1 for a, b in zip(batches, batches[1:]))
     finally:
         con.close()
-    select = plan_for(db, CHAINS[1]).select
+    select = plan_for(db, CHAINS[1], portable=True).select
     restricted = rows_module.in_games(select, 5, 9).sql(dialect="duckdb")
     assert restricted.count("gamenumber BETWEEN 5 AND 9") == select.sql().count("FROM positions")
 

@@ -23,7 +23,6 @@ about even (+/- 0.04 s) for b1 and c, whose half a million matches the join must
 from __future__ import annotations
 
 import sys
-import weakref
 from itertools import groupby
 from operator import itemgetter
 
@@ -215,14 +214,8 @@ def _rowid_select(select: exp.Select) -> exp.Select | None:
     return out
 
 
-#: Whether the map holds, per connection (a streamed run asks once per range of games).
-_HOLDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
 def _map_holds(con) -> bool:
-    if con not in _HOLDS:
-        _HOLDS[con] = rowmap.holds(con)
-    return _HOLDS[con]
+    return rowmap.holds(con)
 
 
 def _numpy_loaded() -> bool:

@@ -25,6 +25,7 @@ from cqlindex.exec.rows import grouped
 from cqlindex.exec.timeout import Deadline, running
 from cqlindex.plan.planner import Plan, plan
 from cqlindex.query.prepare import Prepared, prepare
+from cqlindex.store import rowmap
 from cqlindex.store.database import columns, connect, table_names
 from cqlindex.store.playable import unplayable_games
 from cqlindex.store.trees import load_games, load_positions
@@ -36,22 +37,25 @@ class Engine(str, Enum):
 
 
 def plan_for(db: str | Path, text: str, *, variations: bool | None = None, source: str = "<query>",
-             gamenumbers: tuple[int, int] | None = None, include_unplayable: bool = False) -> Plan:
-    """The plan the default engine would run (for ``--explain``)."""
+             gamenumbers: tuple[int, int] | None = None, include_unplayable: bool = False,
+             portable: bool = False) -> Plan:
+    """The plan the default engine would run (for ``--explain``); ``portable``: SQL that runs on
+    a copy of the tables elsewhere too (no reliance on this file's storage order)."""
     prepared = prepare(text, source, variations=variations, gamenumbers=gamenumbers)
     con = connect(db)
     try:
-        return plan_prepared(con, prepared, include_unplayable)
+        return plan_prepared(con, prepared, include_unplayable, portable)
     finally:
         con.close()
 
 
-def plan_prepared(con, prepared: Prepared, include_unplayable: bool = False) -> Plan:
+def plan_prepared(con, prepared: Prepared, include_unplayable: bool = False, portable: bool = False) -> Plan:
     """Plan a prepared query for the index behind ``con`` (what it holds decides some SQL)."""
     present = columns(con, "positions")
     return plan(prepared.query, prepared.variations, attack_maps="white_attacks" in present,
                 material="material" in present, expansions=prepared.expansions,
-                playable_only=not include_unplayable and bool(unplayable_games(con)))
+                playable_only=not include_unplayable and bool(unplayable_games(con)),
+                rowids=not portable and rowmap.holds(con))
 
 
 def run(db: str | Path, text: str, *, variations: bool | None = None, source: str = "<query>",

@@ -60,6 +60,9 @@ class Compiler(PositionSQL, SetsSQL, MovesSQL, TreeSQL, SequencesSQL, RelationSQ
     #: Each transform filter's members, rewritten once for the query (shared with the evaluator).
     expansions: Callable[[ast.Transform], list[ast.Node]] = expand
     material: bool = False  # whether positions has the packed piece counts (schema 5)
+    #: whether each game's rows lie consecutive in storage (store/rowmap.py): main-line windows
+    #: then stream over row ids (plan/offsets.py); DuckDB only, never a plan for another engine
+    rowids: bool = False
     uses_games: bool = False
     #: a chain became a window over the main line (plan/offsets.py): run the plan a batch of games at a time
     windowed: bool = False

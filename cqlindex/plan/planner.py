@@ -58,11 +58,13 @@ class Plan:
 
 def plan(query: ast.Query, variations: bool, *, chess960: bool = True, attack_maps: bool = True,
          gamenumbers: tuple[int, int] | None = None, expansions: Expansions | None = None,
-         playable_only: bool = False, material: bool = False) -> Plan:
+         playable_only: bool = False, material: bool = False, rowids: bool = False) -> Plan:
     """Plan ``query`` in one mode.
 
     ``attack_maps``: the positions have the attack map columns (indexes of schema 1 did not);
     ``material``: they have the packed piece counts (schema 5; an older export does not);
+    ``rowids``: each game's rows lie consecutive in the index's storage (:mod:`cqlindex.store.rowmap`),
+    so main-line windows may stream over row ids: DuckDB SQL for this index, not for another engine;
     ``expansions``: the query's transform members when it was prepared (:mod:`cqlindex.query`),
     else rewritten here. ``chess960`` (whether the index holds Chess960 games) no longer changes
     the plan: since schema 3 the castling rook's squares are stored columns, exact for both.
@@ -70,7 +72,8 @@ def plan(query: ast.Query, variations: bool, *, chess960: bool = True, attack_ma
     """
     del chess960
     compiler = Compiler(variations, attack_maps,
-                        expansions if expansions is not None else Expansions(query.body), material=material)
+                        expansions if expansions is not None else Expansions(query.body), material=material,
+                        rowids=rowids)
     row = Row("p", top=True)
     where: exp.Expression | None = None if variations else S.col("mainline", "p")
     exact = True

@@ -15,6 +15,8 @@ covers the table as it is. The map describes this file's storage: an export leav
 
 from __future__ import annotations
 
+import weakref
+
 import duckdb
 
 TABLE = "game_rows"
@@ -46,7 +48,18 @@ def write(con: duckdb.DuckDBPyConnection) -> bool:
 def holds(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether the map covers ``positions`` as it is: both are tables of this file (not views
     over an export) and the map counts every row. A map left behind by hand edits that change
-    the number of rows is thus ignored."""
+    the number of rows is thus ignored. Asked once per connection (a reading one: the planner
+    and the executor of one query, each range of a streamed run, ask again)."""
+    if con not in _HOLDS:
+        _HOLDS[con] = _covers(con)
+    return _HOLDS[con]
+
+
+#: Whether the map holds, per connection.
+_HOLDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _covers(con: duckdb.DuckDBPyConnection) -> bool:
     if not _tables_present(con, "positions", TABLE):
         return False
     mapped, rows = con.execute(f"SELECT (SELECT sum(positions) FROM {TABLE}), (SELECT count(*) FROM positions)"
