@@ -1,6 +1,7 @@
 """``game_rows`` (:mod:`cqlindex.store.rowmap`): written only where the storage order holds, and
-a query that reads its matches by row id finds exactly what reading gamenumber and positionid
-finds, on every plan shape, held and streamed; a map that no longer covers the table is ignored."""
+a query run on the map (its matches read by row id, main-line windows streamed over row ids)
+finds exactly what the same query finds without it, on every plan shape, held and streamed; a
+map that no longer covers the table is ignored."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from cqlindex.store import rowmap
 from cqlindex.store.database import connect
 
 #: The real check, kept before any test replaces it.
-MAP_HOLDS = rows._map_holds
+MAP_HOLDS = rowmap.holds
 DATA = ("data/studies/cql6-sample.pgn", "data/annotated/dortmund.pgn")
 
 #: One query per plan shape: SQL decides alone, a join to games, DISTINCT-free evaluator
@@ -41,7 +42,7 @@ def index(build_db) -> Path:
 
 
 def _matches(db: Path, text: str, by_rowid: bool, monkeypatch) -> dict:
-    monkeypatch.setattr(rows, "_map_holds", MAP_HOLDS if by_rowid else (lambda con: False))
+    monkeypatch.setattr(rowmap, "holds", MAP_HOLDS if by_rowid else (lambda con: False))
     return run(db, text).matches
 
 

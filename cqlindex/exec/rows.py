@@ -191,7 +191,7 @@ def _sql(con, select: exp.Select) -> str:
     """The SQL of ``select``, reading its rows' row ids and mapping them back through the index's
     ``game_rows`` (:mod:`cqlindex.store.rowmap`) where the select allows it and the map holds."""
     by_rowid = _rowid_select(select)
-    if by_rowid is None or not _map_holds(con):
+    if by_rowid is None or not rowmap.holds(con):
         return select.sql(dialect="duckdb")
     return rowmap.mapped(by_rowid.sql(dialect="duckdb"))
 
@@ -212,10 +212,6 @@ def _rowid_select(select: exp.Select) -> exp.Select | None:
     out = select.copy()
     out.set("expressions", [exp.alias_(exp.column("rowid", table=alias), "r")])
     return out
-
-
-def _map_holds(con) -> bool:
-    return rowmap.holds(con)
 
 
 def _numpy_loaded() -> bool:

@@ -48,8 +48,8 @@ def write(con: duckdb.DuckDBPyConnection) -> bool:
 def holds(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether the map covers ``positions`` as it is: both are tables of this file (not views
     over an export) and the map counts every row. A map left behind by hand edits that change
-    the number of rows is thus ignored. Asked once per connection (a reading one: the planner
-    and the executor of one query, each range of a streamed run, ask again)."""
+    the number of rows is thus ignored. Kept per connection: the planner, the executor and each
+    range of a streamed run ask, and what a reading connection sees does not change."""
     if con not in _HOLDS:
         _HOLDS[con] = _covers(con)
     return _HOLDS[con]
