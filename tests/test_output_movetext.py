@@ -18,6 +18,7 @@ from cqlindex.output.pgn import write_pgn
 from cqlindex.store.database import connect
 
 EDGE = "data/edge/pgn-extract_test_infiles/"
+STUDIES = "data/annotated/lichess-studies/"
 # (files of one index, query, variations, the most games the fast writer may leave to python-chess)
 CASES = [
     (("data/studies/cql6-sample.pgn",), "check", True, 0),
@@ -29,9 +30,12 @@ CASES = [
     (("data/games/lichess-474.pgn",), "check", True, 0),
     ((EDGE + "test-allownullmoves.pgn", EDGE + "test-setup-in.pgn", EDGE + "test-promotion-in.pgn",
       EDGE + "nested-comment.pgn", EDGE + "test-long-line.pgn", EDGE + "test-nagcomments.pgn"),
-     "true", True, 12),  # 12 of 15 have no Result tag, or "*"
+     "true", True, 11),  # 12 of 15 have no Result tag, or "*"; one of them is read from its text
     (("data/edge/pychess/fenSetup.pgn", "data/edge/pgn4web/chess960wch06.pgn", "data/edge/pgn4web/tactics.pgn",
-      "data/edge/pgn4web/test.pgn"), "true", True, 11),  # 11 of 950 have Result "*"
+      "data/edge/pgn4web/test.pgn"), "true", True, 7),  # 11 of 950 have Result "*", 4 read from their text
+    # Result "*" in all 42 games, FEN set-ups, one line each: the Result from each text's result token
+    ((STUDIES + "lichess_study_lichess-practice-checkmate-patterns-ii_by_arex_2017.01.25.pgn",
+      STUDIES + "lichess_study_lichess-practice-checkmate-patterns-iii_by_arex_2017.01.27.pgn"), "true", True, 0),
 ]
 
 
@@ -152,3 +156,26 @@ def test_wrapping_is_python_chess_write_token(seed: int) -> None:
     lines: list[str] = []
     _wrap(tokens, lines)
     assert "\n".join(lines) == exporter.result()
+
+
+def test_a_result_the_tags_lack_comes_from_the_text(tmp_path) -> None:
+    """Result "*" or no Result tag: python-chess takes the movetext's result token, and so does
+    the columns' writer, reading the tags from the text; a game with a variation stays with
+    python-chess (its unplayed reading cannot tell a variation's tokens)."""
+    from cqlindex.ingest.pipeline import build
+
+    source = tmp_path / "results.pgn"
+    source.write_text('[Event "a"]\n[Result "*"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n'
+                      '[Event "b"]\n\n1. d4 d5 0-1\n\n'
+                      '[Event "c"]\n[Result "*"]\n\n1. e4 (1. d4 d5) 1... e5 1/2-1/2\n')
+    db = tmp_path / "results.duckdb"
+    build([str(source)], db, workers=1)
+    result = run(db, "true", variations=True)
+    con = connect(db)
+    fast, slow = io.StringIO(), io.StringIO()
+    summary = write_pgn(con, result, fast, variations=True)
+    write_pgn(con, result, slow, variations=True, reference=True)
+    assert fast.getvalue() == slow.getvalue()
+    assert summary.reference == 1 and summary.rebuilt == []
+    assert [line for line in fast.getvalue().splitlines() if line.startswith("[Result")] == [
+        '[Result "1-0"]', '[Result "0-1"]', '[Result "1/2-1/2"]']

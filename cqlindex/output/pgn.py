@@ -21,11 +21,14 @@ before the first move, together with ``Game number N``. This module does the sam
 
 That path (python-chess's parse, replay and export, ~150 games/s) is the reference: by default
 :func:`write_pgn` writes each game from the index's columns with :mod:`cqlindex.output.movetext`
-(the same bytes; ~6,500 games/s in scripts/bench_output.py, where the 1.2% of games sent here
-take half the time, ~10,000 with their sources gone) and sends here only the games that
-writer cannot do exactly (no Result tag or ``*``, cut at an illegal move, unusual FEN or tag
-text, query edits). Where a game's file is gone, the rebuild from the index is the reference:
-the writer then takes the games with Result ``*`` and escaped tag values too.
+(the same bytes; ~6,500 games/s in scripts/bench_output.py, ~10,000 with their sources gone)
+and sends here only the games that writer cannot do exactly (cut at an illegal move, unusual
+FEN or tag text, query edits). A game of one line without a Result tag or with ``*`` gets its
+tags from python-chess's reading of its text without playing the moves (the Result from the
+result token), once the text's other tags and moves are the index's: on the gnuchess
+collection those 0.9% of its games had taken half the time (20,000 games: 8.2 -> 3.8 s).
+Where a game's file is gone, the rebuild from the index is the reference: the writer then
+takes the games with Result ``*`` and escaped tag values too.
 
 The header comment is ``Game number N`` (the reference engine's words) followed by the game's
 sort values, each as ``label: value`` (the ``sort`` filter's documentation string, or its text),
@@ -104,22 +107,28 @@ def write_pgn(con, result, out: TextIO, *, matchstring: str = "CQL", variations:
     summary = PgnSummary()
     options = dict(matchstring=matchstring, variations=variations, silent=silent, with_header=with_header)
     gone: dict[str, bool] = {}
-    for matches in result.batches():  # the whole result, or a streamed run's batches as they come
-        numbers = list(matches)
-        meta: dict = {}
-        known: dict = {}  # the games' heads, read for _HEADS games at a time
-        for start in range(0, len(numbers), _BATCH):
-            if not reference and start % _HEADS == 0:
-                known = heads(con, numbers[start:start + _HEADS])
-            with _collected_per_batch():
-                _write_batch(con, result, matches, numbers, numbers[start:start + _BATCH], meta, gone, known, out,
-                             summary, options, reference)
+    # One reader for the whole write: a compressed source is read forward once, not from its
+    # start again for every batch that needs its text.
+    sources = _Sources(_index_directory(con))
+    try:
+        for matches in result.batches():  # the whole result, or a streamed run's batches as they come
+            numbers = list(matches)
+            meta: dict = {}
+            known: dict = {}  # the games' heads, read for _HEADS games at a time
+            for start in range(0, len(numbers), _BATCH):
+                if not reference and start % _HEADS == 0:
+                    known = heads(con, numbers[start:start + _HEADS])
+                with _collected_per_batch():
+                    _write_batch(con, result, matches, numbers, numbers[start:start + _BATCH], meta, gone, known,
+                                 out, summary, options, reference, sources)
+    finally:
+        sources.close()
     return summary
 
 
 def _write_batch(con, result, matches: dict[int, list[int]], numbers: list[int], batch: list[int], meta: dict,
                  gone: dict[str, bool], known: dict, out: TextIO, summary: PgnSummary, options: dict,
-                 reference: bool) -> None:
+                 reference: bool, sources: _Sources) -> None:
     """Write the games ``batch`` of ``numbers`` (a batch of ``result``, ``matches``), from the
     index's columns or through python-chess; ``meta`` is filled with :func:`_meta` of ``numbers``
     the first time a game goes through python-chess, ``gone`` says which source files are missing,
@@ -128,7 +137,10 @@ def _write_batch(con, result, matches: dict[int, list[int]], numbers: list[int],
     A game the columns' writer takes only when python-chess's path would rebuild it from the
     index (:func:`cqlindex.output.movetext.exact` with ``rebuilt``) is written by it when its
     source file is gone: the same rows then make the same bytes, tag values escaped as
-    :func:`_from_index` does, and the game is counted as rebuilt all the same."""
+    :func:`_from_index` does, and the game is counted as rebuilt all the same. Where the source
+    is there, a game of one line whose text has the index's tags and moves (the Result tag
+    ``*`` or missing, most often) is written by it too, with the tags python-chess reads from
+    the text (:func:`_text_tags`): its Result then comes from the movetext, as python-chess's does."""
     from cqlindex.output.movetext import exact, fetch, write_game
 
     silent, with_header, matchstring = options["silent"], options["with_header"], options["matchstring"]
@@ -158,16 +170,23 @@ def _write_batch(con, result, matches: dict[int, list[int]], numbers: list[int],
             texts[number] = written(number, game)
         elif exact(game, rebuilt=True):
             if_gone.append(number)
-    for number in if_gone:
-        if _gone(con, rows[number].source_file, gone):
-            game = rows[number]
+    for number in sorted(if_gone):  # file order: each source is read forward
+        game = rows[number]
+        if _gone(con, game.source_file, gone):
             texts[number] = written(number, replace(game, tags=[(k, _escape_tag(v)) for k, v in game.tags]))
             rebuilt.add(number)
+        elif game.parents is None:
+            if not meta:  # where every game's text is: one window over the games table, once a batch of the result
+                meta.update(_meta(con, numbers))
+            tags = _text_tags(sources, meta[number], game)
+            if tags is not None:
+                texts[number] = written(number, replace(game, tags=tags))
     slow = [number for number in batch if number not in texts]
     if slow:
-        if not meta:  # where every game's text is: one window over the games table, once a batch of the result
+        if not meta:
             meta.update(_meta(con, numbers))
-        for item in annotated_games(con, result, numbers=slow, meta=meta, matches=matches, **options):
+        for item in annotated_games(con, result, numbers=slow, meta=meta, matches=matches, sources=sources,
+                                    **options):
             texts[item.gamenumber] = item.game.accept(
                 chess.pgn.StringExporter(headers=True, variations=True, comments=True))
             if item.rebuilt:
@@ -208,12 +227,13 @@ def _collected_per_batch() -> Iterator[None]:
 
 def annotated_games(con, result, *, matchstring: str = "CQL", variations: bool, silent: bool = False,
                     with_header: bool = True, numbers: list[int] | None = None,
-                    meta: dict | None = None, matches: dict[int, list[int]] | None = None
-                    ) -> Iterator[AnnotatedGame]:
+                    meta: dict | None = None, matches: dict[int, list[int]] | None = None,
+                    sources: _Sources | None = None) -> Iterator[AnnotatedGame]:
     """The matching games of ``result``, in its order, as python-chess games with the match comments added
     (without the ``Game number`` header comment when not ``with_header``: CQL's -noheader);
     only ``numbers`` of them, in that order, when given (``meta``: :func:`_meta` of them or more, once;
-    ``matches``: the batch of ``result`` that holds them, when it is streamed)."""
+    ``matches``: the batch of ``result`` that holds them, when it is streamed; ``sources``: the
+    caller's reader of the source files, which it closes)."""
     matches = result.matches if matches is None else matches
     numbers = list(matches) if numbers is None else numbers
     if not numbers:
@@ -221,7 +241,9 @@ def annotated_games(con, result, *, matchstring: str = "CQL", variations: bool, 
     if meta is None:
         meta = _meta(con, numbers)
     labels = [key.label for key in result.keys]
-    sources = _Sources(_index_directory(con))
+    own = sources is None
+    if sources is None:
+        sources = _Sources(_index_directory(con))
     try:
         for start in range(0, len(numbers), _BATCH):
             batch = numbers[start:start + _BATCH]
@@ -256,7 +278,8 @@ def annotated_games(con, result, *, matchstring: str = "CQL", variations: bool, 
             for number in batch:
                 yield ready.pop(number)
     finally:
-        sources.close()
+        if own:
+            sources.close()
 
 
 def _meta(con, numbers: list[int]) -> dict[int, tuple]:
@@ -338,12 +361,9 @@ class _Sources:
 def _from_source(sources: _Sources, path: str, offset: int, end: int | None,
                  keys: list[int]) -> list[chess.pgn.GameNode] | None:
     """The game's nodes in positionid order, read from its file; None unless every board agrees."""
-    try:
-        data = sources.read(path, offset, end)
-    except (InputError, OSError, EOFError):
-        sources.close()
+    text = _game_text(sources, path, offset, end)
+    if text is None:
         return None
-    text, _ = prepare(decode(data))
     try:
         game = chess.pgn.read_game(io.StringIO(text), Visitor=_Builder)
     except Exception:  # noqa: BLE001 - python-chess can raise on pathological text; the index still has the game
@@ -351,6 +371,69 @@ def _from_source(sources: _Sources, path: str, offset: int, end: int | None,
     if game is None:
         return None
     return _preorder(game, keys)
+
+
+def _game_text(sources: _Sources, path: str, offset: int, end: int | None) -> str | None:
+    """The game's text as the build read it (decoded, tidied); None if its file cannot be read."""
+    try:
+        data = sources.read(path, offset, end)
+    except (InputError, OSError, EOFError):
+        sources.close()
+        return None
+    return prepare(decode(data))[0]
+
+
+def _text_tags(sources: _Sources, where: tuple, rows) -> list[tuple[str, str]] | None:
+    """The tags python-chess's path would write for a game of one line, read from its text
+    without playing the moves; None unless the text is the index's game: the same tags but
+    Result, and the same moves, written as the index spells them."""
+    source_file, offset, next_offset = where[:3]
+    text = _game_text(sources, source_file, offset, next_offset if next_offset is not None and next_offset > offset
+                      else None)
+    if text is None:
+        return None
+    # Unplayed moves leave python-chess blind to "(": a text that may have a variation (or a
+    # result token inside one) is left to the full path. Lines starting "[" are tags: python-chess
+    # ends a game's movetext at such a line.
+    if any("(" in line for line in text.splitlines() if not line.startswith("[")):
+        return None
+    try:
+        read = chess.pgn.read_game(io.StringIO(text), Visitor=_TagsAndMoves)
+    except Exception:  # noqa: BLE001 - as in _from_source: the python-chess path then decides
+        return None
+    if read is None:
+        return None
+    tags, moves = read.tags, read.moves
+    if {k: v for k, v in tags.items() if k != "Result"} != {k: v for k, v in rows.tags if k != "Result"}:
+        return None  # (their order is python-chess's: the roster first, then as the text has them)
+    # python-chess hands the moves over without their check marks
+    if rows.nulls or rows.count != len(moves) + 1 or moves != [san.rstrip("+#") for san in rows.sans[1:]]:
+        return None
+    return list(tags.items())
+
+
+class _TagsAndMoves(chess.pgn.BaseVisitor):
+    """A game's tags as :class:`_Builder` ends with them (the Result tag, when ``*`` or missing,
+    set from the movetext's result token, as GameBuilder sets it) and its move tokens as
+    written, without playing them."""
+
+    def begin_game(self) -> None:
+        self.tags: dict[str, str] = {}
+        self.moves: list[str] = []
+
+    def visit_header(self, tagname: str, tagvalue: str) -> None:
+        self.tags[tagname] = tagvalue
+
+    def begin_parse_san(self, board: chess.Board, san: str):
+        self.moves.append(san)
+        return chess.pgn.SKIP  # not played (and so "(" goes unread: see _text_tags)
+
+    def visit_result(self, result: str) -> None:
+        if self.tags.get("Result", "*") == "*":
+            self.tags["Result"] = result
+
+    def result(self) -> "_TagsAndMoves":
+        return self
 
 
 class _Builder(chess.pgn.GameBuilder):
