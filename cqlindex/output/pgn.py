@@ -56,7 +56,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import BinaryIO, TextIO
+from typing import TextIO
 
 import chess
 import chess.pgn
@@ -64,8 +64,8 @@ import chess.polyglot
 
 from cqlindex.errors import InputError
 from cqlindex.filters.output.edits import apply_edits
-from cqlindex.ingest.source import open_binary
 from cqlindex.ingest.worker import decode, prepare
+from cqlindex.output.sources import Sources
 
 #: Games whose index rows are fetched together.
 _BATCH = 500
@@ -110,7 +110,7 @@ def write_pgn(con, result, out: TextIO, *, matchstring: str = "CQL", variations:
     gone: dict[str, bool] = {}
     # One reader for the whole write: a compressed source is read forward once, not from its
     # start again for every batch that needs its text.
-    sources = _Sources(_index_directory(con))
+    sources = Sources(_index_directory(con))
     try:
         for matches in result.batches():  # the whole result, or a streamed run's batches as they come
             numbers = list(matches)
@@ -129,7 +129,7 @@ def write_pgn(con, result, out: TextIO, *, matchstring: str = "CQL", variations:
 
 def _write_batch(con, result, matches: dict[int, list[int]], numbers: list[int], batch: list[int], meta: dict,
                  gone: dict[str, bool], known: dict, out: TextIO, summary: PgnSummary, options: dict,
-                 reference: bool, sources: _Sources) -> None:
+                 reference: bool, sources: Sources) -> None:
     """Write the games ``batch`` of ``numbers`` (a batch of ``result``, ``matches``), from the
     index's columns or through python-chess; ``meta`` is filled with :func:`_meta` of ``numbers``
     the first time a game goes through python-chess, ``gone`` says which source files are missing,
@@ -202,11 +202,11 @@ def _write_batch(con, result, matches: dict[int, list[int]], numbers: list[int],
 
 def _gone(con, path: str | None, known: dict[str, bool]) -> bool:
     """Whether the source file ``path`` (as the games table names it) cannot be found, as
-    :class:`_Sources` looks for it; asked once per file and write."""
+    :class:`Sources` looks for it; asked once per file and write."""
     if path is None:
         return True
     if path not in known:
-        known[path] = not _Sources(_index_directory(con))._locate(path).is_file()
+        known[path] = not Sources(_index_directory(con)).locate(path).is_file()
     return known[path]
 
 
@@ -229,7 +229,7 @@ def _collected_per_batch() -> Iterator[None]:
 def annotated_games(con, result, *, matchstring: str = "CQL", variations: bool, silent: bool = False,
                     with_header: bool = True, numbers: list[int] | None = None,
                     meta: dict | None = None, matches: dict[int, list[int]] | None = None,
-                    sources: _Sources | None = None) -> Iterator[AnnotatedGame]:
+                    sources: Sources | None = None) -> Iterator[AnnotatedGame]:
     """The matching games of ``result``, in its order, as python-chess games with the match comments added
     (without the ``Game number`` header comment when not ``with_header``: CQL's -noheader);
     only ``numbers`` of them, in that order, when given (``meta``: :func:`_meta` of them or more, once;
@@ -244,7 +244,7 @@ def annotated_games(con, result, *, matchstring: str = "CQL", variations: bool, 
     labels = [key.label for key in result.keys]
     own = sources is None
     if sources is None:
-        sources = _Sources(_index_directory(con))
+        sources = Sources(_index_directory(con))
     try:
         for start in range(0, len(numbers), _BATCH):
             batch = numbers[start:start + _BATCH]
@@ -312,54 +312,7 @@ def _index_directory(con) -> Path | None:
     return Path(rows[0][0]).resolve().parent if rows and rows[0][0] else None
 
 
-class _Sources:
-    """Reads byte ranges of the source files, moving forward through each (games come in file order).
-
-    Indexes name their sources by absolute path. Older ones named them as the build was given
-    them, relative to where it ran: such a name is tried from here, then from the index's folder
-    (where the PGN usually sits beside its index).
-    """
-
-    def __init__(self, base: Path | None = None) -> None:
-        self.base = base
-        self.path: str | None = None
-        self.stream: BinaryIO | None = None
-        self.position = 0
-
-    def read(self, path: str, offset: int, end: int | None) -> bytes:
-        if path != self.path or self.stream is None or offset < self.position:
-            self.close()
-            self.stream = open_binary(self._locate(path))  # InputError if it is gone
-            self.path, self.position = path, 0
-        stream = self.stream
-        if stream.seekable():
-            stream.seek(offset)
-        else:
-            while self.position < offset:
-                skipped = len(stream.read(min(offset - self.position, 1 << 20)))
-                if not skipped:
-                    break
-                self.position += skipped
-        data = stream.read(end - offset) if end is not None else stream.read()
-        self.position = offset + len(data)
-        return data
-
-    def _locate(self, path: str) -> Path:
-        name = Path(path)
-        if name.is_absolute() or name.exists() or self.base is None:
-            return name
-        for beside in (self.base / name, self.base / name.name):
-            if beside.exists():
-                return beside
-        return name
-
-    def close(self) -> None:
-        if self.stream is not None:
-            self.stream.close()
-        self.path, self.stream = None, None
-
-
-def _from_source(sources: _Sources, path: str, offset: int, end: int | None,
+def _from_source(sources: Sources, path: str, offset: int, end: int | None,
                  keys: list[int]) -> list[chess.pgn.GameNode] | None:
     """The game's nodes in positionid order, read from its file; None unless every board agrees."""
     text = _game_text(sources, path, offset, end)
@@ -374,7 +327,7 @@ def _from_source(sources: _Sources, path: str, offset: int, end: int | None,
     return _preorder(game, keys)
 
 
-def _game_text(sources: _Sources, path: str, offset: int, end: int | None) -> str | None:
+def _game_text(sources: Sources, path: str, offset: int, end: int | None) -> str | None:
     """The game's text as the build read it (decoded, tidied); None if its file cannot be read."""
     try:
         data = sources.read(path, offset, end)
@@ -384,7 +337,7 @@ def _game_text(sources: _Sources, path: str, offset: int, end: int | None) -> st
     return prepare(decode(data))[0]
 
 
-def _text_tags(sources: _Sources, where: tuple, rows) -> list[tuple[str, str]] | None:
+def _text_tags(sources: Sources, where: tuple, rows) -> list[tuple[str, str]] | None:
     """The tags python-chess's path would write for a game of one line, read from its text
     without playing the moves; None unless the text is the index's game: the same tags but
     Result, and the same moves, written as the index spells them."""
