@@ -278,3 +278,26 @@ def test_a_game_rebuilt_from_the_index_escapes_its_tags(tmp_path: Path) -> None:
     out = io.StringIO()
     assert write_pgn(con, result, out, variations=False).rebuilt == [1]
     assert '[Event "a\\"b"]\n[Site "C:\\\\games"]\n' in out.getvalue()
+
+
+def test_where_each_game_is_agrees_with_the_window_over_its_file(tmp_path: Path) -> None:
+    """_meta's join on the next game number against its definition: the next game of the same file,
+    on two files built together and the first added again (its games then follow the second's)."""
+    from cqlindex.ingest.append import add
+    from cqlindex.output.pgn import _meta
+
+    first, second = tmp_path / "a.pgn", tmp_path / "b.pgn"
+    first.write_text("".join(f'[Event "a{k}"]\n\n1. e4 e5 *\n\n' for k in range(5)))
+    second.write_text("".join(f'[Event "b{k}"]\n\n1. d4 d5 *\n\n' for k in range(3)))
+    db = tmp_path / "two.duckdb"
+    build([str(first), str(second)], db, workers=1)
+    add(db, [str(first)], workers=1)
+    con = connect(db)
+    numbers = [row[0] for row in con.execute("SELECT gamenumber FROM games ORDER BY gamenumber").fetchall()]
+    assert len(numbers) == 13
+    expected = {row[0]: row[1:] for row in con.execute(
+        "SELECT gamenumber, source_file, byte_offset, lead(byte_offset) OVER (PARTITION BY source_file "
+        "ORDER BY gamenumber), positions, mainline_positions FROM games").fetchall()}
+    for chosen in (numbers, numbers[4:9], [5, 13], [1]):
+        assert _meta(con, chosen) == {number: expected[number] for number in chosen}
+    assert expected[5][2] == expected[9][1]  # a's last game is followed by a's first added again

@@ -57,11 +57,25 @@ class GameRows:
 def heads(con, numbers: list[int]) -> dict[int, tuple]:
     """Each game's tags (names, values), start FEN, bad move, position counts and source file,
     for :func:`fetch`. Asked for many batches at once: a query on the tags map reads the map of
-    whole row groups, about 8 ms however few of their games it wants."""
+    whole row groups, about 8 ms however few of their games it wants. The maps come as Arrow
+    lists, made Python lists in one flat pass each (``fetchall`` makes every map a Python list
+    by itself: five times as long, a tenth of the PGN output at 100,000 games)."""
     chosen, params = _chosen(numbers)
-    return {row[0]: row[1:] for row in con.execute(
+    table = con.sql(
         "SELECT gamenumber, map_keys(tags), map_values(tags), start_fen, bad_move, mainline_positions, positions, "
-        f"source_file FROM games WHERE {chosen}", params).fetchall()}
+        f"source_file FROM games WHERE {chosen}", params=params).to_arrow_table()
+    keys, values = (_lists(table.column(k)) for k in (1, 2))
+    rest = [table.column(k).to_pylist() for k in (0, 3, 4, 5, 6, 7)]
+    return {number: (names, texts, *others)
+            for number, names, texts, *others in zip(rest[0], keys, values, *rest[1:])}
+
+
+def _lists(column) -> list[list]:
+    """The Python lists of an Arrow column of lists (an empty list for a null)."""
+    array = column.combine_chunks()
+    items = array.values.to_pylist()  # offsets index the whole child, even in a slice
+    offsets = array.offsets.to_pylist()
+    return [items[offsets[k]:offsets[k + 1]] for k in range(len(array))]
 
 
 def _chosen(numbers: list[int]) -> tuple[str, list]:

@@ -27,7 +27,9 @@ FEN or tag text, query edits). A game of one line without a Result tag or with `
 tags from python-chess's reading of its text without playing the moves (the Result from the
 result token), once the text's other tags and moves are the index's: of the first 20,000
 gnuchess games, 17 are left to python-chess instead of 243 (4.5-4.8 -> 3.3-4.3 s from the
-``.zst`` source, alternating runs; at 100,000 games no clear difference, 24-26 s either way).
+``.zst`` source, alternating runs). At 100,000 games of the 34 M-position benchmark index, the
+kept bytes of :mod:`cqlindex.output.sources`, the flat tags and the join in :func:`_meta` took
+the write from 30-35 s to 23-27 s (a VM running pure Python ~3x slower than usual).
 Where a game's file is gone, the rebuild from the index is the reference: the writer then
 takes the games with Result ``*`` and escaped tag values too.
 
@@ -284,12 +286,27 @@ def annotated_games(con, result, *, matchstring: str = "CQL", variations: bool, 
 
 
 def _meta(con, numbers: list[int]) -> dict[int, tuple]:
-    """Where each game's text is (file, offset, the next game's offset) and its position counts:
-    one window over the games table, so :func:`write_pgn` asks it once for all its games."""
-    return {row[0]: row[1:] for row in con.execute(
-        "SELECT gamenumber, source_file, byte_offset, next_offset, positions, mainline_positions "
-        "FROM (SELECT *, lead(byte_offset) OVER (PARTITION BY source_file ORDER BY gamenumber) AS next_offset "
-        "      FROM games) WHERE gamenumber IN (SELECT unnest(?::INTEGER[]))", [numbers]).fetchall()}
+    """Where each game's text is (file, offset, the next game's offset) and its position counts,
+    asked once for all the games of :func:`write_pgn`'s batch. The next game of the same file is
+    nearly always the next game number: a join on it decides most games, and a window over the
+    games table (0.15 s at 435,000 games, each time) only the others, such as a file's last game."""
+    known: dict[int, tuple] = {}
+    undecided: list[int] = []
+    for number, source_file, offset, next_file, next_offset, positions, mainline in con.execute(
+            "SELECT g.gamenumber, g.source_file, g.byte_offset, n.source_file, n.byte_offset, g.positions, "
+            "g.mainline_positions FROM games AS g LEFT JOIN games AS n ON n.gamenumber = g.gamenumber + 1 "
+            "WHERE g.gamenumber IN (SELECT unnest(?::INTEGER[]))", [numbers]).fetchall():
+        if source_file is not None and next_file == source_file:
+            known[number] = (source_file, offset, next_offset, positions, mainline)
+        else:
+            undecided.append(number)
+    if undecided:
+        known.update({row[0]: row[1:] for row in con.execute(
+            "SELECT gamenumber, source_file, byte_offset, next_offset, positions, mainline_positions "
+            "FROM (SELECT gamenumber, source_file, byte_offset, positions, mainline_positions, "
+            "      lead(byte_offset) OVER (PARTITION BY source_file ORDER BY gamenumber) AS next_offset FROM games) "
+            "WHERE gamenumber IN (SELECT unnest(?::INTEGER[]))", [undecided]).fetchall()})
+    return known
 
 
 def _mark(nodes: list[chess.pgn.GameNode], ids: list[int], header: str, matchstring: str,
