@@ -179,3 +179,26 @@ def test_a_result_the_tags_lack_comes_from_the_text(tmp_path) -> None:
     assert summary.reference == 1 and summary.rebuilt == []
     assert [line for line in fast.getvalue().splitlines() if line.startswith("[Result")] == [
         '[Result "1-0"]', '[Result "0-1"]', '[Result "1/2-1/2"]']
+
+
+def test_games_whose_rows_disagree_with_the_games_table_go_to_python_chess(tmp_path) -> None:
+    """An index edited by hand (a position row deleted): the columns' writer stops at the game
+    whose rows are not where the games table says, and python-chess's path writes it and the rest."""
+    import duckdb
+
+    from cqlindex.ingest.pipeline import build
+
+    source = tmp_path / "three.pgn"
+    source.write_text("".join(f'[Event "{name}"]\n[Result "1-0"]\n\n{moves} 1-0\n\n' for name, moves in (
+        ("a", "1. e4 e5 2. Nf3 Nc6"), ("b", "1. d4 d5 2. c4 e6"), ("c", "1. c4 c5 2. Nc3 Nc6"))))
+    db = tmp_path / "three.duckdb"
+    build([str(source)], db, workers=1)
+    with duckdb.connect(str(db)) as edit:
+        edit.execute("DELETE FROM positions WHERE gamenumber = 2 AND positionid = 4")
+    result = run(db, "true")
+    con = connect(db)
+    fast, slow = io.StringIO(), io.StringIO()
+    summary = write_pgn(con, result, fast, variations=False)
+    write_pgn(con, result, slow, variations=False, reference=True)
+    assert summary.reference == 2 and summary.games == 3
+    assert fast.getvalue() == slow.getvalue()
