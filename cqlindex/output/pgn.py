@@ -28,8 +28,9 @@ tags from python-chess's reading of its text without playing the moves (the Resu
 result token), once the text's other tags and moves are the index's: of the first 20,000
 gnuchess games, 17 are left to python-chess instead of 243 (4.5-4.8 -> 3.3-4.3 s from the
 ``.zst`` source, alternating runs). At 100,000 games of the 34 M-position benchmark index, the
-kept bytes of :mod:`cqlindex.output.sources`, the flat tags and the join in :func:`_meta` took
-the write from 30-35 s to 23-27 s (a VM running pure Python ~3x slower than usual).
+kept bytes of :mod:`cqlindex.output.sources`, the flat tags, the join in :func:`_meta` and a
+leaner :func:`~cqlindex.output.movetext.fetch` took the write from 29.5-30.5 s to 21.0-21.8 s
+(alternating runs, on a VM running pure Python ~3x slower than usual).
 Where a game's file is gone, the rebuild from the index is the reference: the writer then
 takes the games with Result ``*`` and escaped tag values too.
 
