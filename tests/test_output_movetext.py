@@ -202,3 +202,17 @@ def test_games_whose_rows_disagree_with_the_games_table_go_to_python_chess(tmp_p
     write_pgn(con, result, slow, variations=False, reference=True)
     assert summary.reference == 2 and summary.games == 3
     assert fast.getvalue() == slow.getvalue()
+
+
+@pytest.mark.parametrize("sliced", [False, True])
+def test_tag_pairs_are_cut_per_game_even_from_a_sliced_column(sliced) -> None:
+    """A game's tag names and values are paired game by game, also when a column is a slice
+    whose offsets do not start at 0 (its child holds rows before the slice)."""
+    import pyarrow as pa
+
+    from cqlindex.output.movetext import _pairs
+
+    names = pa.array([["Event", "Site"], [], ["White"]])
+    values = pa.array([["skip"], ["E", "S"], [], ["W"]]).slice(1) if sliced else pa.array([["E", "S"], [], ["W"]])
+    table = pa.table({"gamenumber": [1, 2, 3], "names": names, "values": values})
+    assert _pairs(table) == [[("Event", "E"), ("Site", "S")], [], [("White", "W")]]

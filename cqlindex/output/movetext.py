@@ -55,27 +55,28 @@ class GameRows:
 
 
 def heads(con, numbers: list[int]) -> dict[int, tuple]:
-    """Each game's tags (names, values), start FEN, bad move, position counts and source file,
-    for :func:`fetch`. Asked for many batches at once: a query on the tags map reads the map of
-    whole row groups, about 8 ms however few of their games it wants. The maps come as Arrow
-    lists, made Python lists in one flat pass each (``fetchall`` makes every map a Python list
+    """Each game's tags (name, value pairs), start FEN, bad move, position counts and source
+    file, for :func:`fetch`. Asked for many batches at once: a query on the tags map reads the
+    map of whole row groups, about 8 ms however few of their games it wants. The maps come as
+    Arrow lists, made Python lists in one flat pass (``fetchall`` makes every map a Python list
     by itself: five times as long, a tenth of the PGN output at 100,000 games)."""
     chosen, params = _chosen(numbers)
     table = con.sql(
         "SELECT gamenumber, map_keys(tags), map_values(tags), start_fen, bad_move, mainline_positions, positions, "
         f"source_file FROM games WHERE {chosen}", params=params).to_arrow_table()
-    keys, values = (_lists(table.column(k)) for k in (1, 2))
     rest = [table.column(k).to_pylist() for k in (0, 3, 4, 5, 6, 7)]
-    return {number: (names, texts, *others)
-            for number, names, texts, *others in zip(rest[0], keys, values, *rest[1:])}
+    return {number: (tags, *others) for number, tags, *others in zip(rest[0], _pairs(table), *rest[1:])}
 
 
-def _lists(column) -> list[list]:
-    """The Python lists of an Arrow column of lists (an empty list for a null)."""
-    array = column.combine_chunks()
-    items = array.values.to_pylist()  # offsets index the whole child, even in a slice
-    offsets = array.offsets.to_pylist()
-    return [items[offsets[k]:offsets[k + 1]] for k in range(len(array))]
+def _pairs(table) -> list[list[tuple[str, str]]]:
+    """Each game's tags as (name, value) pairs, from the flat children of the list columns 1
+    and 2 (an empty list for a null): one zip over the batch's tags and one slice a game. The
+    combined columns' offsets start at 0, and the keys and values of one map have the same
+    lengths, so one column's offsets cut both."""
+    names, values = (table.column(k).combine_chunks() for k in (1, 2))
+    pairs = list(zip(names.values.to_pylist(), values.values.to_pylist()))
+    offsets = names.offsets.to_pylist()
+    return [pairs[offsets[k]:offsets[k + 1]] for k in range(len(names))]
 
 
 def _chosen(numbers: list[int]) -> tuple[str, list]:
@@ -116,7 +117,7 @@ def fetch(con, numbers: list[int], known: dict[int, tuple] | None = None) -> dic
     out: dict[int, GameRows] = {}
     start = 0
     for number in sorted(games):  # the rows are in gamenumber order; each game has `positions` of them
-        keys, values, start_fen, bad_move, mainline, count, source_file = games[number]
+        tags, start_fen, bad_move, mainline, count, source_file = games[number]
         end = start + count
         if not count or end > len(sans) or gamenumbers[start] != number or gamenumbers[end - 1] != number:
             break  # the two tables disagree: this game and the rest go through python-chess's path
@@ -125,7 +126,7 @@ def fetch(con, numbers: list[int], known: dict[int, tuple] | None = None) -> dic
         if count != mainline:  # variations
             parents, wtm, depths = (c.to_pylist() for c in tree.slice(start, count).columns)
             depth = max(depths)
-        out[number] = GameRows(list(zip(keys or (), values or ())), start_fen, bad_move, mainline, count,
+        out[number] = GameRows(tags, start_fen, bad_move, mainline, count,
                                sans[start:end], _cut(comments, start, end), _cut(befores, start, end),
                                _cut(nags, start, end), set(_cut((nulls, nulls), start, end)),
                                parents, wtm, depth, source_file)
@@ -224,9 +225,11 @@ def _after(rows: GameRows, header: str, matched: set[int], added: dict[int, list
            matchstring: str) -> list[str | None]:
     """The comment token after each node (None where there is none): its own comment, the header
     at the start, the query's comments, the match string."""
-    after: list[str | None] = [None] * rows.count
-    if matched:
-        marker = _comment(matchstring) if matchstring else None
+    marker = _comment(matchstring) if matchstring and matched else None
+    if len(matched) == rows.count:
+        after: list[str | None] = [marker] * rows.count  # every position (a tag query, `true`)
+    else:
+        after = [None] * rows.count
         for i in matched:
             after[i] = marker  # the common case: a bare match string, its token made once
     for i in {0, *rows.comments, *added} if (header or rows.comments or added) else ():
