@@ -126,9 +126,12 @@ def fetch(con, numbers: list[int], known: dict[int, tuple] | None = None) -> dic
         if count != mainline:  # variations
             parents, wtm, depths = (c.to_pylist() for c in tree.slice(start, count).columns)
             depth = max(depths)
-        out[number] = GameRows(tags, start_fen, bad_move, mainline, count,
-                               sans[start:end], _cut(comments, start, end), _cut(befores, start, end),
-                               _cut(nags, start, end), set(_cut((nulls, nulls), start, end)),
+        # a sparse column set nowhere in the batch (the usual case) costs not even a call
+        out[number] = GameRows(tags, start_fen, bad_move, mainline, count, sans[start:end],
+                               _cut(comments, start, end) if comments[0] else {},
+                               _cut(befores, start, end) if befores[0] else {},
+                               _cut(nags, start, end) if nags[0] else {},
+                               set(_cut((nulls, nulls), start, end)) if nulls else set(),
                                parents, wtm, depth, source_file)
         start = end
     return out
@@ -145,8 +148,6 @@ def _set(column, pc) -> tuple[list[int], list]:
 def _cut(values: tuple[list[int], list], start: int, end: int) -> dict:
     """The entries of ``values`` in rows ``start`` to ``end``, keyed from 0 at ``start``."""
     rows, items = values
-    if not rows:
-        return {}  # the usual case: a column set nowhere in the batch
     low = bisect_left(rows, start)
     high = bisect_left(rows, end, low)
     return {rows[k] - start: items[k] for k in range(low, high)}
