@@ -301,3 +301,18 @@ def test_where_each_game_is_agrees_with_the_window_over_its_file(tmp_path: Path)
     for chosen in (numbers, numbers[4:9], [5, 13], [1]):
         assert _meta(con, chosen) == {number: expected[number] for number in chosen}
     assert expected[5][2] == expected[9][1]  # a's last game is followed by a's first added again
+
+
+@pytest.mark.parametrize("ids, count, expected", [
+    ([0, 1, 2], 3, range(3)),          # every position in order: a range
+    ([], 0, range(0)),
+    ([0, 2], 3, {0, 2}),               # some: a set
+    ([0, 1, 1], 3, {0, 1}),            # as many ids as positions, one twice: not every position
+    ([2, 1, 0], 3, {0, 1, 2}),         # every one, out of order: a set, the same members
+    ([0, 1, 2], 4, {0, 1, 2}),
+])
+def test_matched_positions_are_a_range_only_when_every_one_is_there(ids, count, expected) -> None:
+    from cqlindex.output.pgn import _positions
+
+    got = _positions(ids, count)
+    assert type(got) is type(expected) and set(got) == set(expected) and len(got) == len(expected)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections.abc import Collection
 from dataclasses import dataclass
 from itertools import islice
 
@@ -197,7 +198,7 @@ def _comment(text: str) -> str:
     return "{ " + text.replace("}", "").strip() + " }"
 
 
-def write_game(rows: GameRows, header: str, matched: set[int], added: dict[int, list[str]],
+def write_game(rows: GameRows, header: str, matched: Collection[int], added: dict[int, list[str]],
                matchstring: str) -> str:
     """The game as python-chess exports it after :func:`cqlindex.output.pgn._mark`: ``header``
     joins the start comment, then each position gets its ``added`` comments and, when
@@ -222,7 +223,7 @@ def write_game(rows: GameRows, header: str, matched: set[int], added: dict[int, 
     return "\n".join(lines).rstrip()
 
 
-def _after(rows: GameRows, header: str, matched: set[int], added: dict[int, list[str]],
+def _after(rows: GameRows, header: str, matched: Collection[int], added: dict[int, list[str]],
            matchstring: str) -> list[str | None]:
     """The comment token after each node (None where there is none): its own comment, the header
     at the start, the query's comments, the match string."""

@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import gc
 import io
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -161,7 +161,8 @@ def _write_batch(con, result, matches: dict[int, list[int]], numbers: list[int],
             values = result.sort_values.get(number, ())
             header = "; ".join([f"Game number {number}", *(f"{label}: {'none' if v is None else v}"
                                                            for label, v in zip(labels, values))])
-        return write_game(game, header, set(matches[number]), result.comments.get(number, {}), matchstring)
+        return write_game(game, header, _positions(matches[number], game.count), result.comments.get(number, {}),
+                          matchstring)
 
     if_gone, rebuilt = [], set()
     for number in batch:
@@ -201,6 +202,14 @@ def _write_batch(con, result, matches: dict[int, list[int]], numbers: list[int],
         out.write(texts.pop(number))
         out.write("\n\n")
         summary.games += 1
+
+
+def _positions(ids: list[int], count: int) -> Collection[int]:
+    """The positions ``ids`` of a game of ``count`` positions, for membership: a range when they
+    are every one in order (a query on the tags, ``true``), cheaper than a set of them."""
+    if len(ids) == count and ids == list(range(count)):
+        return range(count)
+    return set(ids)
 
 
 def _gone(con, path: str | None, known: dict[str, bool]) -> bool:
