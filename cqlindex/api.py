@@ -126,13 +126,13 @@ class Matches(Sequence[Match]):
     def write_pgn(self, path: str | Path, *, matchstring: str | None = None, silent: bool = False) -> int:
         """Write the matching games to ``path`` as PGN, as CQL writes them (see :mod:`cqlindex.output.pgn`);
         returns how many. ``matchstring`` defaults to the query's, else ``CQL``."""
-        from cqlindex.output.pgn import write_pgn
+        from cqlindex.output.pgn_workers import write_pgn_games
 
         header = self._result.query.header
         con = connect(self._db)
         try:
             with Path(path).open("w", encoding="utf-8") as out:
-                return write_pgn(con, self._result, out, matchstring=matchstring or header.matchstring or "CQL",
+                return write_pgn_games(con, self._result, out, matchstring=matchstring or header.matchstring or "CQL",
                                  variations=self._result.variations, silent=silent or header.silent).games
         finally:
             con.close()

@@ -99,6 +99,24 @@ def _tree_rss(root: int) -> int:
     return total
 
 
+def communicate_sampled(process: subprocess.Popen) -> tuple[str, str, int]:
+    """``process.communicate()``, with the peak resident bytes of its process tree, sampled every 50 ms."""
+    peak = [0]
+    stop = threading.Event()
+
+    def sample() -> None:
+        while not stop.is_set():
+            peak[0] = max(peak[0], _tree_rss(process.pid))
+            stop.wait(0.05)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    out, err = process.communicate()
+    stop.set()
+    sampler.join()
+    return out, err, peak[0]
+
+
 def _column_costs(db: Path) -> dict[str, int]:
     """Bytes each ``positions`` column takes on disk, from DuckDB's storage info.
 
@@ -126,19 +144,7 @@ def _run_build(inputs: list[str], output: Path, workers: int, reader: str) -> di
     spec = {"inputs": inputs, "output": str(output), "workers": workers, "reader": reader}
     process = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--child", json.dumps(spec)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    peak = [0]
-    stop = threading.Event()
-
-    def sample() -> None:
-        while not stop.is_set():
-            peak[0] = max(peak[0], _tree_rss(process.pid))
-            stop.wait(0.05)
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    out, err = process.communicate()
-    stop.set()
-    sampler.join()
+    out, err, peak = communicate_sampled(process)
     if process.returncode != 0:
         sys.stderr.write(out + err)
         raise SystemExit(f"bench_build: the {reader} build failed (exit {process.returncode})")
@@ -147,7 +153,7 @@ def _run_build(inputs: list[str], output: Path, workers: int, reader: str) -> di
     size = output.stat().st_size
     costs = _column_costs(output)
     output.unlink()
-    return {**result, "reader": reader, "peak_tree_rss_bytes": peak[0], "db_bytes": size, "column_bytes": costs,
+    return {**result, "reader": reader, "peak_tree_rss_bytes": peak, "db_bytes": size, "column_bytes": costs,
             "bytes_per_position": size / result["positions"], "positions_per_second": result["positions"]
             / result["wall_seconds"], "positions_per_cpu_second": result["positions"] / result["cpu_seconds"]}
 

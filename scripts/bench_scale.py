@@ -19,7 +19,8 @@ SQL with only ``gamenumber`` changed until it holds ``--positions``, 32 M by def
 * output that streams: ``true --format ndjson`` and ``--format csv`` into a file through the CLI
   (records/s over the whole process, CPU seconds, peak RSS), against DuckDB's own
   ``COPY ... TO (FORMAT json | csv)`` of the same rows without the FEN (the baseline), and the
-  first :data:`PGN_GAMES` games as PGN (games/s, peak RSS).
+  first :data:`PGN_GAMES` games as PGN (games/s, peak RSS of the process and of its tree: the
+  writer's workers), against the same games written in one process (``pgn-1``), the same bytes.
 
 Nothing here is a pass/fail threshold: absolute figures depend on the machine and its load.
 Run from ``scripts/bench_query.py --scale [--positions N | --replicate K]`` or alone.
@@ -104,19 +105,38 @@ with open(sys.argv[1], "w") as out:
 
 def child(args: list[str], command: list[str] | None = None) -> dict:
     """Run ``python -m cqlindex ARGS`` (or ``command``): wall seconds, CPU seconds and peak RSS
-    (MB) of that process."""
+    (MB) of that process (its own processes' CPU included), and the peak RSS of its whole process
+    tree (MB: the PGN writer's workers included), sampled from /proc every 50 ms."""
+    from bench_build import communicate_sampled
+
     with tempfile.TemporaryDirectory() as tmp:
         figures = Path(tmp) / "usage.json"
         started = time.perf_counter()
-        done = subprocess.run([sys.executable, "-c", _MEASURE, str(figures),
-                               *(command or [sys.executable, "-m", "cqlindex", *args])],
-                              capture_output=True, text=True)
+        process = subprocess.Popen([sys.executable, "-c", _MEASURE, str(figures),
+                                    *(command or [sys.executable, "-m", "cqlindex", *args])],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stdout, stderr, peak = communicate_sampled(process)
         wall = time.perf_counter() - started
         usage = json.loads(figures.read_text())
     if usage["status"] != 0:
-        raise SystemExit(f"cqlindex {' '.join(args)} failed: {done.stderr.strip()}")
-    return {"wall": wall, "cpu": usage["cpu"], "rss_mb": usage["rss_kb"] / 1024, "stdout": done.stdout,
-            "stderr": done.stderr}
+        raise SystemExit(f"cqlindex {' '.join(args)} failed: {stderr.strip()}")
+    return {"wall": wall, "cpu": usage["cpu"], "rss_mb": usage["rss_kb"] / 1024, "tree_rss_mb": peak / 2**20,
+            "stdout": stdout, "stderr": stderr}
+
+
+#: The PGN of the first games written in one process (:func:`cqlindex.output.pgn.write_pgn`, no
+#: workers): the baseline of the CLI's PGN figure, the same bytes.
+_ONE_PROCESS_PGN = """
+import sys
+from cqlindex.exec.run import run
+from cqlindex.output.pgn import write_pgn
+from cqlindex.store.database import connect
+db, games, target = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+result = run(db, "true", gamenumbers=(1, games))
+con = connect(db)
+with open(target, "w", encoding="utf-8") as out:
+    write_pgn(con, result, out, variations=result.variations)
+"""
 
 
 def bare_scan(db: Path, text: str, repeat: int, cold: bool = False) -> tuple[float, int]:
@@ -251,6 +271,7 @@ def stream_rows(db: Path) -> list[dict]:
             target.unlink()
             con = duckdb.connect(str(db), read_only=True)
             try:
+                con.execute("SET enable_progress_bar = false")  # not into the benchmark's report
                 started = time.perf_counter()
                 con.execute(f"COPY ({_BASELINE}) TO '{Path(tmp) / 'copy'}' (FORMAT {copy_format})")
                 copy = time.perf_counter() - started
@@ -263,16 +284,25 @@ def stream_rows(db: Path) -> list[dict]:
             print(f"{shape:7} {records:10,} {cli['wall']:7.2f} {cli['cpu']:6.2f} {rate:9,.0f} "
                   f"{records / cli['cpu']:9,.0f} {cli['rss_mb']:7.0f} {copy:7.2f} {copy_rate:10,.0f} "
                   f"{cli['wall'] / copy:6.1f}")
-        target = Path(tmp) / "out.pgn"
-        cli = child(["query", str(db), "true", "-gamenumber", "1", str(PGN_GAMES), "--format", "pgn", "-o",
-                     str(target)])
-        with target.open("rb") as handle:
-            games = sum(line.startswith(b"[Event ") for line in handle)
-        rows.append({"format": "pgn", "games": games, "wall": cli["wall"], "cpu": cli["cpu"],
-                     "games_per_second": games / cli["wall"], "games_per_cpu_second": games / cli["cpu"],
-                     "rss_mb": cli["rss_mb"]})
-        print(f"{'pgn':7} {games:10,} {cli['wall']:7.2f} {cli['cpu']:6.2f} {games / cli['wall']:9,.0f} "
-              f"{games / cli['cpu']:9,.0f} {cli['rss_mb']:7.0f}  (games)")
+        pgn = {}
+        for shape, command in (("pgn", None), ("pgn-1", [sys.executable, "-c", _ONE_PROCESS_PGN, str(db),
+                                                         str(PGN_GAMES), str(Path(tmp) / "out.pgn-1")])):
+            target = Path(tmp) / f"out.{shape}"
+            cli = child(["query", str(db), "true", "-gamenumber", "1", str(PGN_GAMES), "--format", "pgn", "-o",
+                         str(target)], command)
+            with target.open("rb") as handle:
+                games = sum(line.startswith(b"[Event ") for line in handle)
+            pgn[shape] = target
+            rows.append({"format": shape, "games": games, "wall": cli["wall"], "cpu": cli["cpu"],
+                         "games_per_second": games / cli["wall"], "games_per_cpu_second": games / cli["cpu"],
+                         "rss_mb": cli["rss_mb"], "tree_rss_mb": cli["tree_rss_mb"]})
+            print(f"{shape:7} {games:10,} {cli['wall']:7.2f} {cli['cpu']:6.2f} {games / cli['wall']:9,.0f} "
+                  f"{games / cli['cpu']:9,.0f} {cli['rss_mb']:7.0f}  (games; process tree peak "
+                  f"{cli['tree_rss_mb']:,.0f} MB{'' if command is None else '; one process, no workers'})")
+        same = pgn["pgn"].read_bytes() == pgn["pgn-1"].read_bytes()
+        rows[-1]["same_bytes"] = same
+        print(f"pgn / pgn-1 wall: {rows[-2]['wall'] / rows[-1]['wall']:.2f}, "
+              f"{'the same bytes' if same else '** THE BYTES DIFFER **'}")
     return rows
 
 

@@ -66,10 +66,10 @@ def write(con, result, fmt: Format, out: TextIO, options: Options = Options()) -
     PGN, JSON, NDJSON and CSV are written a batch of games at a time, as a streamed run
     (:mod:`cqlindex.exec.streamed`) finds them; the other shapes take the whole result first."""
     if fmt is Format.pgn:
-        from cqlindex.output.pgn import write_pgn
+        from cqlindex.output.pgn_workers import write_pgn_games
 
-        return write_pgn(con, result, out, matchstring=options.matchstring, variations=result.variations,
-                         silent=options.silent, with_header=options.header).rebuilt
+        return write_pgn_games(con, result, out, matchstring=options.matchstring, variations=result.variations,
+                               silent=options.silent, with_header=options.header).rebuilt
     if fmt in STREAMED:
         from cqlindex.output.stream import write_records  # pyarrow: only when needed
 

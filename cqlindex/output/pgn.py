@@ -66,14 +66,12 @@ import chess.pgn
 import chess.polyglot
 
 from cqlindex.errors import InputError
-from cqlindex.filters.output.edits import apply_edits
-from cqlindex.ingest.worker import decode, prepare
 from cqlindex.output.sources import Sources
 
 #: Games whose index rows are fetched together.
-_BATCH = 500
+BATCH = 500
 #: Games whose tags are fetched together (a query on the tags map reads whole row groups).
-_HEADS = 20 * _BATCH
+HEADS = 20 * BATCH
 _SIGN = 1 << 63
 
 
@@ -106,28 +104,37 @@ def write_pgn(con, result, out: TextIO, *, matchstring: str = "CQL", variations:
     :mod:`cqlindex.output.movetext` (the same bytes, ~30x faster); a game it cannot write
     exactly, or every game when ``reference``, goes through python-chess as described above.
     """
-    from cqlindex.output.movetext import heads
-
     summary = PgnSummary()
     options = dict(matchstring=matchstring, variations=variations, silent=silent, with_header=with_header)
     gone: dict[str, bool] = {}
     # One reader for the whole write: a compressed source is read forward once, not from its
     # start again for every batch that needs its text.
-    sources = Sources(_index_directory(con))
+    sources = Sources(index_directory(con))
     try:
         for matches in result.batches():  # the whole result, or a streamed run's batches as they come
-            numbers = list(matches)
-            meta: dict = {}
-            known: dict = {}  # the games' heads, read for _HEADS games at a time
-            for start in range(0, len(numbers), _BATCH):
-                if not reference and start % _HEADS == 0:
-                    known = heads(con, numbers[start:start + _HEADS])
-                with _collected_per_batch():
-                    _write_batch(con, result, matches, numbers, numbers[start:start + _BATCH], meta, gone, known,
-                                 out, summary, options, reference, sources)
+            write_games(con, result, matches, out, summary, options, reference=reference, sources=sources, gone=gone)
     finally:
         sources.close()
     return summary
+
+
+def write_games(con, result, matches: dict[int, list[int]], out: TextIO, summary: PgnSummary, options: dict, *,
+                reference: bool, sources: Sources, gone: dict[str, bool]) -> None:
+    """Write the games of ``matches`` (a batch of ``result``, or a part of one: see
+    :mod:`cqlindex.output.pgn_workers`) to ``out`` in their order, counted in ``summary``.
+    ``options`` are :func:`write_pgn`'s; ``sources`` reads the games' files and ``gone`` says which
+    are missing, both kept from one call to the next by the caller."""
+    from cqlindex.output.movetext import heads
+
+    numbers = list(matches)
+    meta: dict = {}
+    known: dict = {}  # the games' heads, read for HEADS games at a time
+    for start in range(0, len(numbers), BATCH):
+        if not reference and start % HEADS == 0:
+            known = heads(con, numbers[start:start + HEADS])
+        with _collected_per_batch():
+            _write_batch(con, result, matches, numbers, numbers[start:start + BATCH], meta, gone, known,
+                         out, summary, options, reference, sources)
 
 
 def _write_batch(con, result, matches: dict[int, list[int]], numbers: list[int], batch: list[int], meta: dict,
@@ -218,7 +225,7 @@ def _gone(con, path: str | None, known: dict[str, bool]) -> bool:
     if path is None:
         return True
     if path not in known:
-        known[path] = not Sources(_index_directory(con)).locate(path).is_file()
+        known[path] = not Sources(index_directory(con)).locate(path).is_file()
     return known[path]
 
 
@@ -256,10 +263,10 @@ def annotated_games(con, result, *, matchstring: str = "CQL", variations: bool, 
     labels = [key.label for key in result.keys]
     own = sources is None
     if sources is None:
-        sources = Sources(_index_directory(con))
+        sources = Sources(index_directory(con))
     try:
-        for start in range(0, len(numbers), _BATCH):
-            batch = numbers[start:start + _BATCH]
+        for start in range(0, len(numbers), BATCH):
+            batch = numbers[start:start + BATCH]
             keys = dict(con.execute(
                 "SELECT gamenumber, list(zobrist ORDER BY positionid) FROM positions "
                 "WHERE gamenumber BETWEEN ? AND ? AND gamenumber IN (SELECT unnest(?::INTEGER[])) "
@@ -281,6 +288,8 @@ def annotated_games(con, result, *, matchstring: str = "CQL", variations: bool, 
                 if nodes is None:
                     nodes = _from_index(con, number)
                 if not silent:
+                    from cqlindex.filters.output.edits import apply_edits  # the evaluator's: only for a game written here
+
                     apply_edits(nodes[0].game(), nodes, result.edits.get(number, []))
                     values = result.sort_values.get(number, ())
                     header = "; ".join([f"Game number {number}",
@@ -333,7 +342,7 @@ def _join(*parts: str | None) -> str:
     return " ".join(p for p in parts if p)
 
 
-def _index_directory(con) -> Path | None:
+def index_directory(con) -> Path | None:
     """The folder of the index file behind ``con`` (None in memory)."""
     rows = con.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()").fetchall()
     return Path(rows[0][0]).resolve().parent if rows and rows[0][0] else None
@@ -356,6 +365,8 @@ def _from_source(sources: Sources, path: str, offset: int, end: int | None,
 
 def _game_text(sources: Sources, path: str, offset: int, end: int | None) -> str | None:
     """The game's text as the build read it (decoded, tidied); None if its file cannot be read."""
+    from cqlindex.ingest.worker import decode, prepare  # the build's reader: only for a game read again
+
     try:
         data = sources.read(path, offset, end)
     except (InputError, OSError, EOFError):
