@@ -42,6 +42,7 @@ from typing import TextIO
 from cqlindex.ingest.lifeline import tie_to_parent
 from cqlindex.output.pgn import BATCH, HEADS, PgnSummary, index_directory, write_games, write_pgn
 from cqlindex.output.sources import Sources
+from cqlindex.output.threaded import usable_cores
 
 #: Games a result must have shown before workers are started: below it their start-up costs about
 #: what they would save.
@@ -119,14 +120,6 @@ def parts(result, matches: dict[int, list[int]], workers: int) -> list[Part]:
         cut.append(Part(labels, {n: matches[n] for n in games}, _some(result.sort_values, games),
                         _some(result.comments, games), _some(result.edits, games)))
     return cut
-
-
-def usable_cores() -> int:
-    """The cores this process may run on (its affinity, where the platform says)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def _some(values: dict, games: list[int]) -> dict:

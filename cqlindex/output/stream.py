@@ -4,7 +4,8 @@ Why a stream: a query may match every position of a large index. Holding all the
 before writing them costs memory in proportion to the matches. Here the matches are cut into
 batches of whole games (about :data:`BATCH_ROWS` positions each); DuckDB reads each batch's rows
 (zone maps skip the row groups of other games) and the writers of :mod:`cqlindex.output.formats`
-serialise each batch as it comes.
+serialise each batch as it comes; the batches are made in threads, one per core, and written
+in order (:mod:`cqlindex.output.threaded`).
 
 Where the time goes, per record (issue 16: ``true --format ndjson`` on 34 M positions): the
 positions are read without the games (a game's tags are the same on its every row: they are
@@ -19,7 +20,7 @@ move number, the tags.
 from __future__ import annotations
 
 import codecs
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TextIO
 from itertools import chain
 
@@ -31,10 +32,13 @@ import pyarrow.compute as pc
 from cqlindex.output.fen_fields import fen_tail, square_names
 from cqlindex.output.ordered import in_order
 from cqlindex.output.placement import BOARDS, placements
+from cqlindex.output.threaded import ordered_map
 
-#: Positions per batch: large enough that the per-batch SQL costs nothing per record, small
-#: enough that a batch's strings stay a few tens of megabytes.
-BATCH_ROWS = 65536
+#: Positions per batch: large enough that the per-batch SQL costs little per record, small enough
+#: that the batches being made at once (one a thread) stay a few tens of megabytes. ``true
+#: --format ndjson`` on the 34 M-position index, two threads: 65,536 took 90 s and 1,106 MB,
+#: 32,768 93 s and 942 MB, 16,384 118 s and 874 MB (one thread, 65,536: 168 s and 894 MB).
+BATCH_ROWS = 32768
 
 #: The position's fields of a record, in order, and the game's, which come between ``fen`` and
 #: ``move_from`` (:data:`cqlindex.output.records.FIELDS`).
@@ -95,8 +99,7 @@ def record_batches(con: duckdb.DuckDBPyConnection, matches: Matches, size: int =
     """The records of ``matches`` in its game order (positions in positionid order), a few
     thousand games at a time; always at least one table, empty when nothing matched, so a writer
     has the columns for its header."""
-    for batch in _batches(con, matches, size):
-        yield batch.table()
+    yield from _batches(con, matches, size, lambda _, batch: batch.table())
 
 
 class _Batch:
@@ -116,11 +119,18 @@ class _Batch:
         return pa.Table.from_arrays(columns, names=[*_HEAD, *_TAGS, *_TAIL])
 
 
-def _batches(con: duckdb.DuckDBPyConnection, matches: Matches, size: int) -> Iterator[_Batch]:
+def _batches(con: duckdb.DuckDBPyConnection, matches: Matches, size: int,
+             then: Callable[[duckdb.DuckDBPyConnection, _Batch], object] | None = None) -> Iterator:
+    """Each chunk's :class:`_Batch` (or ``then(cursor, batch)`` of it), made in threads
+    (:mod:`cqlindex.output.threaded`), in order."""
     chunks = _chunks(matches, size)
     first = next(chunks, [])
-    for chunk in chain([first], chunks):
-        yield _batch(con, chunk)
+
+    def work(cursor: duckdb.DuckDBPyConnection, chunk: list[tuple[int, int, list[int]]]):
+        batch = _batch(cursor, chunk)
+        return batch if then is None else then(cursor, batch)
+
+    return ordered_map(con, work, chain([first], chunks))
 
 
 def _batch(con: duckdb.DuckDBPyConnection, chunk: list[tuple[int, int, list[int]]]) -> _Batch:
@@ -192,11 +202,12 @@ def write_records(con: duckdb.DuckDBPyConnection, matches: Matches, shape: str, 
     if shape == "json":
         out.write("[\n")
     started = False
-    for batch in _batches(con, matches, size):
-        if not batch.positions.num_rows:
-            continue
-        _write_joined(out, _json_lines(con, batch, before, after), 0 if started else len(before))
-        started = True
+    lines = _batches(con, matches, size,
+                     lambda cursor, batch: _json_lines(cursor, batch, before, after) if batch.positions.num_rows else None)
+    for joined in lines:
+        if joined is not None:
+            _write_joined(out, joined, 0 if started else len(before))
+            started = True
     if shape == "json":
         out.write("\n]\n")
 
