@@ -177,6 +177,30 @@ def test_an_index_open_for_writing_is_written_here(build_db, small_parts, tmp_pa
     assert here.getvalue() == there.getvalue() != ""
 
 
+def test_workers_that_cannot_open_the_index_leave_the_parts_here_quietly(build_db, small_parts, capfd,
+                                                                          tmp_path: Path) -> None:
+    """The index gone or replaced between the query and the workers' start: the parent writes."""
+    db = build_db("data/games/lichess-474.pgn")
+    result = run(db, "true", variations=False)
+    expected = reference(db, result)[0]
+    con = connect(db)
+    try:
+        here = pgn_workers._Here(con, dict(matchstring="CQL", variations=False, silent=False, with_header=True),
+                                 pgn_workers.Sources(pgn_workers.index_directory(con)))
+        pool = pgn_workers._pool(str(tmp_path / "gone.duckdb"), 2)
+        out, summary = io.StringIO(), pgn_workers.PgnSummary()
+        try:
+            for part in parts(result, result.matches, 2):
+                here.collect(part, here.submit(pool, part), out, summary)
+        finally:
+            pool.shutdown(wait=True)
+            here.sources.close()
+    finally:
+        con.close()
+    assert here.broken and out.getvalue() == expected
+    assert "Traceback" not in capfd.readouterr().err
+
+
 @pytest.mark.parametrize("games, workers, sizes", [
     (0, 2, []),
     (300, 2, [300]),                       # never below BATCH games a part

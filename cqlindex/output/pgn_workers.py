@@ -209,7 +209,10 @@ def _start(parent: int, database: str) -> None:
     tie_to_parent(parent)
     from cqlindex.store.database import connect
 
-    con = connect(database)
+    try:
+        con = connect(database)
+    except Exception:  # noqa: BLE001 - gone or changed since: the pool breaks, the parent writes the parts
+        os._exit(1)  # (and says what is wrong with the index, if anything): no traceback on stderr here
     con.execute("SET threads = 1")  # one core per worker: the workers are the parallelism
     _worker = _Here(con, {}, Sources(index_directory(con)))
 
