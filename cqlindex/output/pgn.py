@@ -288,7 +288,8 @@ def annotated_games(con, result, *, matchstring: str = "CQL", variations: bool, 
                 if nodes is None:
                     nodes = _from_index(con, number)
                 if not silent:
-                    from cqlindex.filters.output.edits import apply_edits  # the evaluator's: only for a game written here
+                    # the evaluator's: imported only for a game written here
+                    from cqlindex.filters.output.edits import apply_edits
 
                     apply_edits(nodes[0].game(), nodes, result.edits.get(number, []))
                     values = result.sort_values.get(number, ())

@@ -201,10 +201,12 @@ def write_records(con: duckdb.DuckDBPyConnection, matches: Matches, shape: str, 
     before, after = ("", "\n") if shape == "ndjson" else (",\n", "")
     if shape == "json":
         out.write("[\n")
+
+    def lines(cursor: duckdb.DuckDBPyConnection, batch: _Batch) -> pa.Array | None:
+        return _json_lines(cursor, batch, before, after) if batch.positions.num_rows else None
+
     started = False
-    lines = _batches(con, matches, size,
-                     lambda cursor, batch: _json_lines(cursor, batch, before, after) if batch.positions.num_rows else None)
-    for joined in lines:
+    for joined in _batches(con, matches, size, lines):
         if joined is not None:
             _write_joined(out, joined, 0 if started else len(before))
             started = True

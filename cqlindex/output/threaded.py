@@ -4,10 +4,10 @@ The record writers (:mod:`cqlindex.output.stream`) spend their time in DuckDB, A
 which let go of the GIL while they work: threads each turning one batch of matches into records
 keep every core busy where one thread kept one. On 2 cores, the 34 M-position benchmark index:
 ``true --format ndjson`` in 93 s against 168 s (369,000 records/s), ``--format csv`` in 78 s
-against 130 s, the same bytes, for about the same CPU. Each thread works through its own cursor on the caller's connection, as a batch
-registers its tables by name. At most two pieces per thread are in flight, so memory is a few
-batches' whatever the size of the stream; the stream itself (a streamed run's search, say) is
-read in the caller's thread only.
+against 130 s, the same bytes, for about the same CPU. Each thread works through its own cursor
+on the caller's connection, as a batch registers its tables by name. At most two pieces per
+thread are in flight, so memory is a few batches' whatever the size of the stream; the stream
+itself (a streamed run's search, say) is read in the caller's thread only.
 """
 
 from __future__ import annotations
