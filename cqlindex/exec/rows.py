@@ -31,11 +31,13 @@ from sqlglot import exp
 from cqlindex.exec import memory
 from cqlindex.store import rowmap
 
-#: Rows fetched as tuples before switching to numpy. Measured at 34 M positions: a tuple per row
-#: costs ~0.6 us more to fetch than numpy's arrays, and grouping costs about the same either way
-#: (building a list per game dominates), so importing numpy pays only past a few hundred
-#: thousand rows (at 20,000, query a of the benchmark, 32,000 rows, imported numpy to save 10 ms).
-HEAD = 250_000
+#: Rows fetched as tuples before switching to numpy. A tuple per row costs ~0.6 us more to fetch
+#: than numpy's arrays and importing numpy ~0.06 s, so the two break even near 100,000 rows; as
+#: the total is not known in advance, a head about half that bounds the loss either way (the ski
+#: rental rule). Measured in a fresh process at 34 M positions: 250,000 -> 50,000 took query b1 of
+#: the benchmark (470,000 rows) from 0.41-0.50 s to 0.33 and c (690,000) from 0.48-0.58 to 0.43-0.45;
+#: query a (32,000 rows) still never imports numpy.
+HEAD = 50_000
 
 
 def grouped(con, select: exp.Select, batched: bool = False) -> tuple[dict[int, list[int]], int]:
