@@ -89,31 +89,39 @@ def _rotations45() -> tuple[BasicTransform, ...]:
 
 
 _OFFSETS = range(-7, 8)
-_MEMBERS: dict[str, tuple[BasicTransform, ...]] = {
-    "flipcolor": (IDENTITY, COLOR_SWAP),
-    "reversecolor": (COLOR_SWAP,),
-    "flip": _dihedral(*DIHEDRAL),
-    "fliphorizontal": _dihedral("id", "reflecth"),
-    "flipvertical": _dihedral("id", "reflectv"),
-    "rotate90": _dihedral("id", "rotate90", "rotate180", "rotate270"),
-    "rotate45": _rotations45(),
-    "notransform": (IDENTITY,),  # its argument as written: the walk below leaves it untouched
-    "shift": _shifts(_OFFSETS, _OFFSETS),
-    "shifthorizontal": _shifts(_OFFSETS, range(0, 1)),
-    "shiftvertical": _shifts(range(0, 1), _OFFSETS),
-}
+
+
+@lru_cache(maxsize=None)
+def _members() -> dict[str, tuple[BasicTransform, ...]]:
+    """The basic transforms of each transform filter, tabulated on first use: the shifts' 225
+    square maps cost ~5 ms, which a query without a transform need not pay at start-up (issue 16)."""
+    return {
+        "flipcolor": (IDENTITY, COLOR_SWAP),
+        "reversecolor": (COLOR_SWAP,),
+        "flip": _dihedral(*DIHEDRAL),
+        "fliphorizontal": _dihedral("id", "reflecth"),
+        "flipvertical": _dihedral("id", "reflectv"),
+        "rotate90": _dihedral("id", "rotate90", "rotate180", "rotate270"),
+        "rotate45": _rotations45(),
+        "notransform": (IDENTITY,),  # its argument as written: the walk below leaves it untouched
+        "shift": _shifts(_OFFSETS, _OFFSETS),
+        "shifthorizontal": _shifts(_OFFSETS, range(0, 1)),
+        "shiftvertical": _shifts(range(0, 1), _OFFSETS),
+    }
 
 
 def members(name: str) -> list[BasicTransform]:
     """The basic transforms of the transform filter ``name``, identity first when the set has it."""
     try:
-        return list(_MEMBERS[name])
+        return list(_members()[name])
     except KeyError:
         raise ValueError(f"not a transform filter cqlindex expands: {name!r}") from None
 
 
-#: Every basic transform by name, for the ``@name`` steps of ``Transform.then``.
-_BASIC = {t.name: t for family in _MEMBERS.values() for t in family}
+@lru_cache(maxsize=None)
+def _basic() -> dict[str, BasicTransform]:
+    """Every basic transform by name, for the ``@name`` steps of ``Transform.then``."""
+    return {t.name: t for family in _members().values() for t in family}
 
 
 def chain(node: ast.Transform) -> list[tuple[BasicTransform, ...]]:
@@ -124,7 +132,7 @@ def chain(node: ast.Transform) -> list[tuple[BasicTransform, ...]]:
     """
     steps = [members(node.name)]
     for step in node.then:
-        steps.append([_BASIC[step[1:]]] if step.startswith("@") else members(step))
+        steps.append([_basic()[step[1:]]] if step.startswith("@") else members(step))
     return list(itertools.product(*steps))
 
 
@@ -296,7 +304,7 @@ def _walk(node: ast.Node, ctx: _Context) -> ast.Node:
             # same as s(t(F)): 'rotate90 count fliphorizontal Ka1' counts {r(Ka1), r(h(Ka1))} per r.
             # A union of members is the same either way, and transforming the argument keeps
             # subtrees comparable, so the plain case below does that.
-            if node.then and node.then[-1].startswith("@") and _undoes(ctx.t, _BASIC[node.then[-1][1:]]):
+            if node.then and node.then[-1].startswith("@") and _undoes(ctx.t, _basic()[node.then[-1][1:]]):
                 return dataclasses.replace(node, then=node.then[:-1])
             return dataclasses.replace(node, then=(*node.then, f"@{ctx.t.name}"))
     handler = _HANDLERS.get(type(node))
