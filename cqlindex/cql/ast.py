@@ -1,4 +1,4 @@
-"""The CQL abstract syntax tree: frozen dataclasses, every node with its source span.
+"""The CQL abstract syntax tree: frozen dataclasses (:mod:`cqlindex.cql.frozen`), every node with its source span.
 
 Nodes are few and generic (a ``Keyword`` for every argument-less filter, a ``Call`` for the
 parenthesised helpers) so that the evaluator and the planner can each be a table keyed by
@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from cqlindex.cql.frozen import Frozen, frozen
 from cqlindex.cql.tokens import Span
 
 
-@dataclass(frozen=True, slots=True)
-class Node:
+@frozen
+class Node(Frozen):
     span: Span = field(compare=False, repr=False)
 
 
@@ -53,7 +54,7 @@ def _respan_item(item: object, span: Span) -> object:
     return item
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Pieces(Node):
     """A piece designator: the squares in ``squares`` holding one of ``pieces`` (``_`` = empty)."""
 
@@ -62,46 +63,46 @@ class Pieces(Node):
     text: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Number(Node):
     value: int
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class String(Node):
     value: str
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Keyword(Node):
     """An argument-less filter: check, mate, wtm, initial, ply, parent, passedpawns, ..."""
 
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Compound(Node):
     """``{ F1 F2 ... }`` or the body: all must match, left to right; value of the last."""
 
     items: tuple[Node, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Not(Node):
     arg: Node
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class And(Node):
     items: tuple[Node, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Or(Node):
     items: tuple[Node, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Compare(Node):
     """A chain ``a < b <= c``: every adjacent pair must hold."""
 
@@ -109,7 +110,7 @@ class Compare(Node):
     operands: tuple[Node, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Binary(Node):
     """``+ - * / %`` on numbers, ``| &`` on sets, ``attacks attackedby in``."""
 
@@ -118,7 +119,7 @@ class Binary(Node):
     right: Node
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Unary(Node):
     """``-`` ``~`` ``#`` and the one-argument helpers: abs sqrt rank file power type colortype light dark."""
 
@@ -126,7 +127,7 @@ class Unary(Node):
     arg: Node
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Direction(Node):
     """``up``, ``diagonal``, ... with an optional range (low, high) applied to a set."""
 
@@ -138,7 +139,7 @@ class Direction(Node):
     distance: Node | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Transform(Node):
     """flipcolor, reversecolor, flip, fliphorizontal, flipvertical, rotate90, rotate45, shift... (``count``).
 
@@ -158,7 +159,7 @@ class Transform(Node):
     then: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Call(Node):
     """Parenthesised helpers: between(a b), makesquare(f r), max(...), min(...), ancestor(x y), ..."""
 
@@ -166,7 +167,7 @@ class Call(Node):
     args: tuple[Node, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Capture(Node):
     """``\\n``: what group n of the last regular-expression match ``~~`` caught (``\\0``: the whole
     match); ``\\-n`` (``index``): where in the string that group starts."""
@@ -175,7 +176,7 @@ class Capture(Node):
     index: bool
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Index(Node):
     """``x[i]``: the character of string x at i; ``x[i:j]`` (``is_slice``): its characters i to j-1,
     either bound left out (None)."""
@@ -186,7 +187,7 @@ class Index(Node):
     is_slice: bool
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Colon(Node):
     """``pos : F``: evaluate F at the position ``pos`` yields."""
 
@@ -194,7 +195,7 @@ class Colon(Node):
     body: Node
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ChildN(Node):
     """``child(n)`` (0 = main continuation) and ``position n``."""
 
@@ -202,19 +203,19 @@ class ChildN(Node):
     index: Node
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class If(Node):
     cond: Node
     then: Node
     other: Node | None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Variable(Node):
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Assign(Node):
     """``x = F``, ``x += F`` ..., ``x =? F``; ``piece x = S`` (``piece``): x names the piece on S."""
 
@@ -224,7 +225,7 @@ class Assign(Node):
     piece: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Iterate(Node):
     """``square [all] x in S body`` and ``piece [all] x in S body``."""
 
@@ -235,7 +236,7 @@ class Iterate(Node):
     body: Node
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Move(Node):
     """``move [legal|pseudolegal|previous] from S to S capture S promote S ...``.
 
@@ -246,7 +247,7 @@ class Move(Node):
     params: tuple[tuple[str, Node | None], ...]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Dash(Node):
     """CQL 6.2's ``F--G`` (a move from F to G) and ``F[x]G`` (a capture on G); a side may be absent.
 
@@ -269,7 +270,7 @@ class Dash(Node):
         return self.promote is not None or self.promote_by is not None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class HHdb(Node):
     """``hhdb ITEM``: an HHdb annotation of the game (an award, a flag ...); see filters/game/hhdb.py."""
 
@@ -277,7 +278,7 @@ class HHdb(Node):
     modifiers: frozenset[str]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class CurrentTransform(Node):
     """``currenttransform``: the basic transforms this copy of the filter was rewritten by, outermost
     first (the rewrite of transform filters, cqlindex/query/rewrite.py, fills ``applied``)."""
@@ -285,7 +286,7 @@ class CurrentTransform(Node):
     applied: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class SimilarPosition(Node):
     """``similarposition [notransform] "file.pgn"``: see filters/position/similar.py."""
 
@@ -293,19 +294,19 @@ class SimilarPosition(Node):
     transform: bool
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class CountMoves(Node):
     """CQL 6.2's ``countmoves D``: how many moves the dash filter ``D`` (``--``, ``[x]``, ``legal --``...) matches."""
 
     move: Node
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Pin(Node):
     params: tuple[tuple[str, Node], ...]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Ray(Node):
     """``ray [directions] (S1 ... Sn)`` and ``xray (...)``."""
 
@@ -314,7 +315,7 @@ class Ray(Node):
     args: tuple[Node, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Find(Node):
     """``find [quiet] [<--] [all | low [high]] body``; a bound may be a numeric variable."""
 
@@ -326,7 +327,7 @@ class Find(Node):
     body: Node
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ConsecutiveMoves(Node):
     """``consecutivemoves [quiet] [low [high]] (x y)``: the longest run of identical moves common to
     the two ways from the latest common ancestor of positions x and y down to each of them."""
@@ -338,7 +339,7 @@ class ConsecutiveMoves(Node):
     right: Node
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Repeat(Node):
     """A line constituent with a repetition: ``F*``, ``F+``, ``F?``, ``F{m,n}`` (high None = no bound)."""
 
@@ -347,14 +348,14 @@ class Repeat(Node):
     high: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Sequence(Node):
     """A parenthesised group of line constituents."""
 
     items: tuple[Node, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Line(Node):
     backward: bool
     params: frozenset[str]
@@ -363,7 +364,7 @@ class Line(Node):
     items: tuple[Node, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Path(Node):
     """CQL 6.2's ``path`` / ``⊢``: constituents matched along moves from the current position.
 
@@ -384,14 +385,14 @@ class Path(Node):
     atomic: frozenset[str] = frozenset()
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Sort(Node):
     doc: str | None
     min: bool
     body: Node
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Control(Node):
     """Tier 3 control flow: ``try`` (no args), ``loop body``."""
 
@@ -399,7 +400,7 @@ class Control(Node):
     args: tuple[Node, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Lasting(Node):
     """``persistent [quiet] x op v``: an assignment to a variable that outlives the game."""
 
@@ -407,7 +408,7 @@ class Lasting(Node):
     assign: Assign
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Dictionary(Node):
     """``[local] dictionary X``: declares the dictionary X (a filter that always matches)."""
 
@@ -415,7 +416,7 @@ class Dictionary(Node):
     local: bool
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Subscript(Node):
     """``X[key]``: the value X holds at ``key`` (no match when it holds none); ``kind``: its kind."""
 
@@ -424,7 +425,7 @@ class Subscript(Node):
     kind: str
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class SubscriptAssign(Node):
     """``X[key] = value``: X holds ``value`` at ``key`` from now on."""
 
@@ -433,7 +434,7 @@ class SubscriptAssign(Node):
     value: Node
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Echo(Node):
     source: str
     target: str
@@ -442,7 +443,7 @@ class Echo(Node):
     body: Node
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class RelationParam(Node):
     """One parameter of CQL 5's ``relation`` (seed 001): ``(tomove match|mismatch)``, a square
     parameter (sets, match and mismatch ranges), bare or after an echo transform keyword, or a
@@ -458,7 +459,7 @@ class RelationParam(Node):
     lca_range: tuple[int, int] = (0, 0)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Relation(Node):
     """CQL 5's ``relation``: matches where some other position of the game satisfies every target
     filter and every parameter (reference/relation.md)."""
@@ -467,7 +468,7 @@ class Relation(Node):
     params: tuple[RelationParam, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class GameFilter(Node):
     """Game-level tests: result, player, elo, year, event, site, date, eco, fen, gamenumber."""
 
@@ -475,7 +476,7 @@ class GameFilter(Node):
     args: tuple[Node, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Output(Node):
     """comment(...) and message(...): always match; what they say goes to the output."""
 
@@ -484,8 +485,8 @@ class Output(Node):
     args: tuple[Node, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Header:
+@frozen
+class Header(Frozen):
     """The ``cql(...)`` parameters that shape a run."""
 
     variations: bool | None = None
@@ -503,8 +504,8 @@ class Header:
     last_gamenumber: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Query:
+@frozen
+class Query(Frozen):
     """A parsed query: its header parameters and its body."""
 
     header: Header
