@@ -122,3 +122,22 @@ def test_batches_cover_every_game_once_and_grow_when_they_take_little(took, grow
     assert all(b[0] == a[1] + 1 for a, b in zip(ranges, ranges[1:]))
     sizes = [high - low + 1 for low, high in ranges]
     assert (sizes[1] == 4 * sizes[0]) is grows and (len(ranges) == 40) is not grows
+
+
+@pytest.mark.parametrize("where, expected", [
+    ("p.positionid > 3", None),
+    ("p.gamenumber BETWEEN 5 AND 9", (5, 9)),
+    ("p.wtm AND p.gamenumber BETWEEN 5 AND 9", (5, 9)),
+    ("(p.wtm AND p.gamenumber BETWEEN 5 AND 9) AND p.gamenumber BETWEEN 7 AND 20", (7, 9)),
+    ("p.gamenumber BETWEEN 5 AND 9 AND p.gamenumber BETWEEN 12 AND 20", (12, 9)),  # nothing: an empty map
+    ("p.wtm OR p.gamenumber BETWEEN 5 AND 9", None),  # not a bound on every row
+    ("NOT p.gamenumber BETWEEN 5 AND 9", None),
+    ("q.gamenumber BETWEEN 5 AND 9", None),  # another scan's
+    ("p.gamenumber BETWEEN 5 AND p.ply", None),
+    ("EXISTS (SELECT 1 FROM positions AS c WHERE c.gamenumber BETWEEN 5 AND 9)", None),
+], ids=["none", "alone", "anded", "in parentheses, intersected", "disjoint", "or", "not", "other alias",
+        "not a number", "in a subquery"])
+def test_the_game_range_read_from_the_where(where: str, expected) -> None:
+    """Only a range every row of the main scan lies in may cut the row map (rowmap.mapped)."""
+    select = exp.select("p.gamenumber", "p.positionid").from_(exp.to_table("positions").as_("p")).where(where)
+    assert rows_module._game_range(select) == expected

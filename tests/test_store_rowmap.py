@@ -78,6 +78,16 @@ def test_streamed_ranges_by_rowid(index: Path, name: str, text: str, monkeypatch
     assert streamed.matches == held
 
 
+@pytest.mark.parametrize("name, text", QUERIES[:4], ids=[q[0] for q in QUERIES[:4]])
+@pytest.mark.parametrize("span", [(1, 1), (40, 120), (300, 100_000), (100_000, 100_001)],
+                         ids=["first game", "inside", "to the end", "past the end"])
+def test_a_game_range_joins_its_part_of_the_map(index: Path, name: str, text: str, span, monkeypatch) -> None:
+    monkeypatch.setattr(rowmap, "holds", lambda con: False)
+    by_columns = run(index, text, gamenumbers=span).matches
+    monkeypatch.setattr(rowmap, "holds", MAP_HOLDS)
+    assert run(index, text, gamenumbers=span).matches == by_columns
+
+
 def test_the_rewrite_is_used(index: Path) -> None:
     from cqlindex.exec.run import plan_prepared, prepare
 
@@ -86,6 +96,9 @@ def test_the_rewrite_is_used(index: Path) -> None:
         select = plan_prepared(con, prepare(QUERIES[0][1], "<q>")).select.copy()
         select.set("order", None)
         assert "ASOF JOIN game_rows" in rows._sql(con, select)
+        ranged = plan_prepared(con, prepare(QUERIES[0][1], "<q>", gamenumbers=(3, 7))).select.copy()
+        ranged.set("order", None)
+        assert "FROM game_rows WHERE gamenumber BETWEEN 3 AND 7) AS _map" in rows._sql(con, ranged)
     finally:
         con.close()
 

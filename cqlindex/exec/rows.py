@@ -195,7 +195,35 @@ def _sql(con, select: exp.Select) -> str:
     by_rowid = _rowid_select(select)
     if by_rowid is None or not rowmap.holds(con):
         return select.sql(dialect="duckdb")
-    return rowmap.mapped(by_rowid.sql(dialect="duckdb"))
+    return rowmap.mapped(by_rowid.sql(dialect="duckdb"), _game_range(select))
+
+
+def _game_range(select: exp.Select) -> tuple[int, int] | None:
+    """The gamenumbers the main scan of ``select`` is restricted to by its WHERE's top-level
+    ``gamenumber BETWEEN low AND high`` terms (``-gamenumber``, a streamed range), or None."""
+    source = select.args.get("from_") or select.args.get("from")
+    where = select.args.get("where")
+    if source is None or where is None:
+        return None
+    alias = source.this.alias_or_name
+    low, high = None, None
+    for term in _conjuncts(where.this):
+        if (isinstance(term, exp.Between) and isinstance(term.this, exp.Column) and term.this.name == "gamenumber"
+                and term.this.table == alias and all(isinstance(term.args.get(k), exp.Literal)
+                                                     and term.args[k].is_int for k in ("low", "high"))):
+            bounds = int(term.args["low"].this), int(term.args["high"].this)
+            low = bounds[0] if low is None else max(low, bounds[0])
+            high = bounds[1] if high is None else min(high, bounds[1])
+    return None if low is None else (low, high)
+
+
+def _conjuncts(condition: exp.Expression) -> list[exp.Expression]:
+    """The terms ANDed at the top of ``condition``, through the parentheses sqlglot's ``where()`` adds."""
+    if isinstance(condition, exp.Paren):
+        return _conjuncts(condition.this)
+    if isinstance(condition, exp.And):
+        return _conjuncts(condition.this) + _conjuncts(condition.expression)
+    return [condition]
 
 
 def _rowid_select(select: exp.Select) -> exp.Select | None:
