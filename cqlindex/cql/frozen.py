@@ -4,7 +4,8 @@ Why: ``@dataclass(frozen=True, slots=True)`` compiles six methods for every clas
 (``__init__``, ``__repr__``, ``__eq__``, ``__hash__``, ``__setattr__``, ``__delattr__``), each
 an ``exec`` of generated source. Python 3.11 does that one method at a time, so the fifty classes
 of the CQL syntax tree cost every query ~25 ms of its start-up (issue 16), more than any other
-module of cqlindex. Here the classes are still dataclasses (``dataclasses.fields``, ``replace``,
+module of cqlindex, and the value classes every query imports besides (tokens, filter
+declarations, plan terms, the prepared query, output options) ~8 ms more. Here the classes are still dataclasses (``dataclasses.fields``, ``replace``,
 ``__match_args__`` and type checkers see them as before, through ``dataclass_transform``) but the
 six methods are written once, in :class:`Frozen`, and read each class's fields from a table
 made the first time the class is used.

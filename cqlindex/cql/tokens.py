@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+
+from cqlindex.cql.frozen import Frozen, frozen
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
+@frozen
+class Span(Frozen):
     """Where a token or node is in the query text: 1-based line/column, and offsets."""
 
     line: int
@@ -31,8 +32,8 @@ class Kind(enum.Enum):
     EOF = "end of query"
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
+@frozen
+class Token(Frozen):
     kind: Kind
     text: str
     span: Span

@@ -12,10 +12,10 @@ supported is left without an evaluator or an SQL verdict.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from cqlindex.cql import ast
+from cqlindex.cql.frozen import Frozen, frozen
 
 SET, NUMBER, POSITION, STRING, LOGICAL, ANY = "set", "number", "position", "string", "logical", "any"
 
@@ -30,8 +30,8 @@ HEADER = "cql()"  # a parameter of the cql(...) header
 DASH_TARGET = "--(...)"  # a filter only inside a dash's target
 
 
-@dataclass(frozen=True, slots=True)
-class Traits:
+@frozen
+class Traits(Frozen):
     """What the engines and the rewriter need to know of a filter without running it.
 
     ``reads_other_positions``: evaluating it may look at other positions of the game than the
@@ -54,8 +54,8 @@ TREE = Traits(reads_other_positions=True)
 SQUARES = Traits(transform="mapped")
 
 
-@dataclass(frozen=True, slots=True)
-class Decl:
+@frozen
+class Decl(Frozen):
     """One name of CQL in one place, declared once."""
 
     name: str

@@ -12,10 +12,11 @@ who types ``-o found.txt`` expects the games, not a list of numbers.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import TextIO
+
+from cqlindex.cql.frozen import Frozen, frozen
 
 
 class Format(str, Enum):
@@ -45,8 +46,8 @@ def default_format(output: Path | None, terminal: bool) -> Format:
     return Format.table if terminal else Format.summary
 
 
-@dataclass(frozen=True, slots=True)
-class Options:
+@frozen
+class Options(Frozen):
     """How the shapes that have a choice are drawn."""
 
     matchstring: str = "CQL"  # pgn: the comment at each matching position

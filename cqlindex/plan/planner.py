@@ -9,12 +9,11 @@ which filter went where, so a user can see why a query is fast or slow.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect, Dialects
 
 from cqlindex.cql import ast
+from cqlindex.cql.frozen import Frozen, frozen
 from cqlindex.errors import InputError
 from cqlindex.filters import catalogue
 from cqlindex.filters.spec import NARROWED, PYTHON
@@ -33,8 +32,8 @@ PYTHON_ONLY = "decided in Python"
 PYTHON_OUTPUT = "decided in SQL, its output (sort value, comment) made in Python"
 
 
-@dataclass(frozen=True, slots=True)
-class Plan:
+@frozen
+class Plan(Frozen):
     query: ast.Query
     variations: bool
     select: exp.Select

@@ -9,10 +9,9 @@ builds terms without importing the compiler that combines the families.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from sqlglot import exp
 
+from cqlindex.cql.frozen import Frozen, frozen
 from cqlindex.plan import sql as S
 
 PIECE_COLUMNS = ("wk", "wq", "wr", "wb", "wn", "wp", "bk", "bq", "br", "bb", "bn", "bp")
@@ -20,16 +19,16 @@ LETTERS = "KQRBNPkqrbnp"
 ALL_SQUARES = (1 << 64) - 1
 
 
-@dataclass(frozen=True, slots=True)
-class Cond:
+@frozen
+class Cond(Frozen):
     """A necessary condition for a filter to match (None: no SQL), exact when also sufficient."""
 
     sql: exp.Expression | None
     exact: bool
 
 
-@dataclass(frozen=True, slots=True)
-class SetTerm:
+@frozen
+class SetTerm(Frozen):
     """A set as a bitboard expression: the set itself (exact) or an upper bound; None: any squares."""
 
     sql: exp.Expression | None
@@ -37,8 +36,8 @@ class SetTerm:
     const: int | None = None  # the unsigned value, when known when planning
 
 
-@dataclass(frozen=True, slots=True)
-class NumTerm:
+@frozen
+class NumTerm(Frozen):
     """A number as an expression, NULL where CQL has no value; or (``exact`` False) an upper bound of it."""
 
     sql: exp.Expression
@@ -52,8 +51,8 @@ TRUE = Cond(None, True)  # matches everywhere: no SQL needed, and exact
 UNBOUNDED = SetTerm(None, False)
 
 
-@dataclass(frozen=True, slots=True)
-class Row:
+@frozen
+class Row(Frozen):
     """Where a filter is evaluated: a table alias of ``positions``.
 
     ``top`` rows have the game row ``g`` beside them; ``linear`` rows are line constituents,

@@ -8,16 +8,15 @@ engines from walking the tree again and again.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from cqlindex.cql import ast
+from cqlindex.cql.frozen import Frozen, frozen
 from cqlindex.filters import catalogue
 from cqlindex.filters.sequences.path_refs import carries_state
 
 
 
-@dataclass(frozen=True, slots=True)
-class SortKey:
+@frozen
+class SortKey(Frozen):
     """One way the output is ordered: a ``sort`` filter (``node``) or the header's ``sort matchcount`` (None)."""
 
     label: str
@@ -25,8 +24,8 @@ class SortKey:
     node: ast.Sort | None
 
 
-@dataclass(frozen=True, slots=True)
-class Analysis:
+@frozen
+class Analysis(Frozen):
     """The facts of one query both engines and the result rely on."""
 
     #: Some filter looks at other positions of the game (so whole game trees are needed).

@@ -8,9 +8,10 @@ downstream looks at the options again.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from cqlindex.cql import ast
+from cqlindex.cql.frozen import Frozen, frozen
 from cqlindex.cql.limits import simplify
 from cqlindex.cql.parser import parse
 from cqlindex.errors import CqlSyntaxError
@@ -18,8 +19,8 @@ from cqlindex.query.analyse import Analysis, analyse
 from cqlindex.query.rewrite import Expansions
 
 
-@dataclass(frozen=True, slots=True)
-class Prepared:
+@frozen
+class Prepared(Frozen):
     """A parsed query with its options merged, its transform members and its analysis."""
 
     query: ast.Query

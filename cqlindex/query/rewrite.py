@@ -47,18 +47,18 @@ import dataclasses
 import itertools
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import lru_cache
 
 from cqlindex.board.transforms import COLORSWAP, DIHEDRAL, map_bitboard, shift, shift_name
 from cqlindex.cql import ast
+from cqlindex.cql.frozen import Frozen, frozen
 from cqlindex.filters import catalogue
 
 SquareMap = Callable[[int], "int | None"]
 
 
-@dataclass(frozen=True, slots=True)
-class BasicTransform:
+@frozen
+class BasicTransform(Frozen):
     """One basic transform: a square map, and whether colours are swapped too."""
 
     name: str  # "id", "rotate90", "reflecth", "colorswap", "shift(1,-2)", ...
@@ -245,8 +245,8 @@ class _Dropped(Exception):
     """A shift left a piece designator without squares: the whole transformed filter goes."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Context:
+@frozen
+class _Context(Frozen):
     t: BasicTransform
     offsets: tuple[int, int] | None  # (df, dr) for a shift, else None
     directions: dict[str, str]  # direction name -> its image

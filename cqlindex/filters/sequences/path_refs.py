@@ -16,9 +16,9 @@ evaluator's per-game memo under :data:`STATUS`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from cqlindex.cql import ast
+from cqlindex.cql.frozen import Frozen, frozen
 
 #: The evaluator attribute holding the walks under way, innermost last.
 ACTIVE = "_path_walks"
@@ -26,8 +26,8 @@ ACTIVE = "_path_walks"
 STATUS = "path status"
 
 
-@dataclass(frozen=True, slots=True)
-class PathStatus:
+@frozen
+class PathStatus(Frozen):
     """What a matched path leaves for the filters after it: where it started and ended, its count."""
 
     start: object  # Position
