@@ -134,10 +134,12 @@ def test_batches_cover_every_game_once_and_grow_when_they_take_little(took, grow
     ("NOT p.gamenumber BETWEEN 5 AND 9", None),
     ("q.gamenumber BETWEEN 5 AND 9", None),  # another scan's
     ("p.gamenumber BETWEEN 5 AND p.ply", None),
+    ("p.gamenumber BETWEEN SYMMETRIC 9 AND 5", None),
     ("EXISTS (SELECT 1 FROM positions AS c WHERE c.gamenumber BETWEEN 5 AND 9)", None),
 ], ids=["none", "alone", "anded", "in parentheses, intersected", "disjoint", "or", "not", "other alias",
-        "not a number", "in a subquery"])
+        "not a number", "symmetric", "in a subquery"])
 def test_the_game_range_read_from_the_where(where: str, expected) -> None:
     """Only a range every row of the main scan lies in may cut the row map (rowmap.mapped)."""
-    select = exp.select("p.gamenumber", "p.positionid").from_(exp.to_table("positions").as_("p")).where(where)
+    select = exp.select("p.gamenumber", "p.positionid").from_(exp.to_table("positions").as_("p")).where(
+        exp.condition(where, dialect="duckdb"))
     assert rows_module._game_range(select) == expected

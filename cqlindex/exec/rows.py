@@ -208,9 +208,9 @@ def _game_range(select: exp.Select) -> tuple[int, int] | None:
     alias = source.this.alias_or_name
     low, high = None, None
     for term in _conjuncts(where.this):
-        if (isinstance(term, exp.Between) and isinstance(term.this, exp.Column) and term.this.name == "gamenumber"
-                and term.this.table == alias and all(isinstance(term.args.get(k), exp.Literal)
-                                                     and term.args[k].is_int for k in ("low", "high"))):
+        if (isinstance(term, exp.Between) and not term.args.get("symmetric") and isinstance(term.this, exp.Column)
+                and term.this.name == "gamenumber" and term.this.table == alias
+                and all(isinstance(term.args.get(k), exp.Literal) and term.args[k].is_int for k in ("low", "high"))):
             bounds = int(term.args["low"].this), int(term.args["high"].this)
             low = bounds[0] if low is None else max(low, bounds[0])
             high = bounds[1] if high is None else min(high, bounds[1])
