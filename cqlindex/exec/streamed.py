@@ -35,8 +35,11 @@ from cqlindex.store.database import connect
 #: (80% of RAM by default) calls them back, so reading an index range after range, as the search
 #: and the record writers do, would keep tens of bytes per position of the index: ~0.8 GB at 32 M
 #: positions. Bounded, the old ranges' blocks make room for the new (a range's window of a ``line``
-#: needs less: d1 of the benchmark runs in 200 MB at 1 M positions a range).
-MEMORY = "512MB"
+#: needs less: d1 of the benchmark runs in 200 MB at 1 M positions a range). The whole process
+#: peaks at about this plus 0.45 GB: ``true`` on the 34 M-position index, 512 MB -> 384 MB took
+#: the peak RSS of ndjson from 950-970 MiB (the issue's bound is 1 GB) to 832, csv from 939-943
+#: to 826, in the same time; d1 as ndjson 723 -> 605 MiB, the same bytes (256 MB: 475 MiB).
+MEMORY = "384MB"
 
 
 def run_streamed(db: str | Path, text: str, *, variations: bool | None = None, source: str = "<query>",
