@@ -112,16 +112,22 @@ def test_a_class_with_no_compared_field() -> None:
     assert FBare(1) != DBare(1)
 
 
-def test_refused_without_the_base_or_with_a_factory() -> None:
+def test_refused_at_declaration_what_the_shared_methods_cannot_honour() -> None:
     with pytest.raises(TypeError, match="derives from Frozen"):
         frozen(type("Loose", (), {"__annotations__": {"x": "int"}}))
 
-    @frozen
-    class Made(Frozen):
-        items: list = field(default_factory=list)
-
     with pytest.raises(TypeError, match="default_factory"):
-        Made()
+        @frozen
+        class Made(Frozen):
+            items: list = field(default_factory=list)
+
+    with pytest.raises(TypeError, match="__post_init__"):
+        @frozen
+        class Checked(Frozen):
+            x: int
+
+            def __post_init__(self) -> None:
+                raise AssertionError("never called by Frozen.__init__")
 
 
 def test_the_syntax_tree_is_built_on_it() -> None:

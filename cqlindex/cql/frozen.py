@@ -5,10 +5,12 @@ Why: ``@dataclass(frozen=True, slots=True)`` compiles six methods for every clas
 an ``exec`` of generated source. Python 3.11 does that one method at a time, so the fifty classes
 of the CQL syntax tree cost every query ~25 ms of its start-up (issue 16), more than any other
 module of cqlindex, and the value classes every query imports besides (tokens, filter
-declarations, plan terms, the prepared query, output options) ~8 ms more. Here the classes are still dataclasses (``dataclasses.fields``, ``replace``,
-``__match_args__`` and type checkers see them as before, through ``dataclass_transform``) but the
-six methods are written once, in :class:`Frozen`, and read each class's fields from a table
-made the first time the class is used.
+declarations, plan terms, the prepared query, output options) ~8 ms more. Here the classes are
+still dataclasses (``dataclasses.fields``, ``replace``, ``__match_args__`` and type checkers see
+them as before, through ``dataclass_transform``) but the six methods are written once, in
+:class:`Frozen`, and read each class's fields from a table made the first time the class is
+used. What those methods cannot honour, a ``default_factory`` or a ``__post_init__``, is refused
+when the class is declared.
 
 They behave as the generated ones do: positional or keyword arguments with the declared
 defaults, equality and hash over the fields declared with ``compare`` (same class only), a repr
@@ -36,8 +38,6 @@ class _Shape:
 
     def __init__(self, cls: type) -> None:
         fields = dataclasses.fields(cls)
-        if any(f.default_factory is not MISSING for f in fields):
-            raise TypeError(f"{cls.__name__}: frozen classes take plain defaults, not default_factory")
         self.names = tuple(f.name for f in fields)
         self.defaults = {f.name: f.default for f in fields if f.default is not MISSING}
         compared = [f.name for f in fields if f.compare]
@@ -118,4 +118,9 @@ def frozen(cls: type[_T]) -> type[_T]:
     its methods :class:`Frozen`'s."""
     if not issubclass(cls, Frozen):
         raise TypeError(f"{cls.__name__}: a frozen class derives from Frozen")
-    return _declare(cls)
+    if hasattr(cls, "__post_init__"):
+        raise TypeError(f"{cls.__name__}: a frozen class has no __post_init__ (Frozen.__init__ would not call it)")
+    made = _declare(cls)
+    if any(f.default_factory is not MISSING for f in dataclasses.fields(made)):
+        raise TypeError(f"{cls.__name__}: frozen classes take plain defaults, not default_factory")
+    return made
