@@ -78,7 +78,7 @@ class Matches(Sequence[Match]):
         self._matches = [Match(**r) for r in table.to_pylist()]
         self._result = result
         self._db = db
-        self.games = result.matches  #: gamenumber -> matching positionids, in output order
+        self.games = dict(result.matches.items())  #: gamenumber -> matching positionids, in output order
         self.sort_values = result.sort_values  #: gamenumber -> the best value of each sort key
         self.seconds = result.seconds
 

@@ -12,6 +12,7 @@ import sys
 from dataclasses import replace
 from enum import Enum
 from functools import partial
+from itertools import islice
 from pathlib import Path
 
 from cqlindex.cli_shell import default_output, echo, guard, stderr
@@ -116,7 +117,7 @@ def execute(*, db, cql, input, file, append, fen, flipcolor, reversecolor, flip,
     summary = _closing_line(result)
     cut = limit if limit and len(result.matches) > limit else None
     if cut:
-        result.matches = dict(list(result.matches.items())[:cut])
+        result.matches = dict(islice(result.matches.items(), cut))
     # What CQL prints (messages, the closing line) goes to stdout when the result goes to a
     # file, as CQL prints it and tools read it there, else to stderr beside the data.
     if result.messages:

@@ -8,11 +8,12 @@ games come in gamenumber order, or by their sort values.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from cqlindex.cql.ast import Node, Query
+from cqlindex.exec.game_rows import GameRows, positions_of
 from cqlindex.query.analyse import SortKey
 
 
@@ -32,7 +33,8 @@ class QueryResult:
     variations: bool
     #: The query's sort keys (from its analysis).
     keys: tuple[SortKey, ...] = ()
-    matches: dict[int, list[int]] = field(default_factory=dict)
+    #: A dict, or the rows of an exact plan as they came (:class:`GameRows`) until something writes here.
+    matches: Mapping[int, list[int]] = field(default_factory=dict)
     games_examined: int = 0
     seconds: float = 0.0
     candidates: int | None = None  # positions the SQL planner handed to the evaluator (None: not planned)
@@ -53,7 +55,7 @@ class QueryResult:
 
     @property
     def positions(self) -> int:
-        return sum(map(len, self.matches.values())) + self.streamed_positions
+        return positions_of(self.matches) + self.streamed_positions
 
     @property
     def matching_games(self) -> int:
@@ -69,7 +71,7 @@ class QueryResult:
         pending, self.pending = self.pending, None
         for batch in pending:
             self.streamed_games += len(batch)
-            self.streamed_positions += sum(len(ids) for ids in batch.values())
+            self.streamed_positions += positions_of(batch)
             yield batch
             for game in batch:  # written: its comments and edits are not needed any more
                 self.comments.pop(game, None)
@@ -80,19 +82,27 @@ class QueryResult:
         game before the first (a table, HTML, the game numbers, a count)."""
         pending, self.pending = self.pending, None
         for batch in pending or ():
-            self.matches.update(batch)
+            if not self.matches:
+                self.matches = batch
+            else:
+                self._writable().update(batch.items())
 
     def pairs(self) -> Iterator[tuple[int, list[int]]]:
         """(gamenumber, positionids) of every matching game, in output order (see :meth:`batches`)."""
         for batch in self.batches():
             yield from batch.items()
 
-    def keep_all(self, found: dict[int, list[int]]) -> None:
+    def keep_all(self, found: Mapping[int, list[int]]) -> None:
         """:meth:`keep` for every game of ``found`` (an exact plan's rows, no evaluator): at once
         where the query has no matchcount range and no sort keys, as ~10^5 calls cost a tenth of
-        a second (issue 16)."""
+        a second (issue 16), and kept as it came (a :class:`GameRows` stays one) where nothing
+        was kept before."""
         if self.query.header.matchcount is None and not self.keys:
-            self.matches.update(found)  # every game of found has a matching position
+            # every game of found has a matching position
+            if not self.matches:
+                self.matches = found
+            else:
+                self._writable().update(found.items())
             return
         for game, ids in found.items():
             self.keep(game, ids)
@@ -102,7 +112,7 @@ class QueryResult:
         low, high = self.query.header.matchcount or (1, None)
         if not ids or len(ids) < low or (high is not None and len(ids) > high):
             return
-        self.matches[gamenumber] = ids
+        self._writable()[gamenumber] = ids
         if evaluator is not None and evaluator.comments:
             self.comments[gamenumber] = evaluator.comments
         if evaluator is not None and evaluator.edits:
@@ -112,9 +122,17 @@ class QueryResult:
             self.sort_values[gamenumber] = tuple(
                 len(ids) if key.node is None else found.get(key.node) for key in self.keys)
 
+    def _writable(self) -> dict[int, list[int]]:
+        """``matches`` as a dict, made one if it is not (a :class:`GameRows` is read-only)."""
+        if not isinstance(self.matches, dict):
+            self.matches = dict(self.matches.items())
+        return self.matches
+
     def order(self) -> None:
         """Put the matches in output order: by the sort keys (largest first, smallest with ``min``),
         games without a value after those with one, ties by gamenumber; gamenumber order without sort keys."""
+        if not self.keys and isinstance(self.matches, GameRows):
+            return  # in gamenumber order by construction
         numbers = list(self.matches)
         if not self.keys and all(a < b for a, b in zip(numbers, numbers[1:])):
             return  # in order already (the usual case: rows come grouped in gamenumber order)

@@ -10,8 +10,9 @@ shuffle them, or an index appended to out of order).
 In a fresh process the first rows come as Python tuples: most queries match few enough that
 grouping them in Python costs less than importing numpy (0.08-0.2 s of start-up, issue 16).
 Only when the head is full are the rest fetched as numpy arrays (DuckDB's fastest way out) and
-grouped there. Where numpy is loaded already (a long-lived process, the API) every row comes
-as arrays.
+grouped there, into a :class:`~cqlindex.exec.game_rows.GameRows` that keeps the arrays and makes
+a game's list when it is read. Where numpy is loaded already (a long-lived process, the API)
+every row comes as arrays.
 
 Where the index holds its row map (:mod:`cqlindex.store.rowmap`), a plan that selects its main
 scan's gamenumber and positionid selects the scan's rowid instead, mapped back by an ASOF join:
@@ -23,12 +24,14 @@ about even (+/- 0.04 s) for b1 and c, whose half a million matches the join must
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from itertools import groupby
 from operator import itemgetter
 
 from sqlglot import exp
 
 from cqlindex.exec import memory
+from cqlindex.exec.game_rows import GameRows
 from cqlindex.store import rowmap
 
 #: Rows fetched as tuples before switching to numpy. A tuple per row costs ~0.6 us more to fetch
@@ -40,9 +43,10 @@ from cqlindex.store import rowmap
 HEAD = 50_000
 
 
-def grouped(con, select: exp.Select, batched: bool = False) -> tuple[dict[int, list[int]], int]:
+def grouped(con, select: exp.Select, batched: bool = False) -> tuple[Mapping[int, list[int]], int]:
     """Run ``select`` (gamenumber, positionid) without its ORDER BY; its rows as
-    {gamenumber: [positionid, ...]} in (gamenumber, positionid) order, and their number.
+    {gamenumber: [positionid, ...]} in (gamenumber, positionid) order (a dict, or for many rows
+    a :class:`~cqlindex.exec.game_rows.GameRows` that makes the lists as they are read), and their number.
 
     ``batched`` (a plan with a window over the main line, :mod:`cqlindex.plan.offsets`), or a
     plan whose every subquery over ``positions`` is tied to its row's game (:func:`per_game`):
@@ -74,7 +78,7 @@ def grouped(con, select: exp.Select, batched: bool = False) -> tuple[dict[int, l
         step = max(1, int(size / per_game_positions))
         with memory.Watch() as watch:
             rows, count = _fetched(con, _sql(con, in_games(unsorted, low, min(low + step - 1, high))))
-        found.update(rows)  # ranges ascending and disjoint: the games stay in order
+        found.update(rows.items())  # ranges ascending and disjoint: the games stay in order
         total += count
         size = next_batch(size, watch.taken, step * per_game_positions)
         low += step
@@ -116,7 +120,8 @@ def game_batches(con) -> list[tuple[int, int]]:
     return [(start, min(start + step - 1, high)) for start in range(low, high + 1, step)]
 
 
-def grouped_range(con, select: exp.Select, batched: bool, low: int, high: int) -> tuple[dict[int, list[int]], int]:
+def grouped_range(con, select: exp.Select, batched: bool, low: int,
+                  high: int) -> tuple[Mapping[int, list[int]], int]:
     """:func:`grouped` for the games ``low`` .. ``high`` alone (a streamed run, one range at a time).
 
     Where restricting every scan of ``positions`` to the range keeps the answer (``batched``, or
@@ -248,7 +253,7 @@ def _numpy_loaded() -> bool:
     return "numpy" in sys.modules
 
 
-def _fetched(con, sql: str) -> tuple[dict[int, list[int]], int]:
+def _fetched(con, sql: str) -> tuple[Mapping[int, list[int]], int]:
     cursor = con.execute(sql)
     if _numpy_loaded():
         return _grouped_arrays([], cursor.fetchnumpy())
@@ -264,7 +269,7 @@ def _grouped_tuples(rows: list[tuple[int, int]]) -> dict[int, list[int]]:
     return {game: list(map(second, group)) for game, group in groupby(rows, key=itemgetter(0))}
 
 
-def _grouped_arrays(head: list[tuple[int, int]], rest: dict) -> tuple[dict[int, list[int]], int]:
+def _grouped_arrays(head: list[tuple[int, int]], rest: dict) -> tuple[GameRows, int]:
     import numpy as np  # here: only a query with many candidate rows pays for numpy
 
     games, ids = (np.asarray(rest.pop(name)) for name in ("gamenumber", "positionid"))  # INTEGERs
@@ -278,11 +283,9 @@ def _grouped_arrays(head: list[tuple[int, int]], rest: dict) -> tuple[dict[int, 
         order = np.lexsort((ids, games))
         games, ids = games[order], ids[order]
         later = games[1:] > games[:-1]
+    if not len(games):
+        return GameRows([], [0], ids), 0
     starts = np.flatnonzero(later) + 1
     bounds = [0, *starts.tolist(), len(games)]
-    firsts = games[bounds[:-1]].tolist() if len(games) else []
-    del games, later, starts
-    # One conversion and list slices: a ``tolist()`` per game costs several times more when the
-    # matches are spread over tens of thousands of games.
-    flat = ids.tolist()
-    return {game: flat[a:b] for game, a, b in zip(firsts, bounds[:-1], bounds[1:])}, len(flat)
+    firsts = games[bounds[:-1]].tolist()
+    return GameRows(firsts, bounds, ids), len(ids)

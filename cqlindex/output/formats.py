@@ -12,6 +12,7 @@ who types ``-o found.txt`` expects the games, not a list of numbers.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import Enum
 from pathlib import Path
 from typing import TextIO
@@ -108,7 +109,7 @@ def write(con, result, fmt: Format, out: TextIO, options: Options = Options()) -
     return []
 
 
-def _sources(con, matches: dict[int, list[int]]) -> list[str]:
+def _sources(con, matches: Mapping[int, list[int]]) -> list[str]:
     """The PGN files the matching games came from, as the index names them."""
     if not matches:
         return []

@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import gc
 import io
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -118,7 +118,7 @@ def write_pgn(con, result, out: TextIO, *, matchstring: str = "CQL", variations:
     return summary
 
 
-def write_games(con, result, matches: dict[int, list[int]], out: TextIO, summary: PgnSummary, options: dict, *,
+def write_games(con, result, matches: Mapping[int, list[int]], out: TextIO, summary: PgnSummary, options: dict, *,
                 reference: bool, sources: Sources, gone: dict[str, bool]) -> None:
     """Write the games of ``matches`` (a batch of ``result``, or a part of one: see
     :mod:`cqlindex.output.pgn_workers`) to ``out`` in their order, counted in ``summary``.
@@ -137,7 +137,7 @@ def write_games(con, result, matches: dict[int, list[int]], out: TextIO, summary
                          out, summary, options, reference, sources)
 
 
-def _write_batch(con, result, matches: dict[int, list[int]], numbers: list[int], batch: list[int], meta: dict,
+def _write_batch(con, result, matches: Mapping[int, list[int]], numbers: list[int], batch: list[int], meta: dict,
                  gone: dict[str, bool], known: dict, out: TextIO, summary: PgnSummary, options: dict,
                  reference: bool, sources: Sources) -> None:
     """Write the games ``batch`` of ``numbers`` (a batch of ``result``, ``matches``), from the
@@ -247,7 +247,7 @@ def _collected_per_batch() -> Iterator[None]:
 
 def annotated_games(con, result, *, matchstring: str = "CQL", variations: bool, silent: bool = False,
                     with_header: bool = True, numbers: list[int] | None = None,
-                    meta: dict | None = None, matches: dict[int, list[int]] | None = None,
+                    meta: dict | None = None, matches: Mapping[int, list[int]] | None = None,
                     sources: Sources | None = None) -> Iterator[AnnotatedGame]:
     """The matching games of ``result``, in its order, as python-chess games with the match comments added
     (without the ``Game number`` header comment when not ``with_header``: CQL's -noheader);

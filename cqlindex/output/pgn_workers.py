@@ -32,7 +32,7 @@ import os
 import sys
 import types
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
@@ -62,7 +62,7 @@ class Part:
     :func:`cqlindex.output.pgn.write_games` reads of a result, small enough to send to a worker."""
 
     keys: tuple[Label, ...]
-    matches: dict[int, list[int]]
+    matches: Mapping[int, list[int]]
     sort_values: dict[int, tuple]
     comments: dict[int, dict[int, list[str]]]
     edits: dict[int, list[tuple]]
@@ -108,7 +108,7 @@ def write_pgn_games(con, result, out: TextIO, *, matchstring: str = "CQL", varia
     return summary
 
 
-def parts(result, matches: dict[int, list[int]], workers: int) -> list[Part]:
+def parts(result, matches: Mapping[int, list[int]], workers: int) -> list[Part]:
     """``matches`` (a batch of ``result``) cut into parts in order: at most ``HEADS`` games
     each, and at least two per worker where the batch allows it (``BATCH`` games or more)."""
     numbers = list(matches)
@@ -168,7 +168,7 @@ class _Here:
         self.gone: dict[str, bool] = {}
         self.broken = False
 
-    def write(self, result, matches: dict[int, list[int]], out: TextIO, summary: PgnSummary) -> None:
+    def write(self, result, matches: Mapping[int, list[int]], out: TextIO, summary: PgnSummary) -> None:
         write_games(self.con, result, matches, out, summary, self.options, reference=False, sources=self.sources,
                     gone=self.gone)
 

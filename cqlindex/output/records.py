@@ -17,6 +17,8 @@ detour through Python rows.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import duckdb
 import pyarrow as pa
 
@@ -24,7 +26,7 @@ FIELDS = ("gamenumber", "positionid", "ply", "movenumber", "wtm", "mainline", "d
           "result", "year", "event", "site", "date", "eco", "move_from", "move_to")
 
 
-def match_table(con: duckdb.DuckDBPyConnection, matches: dict[int, list[int]]) -> pa.Table:
+def match_table(con: duckdb.DuckDBPyConnection, matches: Mapping[int, list[int]]) -> pa.Table:
     """The matching positions as an Arrow table with the columns :data:`FIELDS`: games in the
     order of ``matches`` (gamenumber, or the query's sort values), positions in positionid order.
     (:func:`cqlindex.output.stream.record_batches` yields the same a batch at a time.)"""
@@ -33,7 +35,7 @@ def match_table(con: duckdb.DuckDBPyConnection, matches: dict[int, list[int]]) -
     return pa.concat_tables(record_batches(con, matches))
 
 
-def match_records(con: duckdb.DuckDBPyConnection, matches: dict[int, list[int]]) -> list[dict]:
+def match_records(con: duckdb.DuckDBPyConnection, matches: Mapping[int, list[int]]) -> list[dict]:
     """:func:`match_table` as one dict per matching position."""
     return match_table(con, matches).to_pylist()
 

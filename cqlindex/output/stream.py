@@ -20,7 +20,7 @@ move number, the tags.
 from __future__ import annotations
 
 import codecs
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TextIO
 from itertools import chain
 
@@ -66,7 +66,7 @@ _GAMES = (
 
 #: Matches as a dict {gamenumber: ids} in output order, or its (gamenumber, ids) pairs as they
 #: come (a streamed run's :meth:`~cqlindex.exec.result.QueryResult.pairs`).
-Matches = dict[int, list[int]] | Iterable[tuple[int, list[int]]]
+Matches = Mapping[int, list[int]] | Iterable[tuple[int, list[int]]]
 
 
 def _chunks(matches: Matches, size: int) -> Iterator[list[tuple[int, int, list[int]]]]:
@@ -74,7 +74,7 @@ def _chunks(matches: Matches, size: int) -> Iterator[list[tuple[int, int, list[i
     the pairs are read as the chunks are, so a stream of them is never held whole."""
     chunk: list[tuple[int, int, list[int]]] = []
     held = 0
-    pairs = matches.items() if isinstance(matches, dict) else matches
+    pairs = matches.items() if isinstance(matches, Mapping) else matches
     for rank, (game, ids) in enumerate(pairs):
         chunk.append((rank, game, ids))
         held += len(ids)

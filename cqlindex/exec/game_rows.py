@@ -1,0 +1,100 @@
+"""The matching positionids of many games, held as arrays and turned into lists only when read.
+
+A query SQL decides can match hundreds of thousands of positions in a hundred thousand games
+(query b1 of the benchmark: 469,893 in 121,818 games on 34 M positions). Building a Python list
+per game costs ~0.1 s there, more than the scan DuckDB does to find them (issue 16), and much of
+what a run does with its result never looks inside the lists: counting games and positions, the
+closing line, the game numbers, the order check. :class:`GameRows` keeps the grouping DuckDB's
+arrays gave (where each game starts in one flat array of ids) and makes a game's list when
+someone asks for it; a writer that reads every game pays the same as before, one game at a time.
+
+It is a read-only :class:`~collections.abc.Mapping` in gamenumber order, so everything that reads
+a ``{gamenumber: [positionid, ...]}`` dict reads it unchanged; the result converts it to a dict
+before anything writes into it (:meth:`cqlindex.exec.result.QueryResult.keep`).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from operator import index
+from collections.abc import ItemsView, Iterator, Mapping, ValuesView
+
+
+class GameRows(Mapping[int, list[int]]):
+    """``{gamenumber: [positionid, ...]}`` over three arrays: the games in ascending order,
+    where each one's ids start in ``ids`` (``bounds``, one more than the games), and the ids."""
+
+    __slots__ = ("_games", "_bounds", "_ids")
+
+    def __init__(self, games: list[int], bounds: list[int], ids) -> None:
+        """``ids``: anything sliced into objects with ``tolist()`` (a numpy array)."""
+        if len(bounds) != len(games) + 1 or (bounds and bounds[-1] != len(ids)):
+            raise ValueError("GameRows: bounds must hold each game's start and the end of ids")
+        self._games = games
+        self._bounds = bounds
+        self._ids = ids
+
+    @property
+    def positions(self) -> int:
+        """The number of positionids of all games (without making a list)."""
+        return len(self._ids)
+
+    def __len__(self) -> int:
+        return len(self._games)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._games)
+
+    def __contains__(self, game: object) -> bool:
+        return self._index(game) is not None
+
+    def __getitem__(self, game: int) -> list[int]:
+        i = self._index(game)
+        if i is None:
+            raise KeyError(game)
+        return self._ids[self._bounds[i]:self._bounds[i + 1]].tolist()
+
+    def _index(self, game: object) -> int | None:
+        try:
+            game = index(game)  # an int, or a numpy integer
+        except TypeError:
+            return None
+        i = bisect_left(self._games, game)
+        return i if i < len(self._games) and self._games[i] == game else None
+
+    def items(self) -> ItemsView[int, list[int]]:
+        return _Items(self)
+
+    def values(self) -> ValuesView[list[int]]:
+        return _Values(self)
+
+    def _pairs(self) -> Iterator[tuple[int, list[int]]]:
+        # One conversion and list slices: a ``tolist()`` per game costs several times more when
+        # the ids are spread over tens of thousands of games.
+        flat = self._ids.tolist()
+        bounds = self._bounds
+        return zip(self._games, map(flat.__getitem__, map(slice, bounds[:-1], bounds[1:])))
+
+    def __repr__(self) -> str:
+        return f"GameRows({dict(self.items())!r})"
+
+
+class _Items(ItemsView):
+    _mapping: GameRows
+
+    def __iter__(self) -> Iterator[tuple[int, list[int]]]:
+        return self._mapping._pairs()
+
+
+class _Values(ValuesView):
+    _mapping: GameRows
+
+    def __iter__(self) -> Iterator[list[int]]:
+        return (ids for _, ids in self._mapping._pairs())
+
+
+def positions_of(matches: Mapping[int, list[int]]) -> int:
+    """How many positionids ``matches`` holds, reading no list where it need not."""
+    if isinstance(matches, GameRows):
+        return matches.positions
+    return sum(map(len, matches.values()))
