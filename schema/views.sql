@@ -1,5 +1,5 @@
--- Views and macros for ad-hoc SQL. Bitboards are never shifted in SQL: a square's bit comes
--- from square_bit(sq), a precomputed constant.
+-- Views and macros for ad-hoc SQL. A square's bit comes from square_bit(sq), a constant; the
+-- FEN macros shift whole bitboards instead, which DuckDB does a column at a time.
 
 -- The bit of square sq (0 = a1 .. 63 = h8) as a signed BIGINT.
 CREATE MACRO square_bit(sq) AS
@@ -47,11 +47,29 @@ CREATE MACRO square_letter(pos, sq) AS substr('1KQRBNPkqrbnp', 1 +
     5 * ((pos.wn >> sq) & 1) + 6 * ((pos.wp >> sq) & 1) + 7 * ((pos.bk >> sq) & 1) + 8 * ((pos.bq >> sq) & 1) +
     9 * ((pos.br >> sq) & 1) + 10 * ((pos.bb >> sq) & 1) + 11 * ((pos.bn >> sq) & 1) + 12 * ((pos.bp >> sq) & 1), 1);
 
--- Rank r (0 = the first rank) of a positions row as eight letters, a to h, '1' for each empty square.
-CREATE MACRO rank_letters(pos, r) AS
-    square_letter(pos, 8 * r) || square_letter(pos, 8 * r + 1) || square_letter(pos, 8 * r + 2) ||
-    square_letter(pos, 8 * r + 3) || square_letter(pos, 8 * r + 4) || square_letter(pos, 8 * r + 5) ||
-    square_letter(pos, 8 * r + 6) || square_letter(pos, 8 * r + 7);
+-- The eight squares of rank r (0 = the first rank) of bitboard bb, one byte each (file a in the
+-- lowest): 1 where bb has the square, else 0. Branch-free: the rank's byte copied into all eight
+-- bytes, byte f keeps bit f, adding 0x7F to each byte carries that bit to the byte's top, which
+-- is shifted down. No sum overflows (the largest is 0xFFBF9F8F87838180).
+CREATE MACRO file_bits(bb, r) AS ((((bb >> (8 * r)) & 255)::UBIGINT * 72340172838076673::UBIGINT
+    & 9241421688590303745::UBIGINT) + 9187201950435737471::UBIGINT & 9259542123273814144::UBIGINT) >> 7;
+
+-- The piece on each square of rank r of a positions row as a number 0 (empty) to 12, one byte
+-- per file (file a in the lowest), in the order of '1KQRBNPkqrbnp': each bit of the number is
+-- the union of the boards whose pieces have it set (K 1, Q 2, R 3, B 4, N 5, P 6, k 7, ... p 12).
+CREATE MACRO rank_codes(pos, r) AS
+    file_bits(pos.wk | pos.wr | pos.wn | pos.bk | pos.br | pos.bn, r) +
+    2 * file_bits(pos.wq | pos.wr | pos.wp | pos.bk | pos.bb | pos.bn, r) +
+    4 * file_bits(pos.wb | pos.wn | pos.wp | pos.bk | pos.bp, r) +
+    8 * file_bits(pos.bq | pos.br | pos.bb | pos.bn | pos.bp, r);
+
+-- Rank r (0 = the first rank) of a positions row as eight letters, a to h, '1' for each empty
+-- square. Each byte of rank_codes plus one, times 16, prints as two hex digits, the second '0';
+-- reversed (file a first) and without the '0's, one digit per square is left to translate. Four
+-- unions of boards per rank, not twelve tests per square: DuckDB binds positions_fen (at every
+-- build) in 0.03 s instead of 0.16-0.4, and evaluates board_fen 1.5 times as fast.
+CREATE MACRO rank_letters(pos, r) AS translate(replace(reverse(hex(
+    (rank_codes(pos, r) + 72340172838076673::UBIGINT) * 16)), '0', ''), '123456789ABCD', '1KQRBNPkqrbnp');
 
 -- The piece placement field of a FEN for a positions row: ranks 8 to 1, runs of empty squares as
 -- digits. Written out rank by rank: the lambda form (list_transform over ranks and files) took

@@ -64,3 +64,33 @@ def test_fen_macro_and_view_match_python_chess(con) -> None:
         assert row["fen"] == board.fen(en_passant="fen"), (row["gamenumber"], row["positionid"])
     view = con.execute("SELECT count(*), count(DISTINCT fen) > 1000 FROM positions_fen").fetchall()[0]
     assert view == (con.execute("SELECT count(*) FROM positions").fetchall()[0][0], True)
+
+
+_BOARDS = {(color, kind): ("w" if color else "b") + chess.piece_symbol(kind)
+           for color in chess.COLORS for kind in chess.PIECE_TYPES}
+
+
+def _row(board: chess.Board) -> str:
+    """A struct literal with the twelve bitboards of ``board``, as the macros read a positions row."""
+    return "{" + ", ".join(f"'{name}': ({to_signed(int(board.pieces_mask(kind, color)))})::BIGINT"
+                           for (color, kind), name in _BOARDS.items()) + "}"
+
+
+@pytest.mark.parametrize("square", [chess.A1, chess.H1, chess.D4, chess.A8, chess.H8, chess.G7])
+@pytest.mark.parametrize("piece", [chess.Piece(k, c) for c in chess.COLORS for k in chess.PIECE_TYPES],
+                         ids=lambda p: p.symbol())
+def test_board_fen_places_every_piece_on_every_corner(con, piece: chess.Piece, square: int) -> None:
+    # h8 is the sign bit of the stored BIGINT; a1 and h8 the first and last byte of file_bits.
+    board = chess.Board.empty()
+    board.set_piece_at(square, piece)
+    board.set_piece_at(chess.E4 if square != chess.E4 else chess.E5, chess.Piece(chess.KING, not piece.color))
+    got = con.execute(f"SELECT board_fen({_row(board)})").fetchall()[0][0]
+    assert got == board.board_fen()
+
+
+def test_rank_letters_are_the_square_letters_on_real_positions(con) -> None:
+    differing = con.execute(
+        "SELECT count(*) FROM positions p, range(8) AS r(r) WHERE rank_letters(p, r) <> "
+        + " || ".join(f"square_letter(p, 8 * r + {f})" for f in range(8))).fetchall()[0][0]
+    assert differing == 0
+    assert con.execute("SELECT count(*) FROM positions").fetchall()[0][0] > 10_000
