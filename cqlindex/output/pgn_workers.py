@@ -111,14 +111,15 @@ def write_pgn_games(con, result, out: TextIO, *, matchstring: str = "CQL", varia
 def parts(result, matches: Mapping[int, list[int]], workers: int) -> list[Part]:
     """``matches`` (a batch of ``result``) cut into parts in order: at most ``HEADS`` games
     each, and at least two per worker where the batch allows it (``BATCH`` games or more)."""
-    numbers = list(matches)
-    size = max(BATCH, min(HEADS, -(-len(numbers) // (2 * workers))))
+    pairs = list(matches.items())  # one pass: a GameRows makes its lists here, not a lookup per game
+    size = max(BATCH, min(HEADS, -(-len(pairs) // (2 * workers))))
     labels = tuple(Label(key.label) for key in result.keys)
     cut = []
-    for start in range(0, len(numbers), size):
-        games = numbers[start:start + size]
-        cut.append(Part(labels, {n: matches[n] for n in games}, _some(result.sort_values, games),
-                        _some(result.comments, games), _some(result.edits, games)))
+    for start in range(0, len(pairs), size):
+        some = dict(pairs[start:start + size])
+        games = list(some)
+        cut.append(Part(labels, some, _some(result.sort_values, games), _some(result.comments, games),
+                        _some(result.edits, games)))
     return cut
 
 
