@@ -16,8 +16,8 @@ before anything writes into it (:meth:`cqlindex.exec.result.QueryResult.keep`).
 from __future__ import annotations
 
 from bisect import bisect_left
-from operator import index
 from collections.abc import ItemsView, Iterator, Mapping, ValuesView
+from operator import index
 
 
 class GameRows(Mapping[int, list[int]]):
