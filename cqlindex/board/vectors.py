@@ -5,7 +5,8 @@ here every fact is one array expression over a whole batch of positions, so no P
 per position. The results are the same numbers, bit for bit (the differential test builds
 both ways and compares every column):
 
-* :func:`piece_bitboards` turns 8x8 boards of piece codes into the 12 bitboards;
+* :func:`piece_bitboards` turns 8x8 boards of piece codes into the 12 bitboards, one row
+  per piece;
 * :func:`attack_maps` gives the squares each side attacks, CQL's way (pinned pieces attack),
   with shifts for pawns, knights and kings and Kogge-Stone occluded fills for sliders;
 * :func:`zobrist` gives python-chess's polyglot key from the bitboards, castling flags,
@@ -36,16 +37,28 @@ CODE_PIECE_TYPE = np.array([0, 1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6], dtype=np.uin
 
 
 def piece_bitboards(boards: np.ndarray) -> np.ndarray:
-    """(n, 12) uint64 bitboards K Q R B N P k q r b n p of (n, 64) boards of reader codes."""
-    out = np.empty((boards.shape[0], 12), dtype=U64)
+    """(12, n) uint64 bitboards K Q R B N P k q r b n p of (n, 64) boards of reader codes.
+
+    One row per piece, so that every later step reads and writes whole contiguous rows and each
+    row goes to Arrow without a copy: on (n, 12) the same arithmetic on strided columns took
+    2-3x as long. The 64 squares are read four times, once per bit of the codes (0-12 fit in
+    four bits), and each piece's board is the AND of those four planes or their complements.
+    """
+    planes = [np.packbits(boards & np.uint8(1 << b), axis=1, bitorder="little").view("<u8")[:, 0]
+              for b in range(4)]
+    flipped = [~plane for plane in planes]
+    out = np.empty((12, boards.shape[0]), dtype=U64)
     for i, code in enumerate(READER_CODES):
-        packed = np.packbits(boards == code, axis=1, bitorder="little")
-        out[:, i] = packed.view("<u8")[:, 0]
+        pick = [planes[b] if code >> b & 1 else flipped[b] for b in range(4)]
+        np.bitwise_and(pick[0], pick[1], out=out[i])
+        out[i] &= pick[2]
+        out[i] &= pick[3]
     return out
 
 
-def _shift(bb: np.ndarray, n: int) -> np.ndarray:
-    return bb << U64(n) if n > 0 else bb >> U64(-n)
+def _shift_into(out: np.ndarray, bb: np.ndarray, n: int) -> np.ndarray:
+    """``bb`` shifted by ``n`` squares (up for n > 0), written into ``out``."""
+    return np.left_shift(bb, U64(n), out=out) if n > 0 else np.right_shift(bb, U64(-n), out=out)
 
 
 # (shift, mask of squares a step may land on) for the eight ray directions.
@@ -56,43 +69,51 @@ _KNIGHT = ((17, _NOT_A), (15, _NOT_H), (10, _NOT_AB), (6, _NOT_GH),
 _KING = _ORTHOGONAL + _DIAGONAL
 
 
-def _slides(sliders: np.ndarray, empty: np.ndarray, directions) -> np.ndarray:
-    """Squares the sliders attack along ``directions``, stopping at the first occupied square."""
-    out = np.zeros_like(sliders)
+def _slides(sliders: np.ndarray, empty: np.ndarray, directions, out: np.ndarray) -> None:
+    """OR into ``out`` the squares the sliders attack along ``directions``, stopping at the
+    first occupied square (Kogge-Stone fills, in place: a batch's temporaries are reused)."""
+    step_bb = np.empty_like(sliders)
     for step, mask in directions:
         gen = sliders.copy()
         pro = empty & mask
         for k in (1, 2, 4):
-            gen |= pro & _shift(gen, step * k)
-            pro &= _shift(pro, step * k)
-        out |= _shift(gen, step) & mask
-    return out
+            _shift_into(step_bb, gen, step * k)
+            step_bb &= pro
+            gen |= step_bb
+            if k != 4:
+                pro &= _shift_into(step_bb, pro, step * k)
+        _shift_into(step_bb, gen, step)
+        step_bb &= mask
+        out |= step_bb
 
 
-def _leaps(pieces: np.ndarray, moves) -> np.ndarray:
-    out = np.zeros_like(pieces)
+def _leaps(pieces: np.ndarray, moves, out: np.ndarray) -> None:
+    step_bb = np.empty_like(pieces)
     for step, mask in moves:
-        out |= _shift(pieces, step) & mask
-    return out
+        _shift_into(step_bb, pieces, step)
+        step_bb &= mask
+        out |= step_bb
 
 
 def side_attacks(bb: np.ndarray, white: bool, occupied: np.ndarray) -> np.ndarray:
     """Squares attacked by one side (union of python-chess's ``attacks_mask`` of its pieces)."""
     base = 0 if white else 6
-    king, queen, rook, bishop, knight, pawn = (bb[:, base + i] for i in range(6))
+    king, queen, rook, bishop, knight, pawn = (bb[base + i] for i in range(6))
     if white:
         attacked = ((pawn & _NOT_A) << U64(7)) | ((pawn & _NOT_H) << U64(9))
     else:
         attacked = ((pawn & _NOT_A) >> U64(9)) | ((pawn & _NOT_H) >> U64(7))
     empty = ~occupied
-    attacked |= _leaps(knight, _KNIGHT) | _leaps(king, _KING)
-    attacked |= _slides(rook | queen, empty, _ORTHOGONAL) | _slides(bishop | queen, empty, _DIAGONAL)
+    _leaps(knight, _KNIGHT, attacked)
+    _leaps(king, _KING, attacked)
+    _slides(rook | queen, empty, _ORTHOGONAL, attacked)
+    _slides(bishop | queen, empty, _DIAGONAL, attacked)
     return attacked
 
 
 def attack_maps(bb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(White's, Black's) attacked squares for (n, 12) bitboards."""
-    occupied = np.bitwise_or.reduce(bb, axis=1)
+    """(White's, Black's) attacked squares for (12, n) bitboards."""
+    occupied = np.bitwise_or.reduce(bb, axis=0)
     return side_attacks(bb, True, occupied), side_attacks(bb, False, occupied)
 
 
@@ -105,12 +126,13 @@ for _code in range(1, 13):
     _PIECE_KEYS[_code] = _POLYGLOT[64 * (2 * (_type - 1) + (1 if _white else 0)): ][:64]
 # The same keys for two neighbouring squares (2k, 2k+1) at once, indexed by 13 * code + code:
 # one gather per pair of squares instead of one per square (the table is 43 KiB, cache-resident).
-_PAIR_KEYS = (_PIECE_KEYS[:, 0::2][:, None, :] ^ _PIECE_KEYS[:, 1::2][None, :, :]).reshape(169, 32).T.copy()
-_PAIRS = np.arange(32)
+# Flat, pair j's 169 keys from 169 * j: one ``take`` with the offsets added in place is cheaper
+# than a two-axis fancy index (measured 0.06 against 0.08 s on 400,000 positions).
+_PAIR_KEYS = (_PIECE_KEYS[:, 0::2][:, None, :] ^ _PIECE_KEYS[:, 1::2][None, :, :]).reshape(169, 32).T.ravel()
+_PAIR_OFFSETS = np.arange(32, dtype=np.int16) * 169
 _CASTLE_KEYS = _POLYGLOT[768:772]  # white O-O, white O-O-O, black O-O, black O-O-O
 _EP_KEYS = _POLYGLOT[772:780]
 _TURN_KEY = _POLYGLOT[780]
-_SQUARES = np.arange(64)
 
 
 def zobrist(boards: np.ndarray, bb: np.ndarray, castling: np.ndarray, ep_square: np.ndarray,
@@ -121,8 +143,10 @@ def zobrist(boards: np.ndarray, bb: np.ndarray, castling: np.ndarray, ep_square:
     ``ep_square`` int (-1 when none; hashed only when a pawn of the side to move stands beside
     the pawn that just moved, as polyglot wants).
     """
-    pair = boards[:, 0::2].astype(np.int16) * 13 + boards[:, 1::2]
-    key = np.bitwise_xor.reduce(_PAIR_KEYS[_PAIRS, pair], axis=1)
+    pair = boards[:, 0::2].astype(np.int16) * 13
+    pair += boards[:, 1::2]
+    pair += _PAIR_OFFSETS
+    key = np.bitwise_xor.reduce(_PAIR_KEYS.take(pair), axis=1)
     for i in range(4):
         key ^= np.where(castling[:, i], _CASTLE_KEYS[i], U64(0))
     has_ep = ep_square >= 0
@@ -131,7 +155,7 @@ def zobrist(boards: np.ndarray, bb: np.ndarray, castling: np.ndarray, ep_square:
         behind = np.where(white_to_move, ep - 8, ep + 8)
         behind_bb = np.left_shift(U64(1), behind.astype(U64))
         beside = ((behind_bb & _NOT_A) >> U64(1)) | ((behind_bb & _NOT_H) << U64(1))
-        own_pawns = np.where(white_to_move, bb[:, 5], bb[:, 11])
+        own_pawns = np.where(white_to_move, bb[5], bb[11])
         hashed = has_ep & ((beside & own_pawns) != 0)
         key ^= np.where(hashed, _EP_KEYS[ep & 7], U64(0))
     key ^= np.where(white_to_move, _TURN_KEY, U64(0))

@@ -70,7 +70,10 @@ def read(games: list[tuple[int, Routed]]):
      legal_from, legal_to, reader_comments) = _parse([g.reader_text for _, g in games])
     counts = np.diff(pos_off)
     moves_per_game = np.diff(move_off)
-    has_comment = pa.array(reader_comments, type=pa.string()).is_valid().to_numpy(zero_copy_only=False)
+    if reader_comments.count(None) == len(reader_comments):  # engine books: Arrow is slow on all-None lists
+        has_comment = np.zeros(len(reader_comments), dtype=bool)
+    else:
+        has_comment = pa.array(reader_comments, type=pa.string()).is_valid().to_numpy(zero_copy_only=False)
     running = np.concatenate([[0], np.cumsum(has_comment, dtype=np.int64)])
     comment_counts = running[move_off[1:]] - running[move_off[:-1]]
     expected_comments = np.array([len(g.comments) for _, g in games], dtype=np.int64)
@@ -109,7 +112,7 @@ def _positions(games, counts, boards, en_passant, turn, from_sq, to_sq, promotio
     bb = vectors.piece_bitboards(boards)
     white_attacks, black_attacks = vectors.attack_maps(bb)
     wtm = turn.astype(bool)
-    own_king = np.where(wtm, bb[:, 0], bb[:, 6])
+    own_king = np.where(wtm, bb[0], bb[6])
     check = (own_king & np.where(wtm, black_attacks, white_attacks)) != 0
     legal = np.diff(legal_off)
 
@@ -120,17 +123,15 @@ def _positions(games, counts, boards, en_passant, turn, from_sq, to_sq, promotio
     piece = vectors.CODE_PIECE_TYPE[piece_code].astype(np.int64)
     target_code = boards[parent_of, to].astype(np.int64)
     mover_white = piece_code <= 6
-    rook_col = np.where(mover_white, 2, 8)
-    bb_before, bb_after = bb[parent_of], bb[child]
-    rooks_before = bb_before[np.arange(len(fr)), rook_col]
-    rooks_after = bb_after[np.arange(len(fr)), rook_col]
+    rooks_before = np.where(mover_white, bb[2][parent_of], bb[8][parent_of])
+    rooks_after = np.where(mover_white, bb[2][child], bb[8][child])
     is_castle = (piece == _KING) & ((rooks_before != rooks_after) | (np.abs((fr & 7) - (to & 7)) >= 2) | (fr == to))
     castle = np.where(is_castle, np.where((to & 7) == 6, 1, 2), 0)
     is_ep = (piece == _PAWN) & ((fr & 7) != (to & 7)) & (target_code == 0)
     captured = np.where(is_castle, 0, np.where(is_ep, _PAWN, vectors.CODE_PIECE_TYPE[target_code]))
-    opp = np.where(mover_white[:, None], np.arange(6, 12)[None, :], np.arange(0, 6)[None, :])
-    rows = np.arange(len(fr))[:, None]
-    gone = np.bitwise_or.reduce(bb_before[rows, opp] & ~bb_after[rows, opp], axis=1)
+    # The opponent's pieces stand still on a move: the one square they lose is the capture's.
+    white_men, black_men = np.bitwise_or.reduce(bb[:6], axis=0), np.bitwise_or.reduce(bb[6:], axis=0)
+    gone = np.where(mover_white, black_men[parent_of] & ~black_men[child], white_men[parent_of] & ~white_men[child])
     capture_square = np.where(captured > 0, _bit_index(np.where(gone == 0, np.uint64(1), gone)), -1)
     left, arrived = rooks_before & ~rooks_after, rooks_after & ~rooks_before
     moved = left != 0
@@ -207,7 +208,7 @@ def _positions(games, counts, boards, en_passant, turn, from_sq, to_sq, promotio
         "movenumber": (ply + first_black) // 2 + 1, "wtm": wtm,
     }
     for i, name in enumerate(_BITBOARD_COLUMNS):
-        arrays[name] = bb[:, i].view(np.int64)
+        arrays[name] = bb[i].view(np.int64)
     arrays["castling_rights"] = rights.view(np.int64)
     arrays["ep_square"] = pa.array(ep, mask=ep < 0)
     arrays["halfmove_clock"] = halfmove
@@ -239,11 +240,10 @@ def _san(boards, parent_of, child, fr, to, piece, piece_code, captured, castle, 
     positions = len(legal_off) - 1
     target_of = np.full(positions, -1, dtype=np.int16)
     target_of[parent_of] = to
-    position_of_legal = np.repeat(np.arange(positions, dtype=np.int32), np.diff(legal_off))
-    same_target = np.flatnonzero(legal_to == target_of[position_of_legal])
+    same_target = np.flatnonzero(legal_to == np.repeat(target_of, np.diff(legal_off)))
     move_at = np.full(positions, -1, dtype=np.int64)
     move_at[parent_of] = np.arange(m)
-    at = position_of_legal[same_target]
+    at = np.searchsorted(legal_off, same_target, side="right") - 1  # the position each is legal in
     k = move_at[at]
     lf = legal_from[same_target].astype(np.int64)
     candidate = (lf != fr[k]) & (piece[k] != _PAWN) & (piece[k] != _KING) & (boards[at, lf] == piece_code[k])
