@@ -139,7 +139,8 @@ def zobrist(boards: np.ndarray, bb: np.ndarray, castling: np.ndarray, ep_square:
             white_to_move: np.ndarray) -> np.ndarray:
     """python-chess's polyglot key of each position.
 
-    ``castling`` is (n, 4) bool in polyglot's order (K, Q, k, q: python-chess's clean rights),
+    ``boards`` are the (n, 64) reader codes and ``bb`` their (12, n) bitboards
+    (:func:`piece_bitboards`); ``castling`` is (n, 4) bool in polyglot's order (K, Q, k, q: python-chess's clean rights),
     ``ep_square`` int (-1 when none; hashed only when a pawn of the side to move stands beside
     the pawn that just moved, as polyglot wants).
     """
