@@ -70,7 +70,13 @@ def console() -> None:
     query that ran here to its end, out at once. Python's teardown of the modules a query loads
     (DuckDB, sqlglot, the parser) costs ~0.1 CPU s, a fifth of a query's start-up, and frees
     nothing the system would not: the index is closed, the output written and closed, no child
-    process is left (a Spark run, which has a JVM to stop, ends the usual way)."""
+    process is left (a Spark run, which has a JVM to stop, ends the usual way).
+
+    Nothing a command runs here needs pandas, which pyarrow would import if installed
+    (:mod:`cqlindex.no_pandas`, issue 16); ``--engine spark`` lets pyspark have it back."""
+    from cqlindex import no_pandas
+
+    no_pandas.hide()
     if main():
         try:
             sys.stdout.flush()

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from cqlindex import no_pandas
 from cqlindex.errors import CqlindexError, InputError
 from cqlindex.exec.result import QueryResult
 from cqlindex.exec.run import knowing_last_game, last_gamenumber
@@ -62,6 +63,7 @@ class Spec:
 
 def session(master: str = "local[*]"):
     """The Spark session (an existing one is reused, as ``getOrCreate`` does); a clear error without pyspark or Java."""
+    no_pandas.unhide()  # pyspark's Arrow UDFs import pandas
     try:
         from pyspark.sql import SparkSession
     except ImportError:

@@ -21,6 +21,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 
 _PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 
@@ -56,8 +57,12 @@ def _watch(parent: int) -> None:
     os._exit(1)
 
 
-def lifeline_options() -> dict:
-    """Keyword arguments for a ``ProcessPoolExecutor`` whose workers end with this process."""
+def lifeline_options(start: Callable[[int | None], None] = tie_to_parent) -> dict:
+    """Keyword arguments for a ``ProcessPoolExecutor`` whose workers end with this process.
+
+    ``start`` runs first in each worker, given the ``build_pid`` of :func:`tie_to_parent`; one
+    that does more must call :func:`tie_to_parent` itself.
+    """
     context = multiprocessing.get_context()
     build_pid = None if context.get_start_method() == "forkserver" else os.getpid()
-    return {"mp_context": context, "initializer": tie_to_parent, "initargs": (build_pid,)}
+    return {"mp_context": context, "initializer": start, "initargs": (build_pid,)}

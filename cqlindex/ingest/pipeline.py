@@ -27,9 +27,9 @@ import duckdb
 import pyarrow as pa
 from zstandard import ZstdError
 
-from cqlindex import __version__
+from cqlindex import __version__, no_pandas
 from cqlindex.errors import InputError, OutputError
-from cqlindex.ingest.lifeline import lifeline_options
+from cqlindex.ingest.lifeline import lifeline_options, tie_to_parent
 from cqlindex.ingest.lock import lock_target
 from cqlindex.ingest.chunks import Chunk, chunks
 from cqlindex.ingest.source import expand_inputs
@@ -299,7 +299,7 @@ def _parsed(pieces: Iterator[tuple[Chunk, int]], workers: int, reader: str, sche
             yield chunk, done, parse_chunk(chunk, reader, schema, batch_games)
         return
     spool.mkdir(exist_ok=True)
-    with ProcessPoolExecutor(max_workers=workers, **lifeline_options()) as pool:
+    with ProcessPoolExecutor(max_workers=workers, **lifeline_options(_start_worker)) as pool:
         pending: deque[tuple[Chunk, int, Future]] = deque()
         try:
             for chunk, done in pieces:
@@ -314,6 +314,12 @@ def _parsed(pieces: Iterator[tuple[Chunk, int]], workers: int, reader: str, sche
         finally:
             for _, _, future in pending:
                 future.cancel()
+
+
+def _start_worker(build_pid: int | None) -> None:
+    """A parse worker's start: it ends with the build, and its pyarrow never imports pandas."""
+    tie_to_parent(build_pid)
+    no_pandas.hide()
 
 
 def _insert(con: duckdb.DuckDBPyConnection, games, positions, errors, games_before: int) -> None:

@@ -39,6 +39,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TextIO
 
+from cqlindex import no_pandas
 from cqlindex.ingest.lifeline import tie_to_parent
 from cqlindex.output.pgn import BATCH, HEADS, PgnSummary, index_directory, write_games, write_pgn
 from cqlindex.output.sources import Sources
@@ -205,9 +206,11 @@ _worker: _Here | None = None
 
 
 def _start(parent: int, database: str) -> None:
-    """A worker's start: tied to the writing process, the index opened read-only."""
+    """A worker's start: tied to the writing process, its pyarrow kept from importing pandas, the
+    index opened read-only."""
     global _worker
     tie_to_parent(parent)
+    no_pandas.hide()
     from cqlindex.store.database import connect
 
     try:
