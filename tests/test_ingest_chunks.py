@@ -29,6 +29,8 @@ TRICKY = {
     "escapes": b'[Event "a"]\n\n1. e4 *\n%escape\n\n; semi\n\n[Event "b"]\n\n1. d4 *\n',
     # the same tag twice: two header-only games
     "repeated-tag": b'[Event "a"]\n[Event "b"]\n\n1. e4 *\n\n[Event "c"]\n\n1. d4 *\n',
+    # the same name after blanks inside the brackets, and a bracket alone
+    "repeated-tag-spaced": b'[Event "a"]\n[ \tEvent "b"]\n[\n\n1. e4 *\n\n[Event "c"]\n[\n[Site "s"]\n\n1. d4 *\n',
     # tagless games after a result and a blank line, then a header
     "tagless": b"1. e4 e5 1-0\n\n1. d4 d5 *\n\n[Event \"x\"]\n\n1. c4 *\n",
     # CRLF, whitespace-only blank lines, no final newline

@@ -72,13 +72,20 @@ def test_standard_start() -> None:
     assert (game.root_castling, game.root_ep, game.root_halfmove) == (chess.BB_CORNERS, -1, 0)
 
 
-# Header lines read by route's own loop must give python-chess's Headers, order and values.
+# Header lines read by route's own regex must give python-chess's Headers, order and values.
 TAG_CASES = [
     ("roster-reordered", ['[Annotator "a"]', '[Result "1-0"]', '[White "w"]', '[Event "e"]']),
     ("repeated-name-keeps-first-place", ['[Site "s"]', '[Foo "1"]', '[Bar "2"]', '[Foo "3"]', '[Site "t"]']),
     ("escapes", ['[White "a \\"b\\" c"]', '[Event "back\\\\slash"]']),
     ("not-tags-skipped", ['[Event "e"]', '[bad tag]', '% escape', '[White "w"]']),
     ("none", ['1. e4']),
+    # Read all at once, each line must still be matched on its own:
+    ("blanks-around-the-value", ['[Event\t"e"]  \t', '[Site   "s"]', '[Round\u3000"1"]']),
+    ("name-and-value-on-two-lines", ['[Event', '"e"]', '[Site "s"]']),
+    ("value-ending-in-a-later-line", ['[Event "e', '"]', '[White "w"]']),
+    ("greedy-value", ['[Event "a"] "b"]']),
+    ("carriage-return-inside", ['[Event "a\rb"]', '[Site "s"]']),
+    ("empty-value-and-name-only", ['[Event ""]', '[Site]']),
 ]
 
 
@@ -89,4 +96,4 @@ def test_read_tags_equals_python_chess_headers(lines: list[str]) -> None:
         match = chess.pgn.TAG_REGEX.match(line)
         if match:
             headers[match.group(1)] = unescape_tag(match.group(2))
-    assert list(read_tags(lines).items()) == list(headers.items())
+    assert list(read_tags("\n".join(lines)).items()) == list(headers.items())

@@ -115,9 +115,13 @@ def _reading_moves(data: bytes, end: int) -> bool:
 
 # One game as the splitter would read it: tag lines (stripped, each starts with '['), blank
 # lines, movetext lines (none starts with '['), blank lines; with no '{', '%' or ';' anywhere
-# (checked apart), so no comment, escape or tagless-game rule can apply inside it.
-_SIMPLE_GAME = re.compile(rb"(?:[ \t\r\x0b\x0c]*\[[^\n]*\n)+(?:[ \t\r\x0b\x0c]*\n)*"
+# (checked apart), so no comment, escape or tagless-game rule can apply inside it. Group 1: the tag lines.
+_SIMPLE_GAME = re.compile(rb"((?:[ \t\r\x0b\x0c]*\[[^\n]*\n)+)(?:[ \t\r\x0b\x0c]*\n)*"
                           rb"(?:[ \t\r\x0b\x0c]*[^\s\[][^\n]*\n)+(?:[ \t\r\x0b\x0c]*\n)*\Z")
+
+# The name of each tag line (a line whose first non-blank character is '['), as the splitter
+# reads it: the first word after the '[', empty if none.
+_TAG_NAMES = re.compile(rb"^[ \t\r\x0b\x0c]*\[[ \t\r\x0b\x0c]*([^ \t\n\r\x0b\x0c]*)", re.MULTILINE)
 
 
 def chunk_games(chunk: Chunk) -> Iterator[RawGame]:
@@ -142,8 +146,10 @@ def chunk_games(chunk: Chunk) -> Iterator[RawGame]:
 
 
 def _one_plain_game(segment: bytes) -> bool:
-    if b"{" in segment or b"%" in segment or b";" in segment or not _SIMPLE_GAME.match(segment):
+    if b"{" in segment or b"%" in segment or b";" in segment:
         return False
-    names = [line.strip()[1:].split(None, 1)[0] if len(line.strip()) > 1 else b""
-             for line in segment.split(b"\n") if line.strip().startswith(b"[")]
+    match = _SIMPLE_GAME.match(segment)
+    if match is None:
+        return False
+    names = _TAG_NAMES.findall(segment, 0, match.end(1))
     return len(names) == len(set(names))

@@ -34,6 +34,11 @@ _COMMENT = re.compile(r"\{([^}]*)\}")
 _FORBIDDEN = ("(", ")", "$", "!", "?", ";", "%", "{", "}", "@", "--", "Z0", "0000", "1-0", "0-1", "1/2", "*")
 _RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 _ROSTER = frozenset(chess.pgn.TAG_ROSTER)
+# python-chess's TAG_REGEX, which it matches line by line, found in all the header lines at once:
+# the same pattern with each \s kept inside its line (whitespace but a line feed).
+_TAG_LINES = re.compile(r'^\[([A-Za-z0-9][A-Za-z0-9_+#=:-]*)[^\S\n]+"([^\r\n]*)"\][^\S\n]*$', re.MULTILINE)
+# The header: the lines from the first on that start with '['.
+_HEADER = re.compile(r"(?:\[[^\n]*(?:\n|\Z))*")
 _BEFORE_FIRST_MOVE = re.compile(r"\s*(?:\d+\s*\.*\s*)?")
 _MOVE = re.compile(r"[a-hNBRQKO]")
 # A result then ';' comments to the end of the game (engine GUIs write a summary there):
@@ -57,17 +62,15 @@ class Routed:
     comments: list[str]         # the other comments in text order, as python-chess reads them
 
 
-def read_tags(lines: list[str]) -> dict[str, str]:
-    """Tags of the header lines, in python-chess's order (its seven-tag roster first, then the
-    others in text order; a repeated name keeps its first place and its last value), as
-    ``chess.pgn.Headers`` orders them, without its per-tag checks (the tag regex already made them)."""
+def read_tags(header: str) -> dict[str, str]:
+    """Tags of the header lines (``header``, lines joined by line feeds), in python-chess's order
+    (its seven-tag roster first, then the others in text order; a repeated name keeps its first
+    place and its last value), as ``chess.pgn.Headers`` orders them, without its per-tag checks
+    (the tag regex already made them)."""
     roster: dict[str, str] = {}
     others: dict[str, str] = {}
-    for line in lines:
-        match = chess.pgn.TAG_REGEX.match(line)
-        if match:
-            name = match.group(1)
-            (roster if name in _ROSTER else others)[name] = unescape_tag(match.group(2))
+    for name, value in _TAG_LINES.findall(header):
+        (roster if name in _ROSTER else others)[name] = unescape_tag(value) if "\\" in value else value
     if not roster:
         return others
     return {**{name: roster[name] for name in chess.pgn.TAG_ROSTER if name in roster}, **others}
@@ -124,11 +127,8 @@ def _start(headers: dict[str, str]) -> tuple | None:
 
 def route(text: str) -> Routed | None:
     """The compiled reader's view of one prepared game text, or None: python-chess reads it."""
-    lines = text.split("\n")
-    n = 0
-    while n < len(lines) and lines[n].startswith("["):
-        n += 1
-    movetext = "\n".join(lines[n:])
+    end = _HEADER.match(text).end()
+    movetext = text[end:]
     if ";" in movetext:
         movetext = _RESULT_THEN_LINE_COMMENT.sub(r"\1\n", movetext)
     if "{" in movetext:
@@ -141,7 +141,7 @@ def route(text: str) -> Routed | None:
     before_result = bare[:_result_start(bare)]
     if any(token in before_result for token in _FORBIDDEN) or not _MOVE.search(bare):
         return None
-    headers = read_tags(lines[:n])
+    headers = read_tags(text[:end])
     start = _start(headers)
     if start is None:
         return None
