@@ -22,6 +22,7 @@ from cqlindex.plan.children import read_moves_from_children
 from cqlindex.filters.relation.sql import narrowing as relation_narrowing
 from cqlindex.plan.compile import Compiler
 from cqlindex.plan.terms import Row
+from cqlindex.plan.placement import merge_placements
 from cqlindex.plan.truth import drop_guards
 from cqlindex.query.analyse import reads_other_positions
 from cqlindex.query.rewrite import Expansions
@@ -108,8 +109,8 @@ def plan(query: ast.Query, variations: bool, *, chess960: bool = True, attack_ma
     select = select.order_by(S.col("gamenumber", "p"), S.col("positionid", "p"))
     if not compiler.windowed:  # a window's rows are consecutive positions: its SELECT stays as built
         select = read_moves_from_children(select)
-    prefilters = tuple((body, drop_guards(candidates)) for body, candidates in compiler.prefilters)
-    return Plan(query, variations, drop_guards(select), exact and not compiler.python_needed,
+    prefilters = tuple((body, merge_placements(drop_guards(candidates))) for body, candidates in compiler.prefilters)
+    return Plan(query, variations, merge_placements(drop_guards(select)), exact and not compiler.python_needed,
                 not reads_other_positions(query.body), tuple(verdicts), prefilters, compiler.windowed)
 
 
