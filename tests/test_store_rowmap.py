@@ -103,6 +103,29 @@ def test_the_rewrite_is_used(index: Path) -> None:
         con.close()
 
 
+def test_a_join_guessed_small_is_still_a_merge(index: Path) -> None:
+    """A placement pins every bitboard: DuckDB guesses a handful of rows and, left to itself, would
+    join them to the map by a nested loop over all of it (555 s at 34 M positions for one that
+    matched 437,148). The connection asks for the sorted merge whatever the guess."""
+    from cqlindex.exec.run import plan_prepared, prepare
+
+    start = ("cql(quiet) Ra1 Nb1 Bc1 Qd1 Ke1 Bf1 Ng1 Rh1 Pa2 Pb2 Pc2 Pd2 Pe2 Pf2 Pg2 Ph2 "
+             "pa7 pb7 pc7 pd7 pe7 pf7 pg7 ph7 ra8 nb8 bc8 qd8 ke8 bf8 ng8 rh8 [Aa]==32")
+    con = connect(index)
+    try:
+        select = plan_prepared(con, prepare(start, "<q>")).select.copy()
+        select.set("order", None)
+        sql = rows._sql(con, select)
+        assert "p.wk = 16" in sql and "ASOF JOIN game_rows" in sql
+        assert "Asof Join" in con.execute(f"EXPLAIN {sql}").fetchall()[0][1]
+        found = len(con.execute(sql).fetchall())
+        assert found and found == con.execute(f"SELECT count(*) FROM ({select.sql(dialect='duckdb')})").fetchall()[0][0]
+        con.execute("SET asof_loop_join_threshold = 64")  # DuckDB's default: the check can tell
+        assert "Nested Loop Join" in con.execute(f"EXPLAIN {sql}").fetchall()[0][1]
+    finally:
+        con.close()
+
+
 def _edited(index: Path, tmp_path: Path, *statements: str) -> Path:
     """A copy of ``index`` changed by ``statements`` behind cqlindex's back."""
     copy = tmp_path / "edited.duckdb"
