@@ -32,6 +32,7 @@ from sqlglot import exp
 
 from cqlindex.exec import memory
 from cqlindex.exec.game_rows import GameRows
+from cqlindex.plan.sql import conjuncts
 from cqlindex.store import rowmap
 
 #: Rows fetched as tuples before switching to numpy. A tuple per row costs ~0.6 us more to fetch
@@ -212,7 +213,7 @@ def _game_range(select: exp.Select) -> tuple[int, int] | None:
         return None
     alias = source.this.alias_or_name
     low, high = None, None
-    for term in _conjuncts(where.this):
+    for term in conjuncts(where.this):
         if (isinstance(term, exp.Between) and not term.args.get("symmetric") and isinstance(term.this, exp.Column)
                 and term.this.name == "gamenumber" and term.this.table == alias
                 and all(isinstance(term.args.get(k), exp.Literal) and term.args[k].is_int for k in ("low", "high"))):
@@ -220,15 +221,6 @@ def _game_range(select: exp.Select) -> tuple[int, int] | None:
             low = bounds[0] if low is None else max(low, bounds[0])
             high = bounds[1] if high is None else min(high, bounds[1])
     return None if low is None else (low, high)
-
-
-def _conjuncts(condition: exp.Expression) -> list[exp.Expression]:
-    """The terms ANDed at the top of ``condition``, through the parentheses sqlglot's ``where()`` adds."""
-    if isinstance(condition, exp.Paren):
-        return _conjuncts(condition.this)
-    if isinstance(condition, exp.And):
-        return _conjuncts(condition.this) + _conjuncts(condition.expression)
-    return [condition]
 
 
 def _rowid_select(select: exp.Select) -> exp.Select | None:

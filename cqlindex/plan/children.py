@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from cqlindex.plan import sql as S
+
 #: What ``x``'s columns are on its main-line child's row ``q``.
 _FROM_CHILD = ("gamenumber", "positionid", "wtm", "mainline")
 
@@ -62,16 +64,6 @@ def _source(select: exp.Select) -> exp.Table | None:
     return table
 
 
-def _conjuncts(where: exp.Expression | None) -> list[exp.Expression]:
-    if where is None:
-        return []
-    if isinstance(where, (exp.Where, exp.Paren)):
-        return _conjuncts(where.this)
-    if isinstance(where, exp.And):
-        return _conjuncts(where.this) + _conjuncts(where.expression)
-    return [where]
-
-
 def _is_column(e: exp.Expression, table: str, name: str) -> bool:
     return isinstance(e, exp.Column) and e.table == table and e.name == name
 
@@ -104,7 +96,7 @@ def _child_exists(conjunct: exp.Expression, x: str) -> tuple[exp.Table, list[exp
     child = table.alias
     links: set[str] = set()
     rest: list[exp.Expression] = []
-    for part in _conjuncts(inner.args.get("where")):
+    for part in S.conjuncts(inner.args.get("where")):
         link = _link(part, child, x)
         if link is not None and link not in links:
             links.add(link)
@@ -123,7 +115,7 @@ def _from_child(select: exp.Select) -> exp.Select | None:
     if table is None:
         return None
     x = table.alias
-    conjuncts = _conjuncts(select.args.get("where"))
+    conjuncts = S.conjuncts(select.args.get("where"))
     for i, conjunct in enumerate(conjuncts):
         found = _child_exists(conjunct, x)
         if found is not None:

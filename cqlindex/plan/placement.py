@@ -36,27 +36,19 @@ def merge_placements(select: exp.Select) -> exp.Select:
 
 def _truth(e: exp.Expression) -> exp.Expression:
     """``e`` with its conjunctions merged, through OR and parentheses; ``e`` itself if none changed."""
-    inner = e
-    while isinstance(inner, exp.Paren):
-        inner = inner.this
+    inner = S.unparen(e)
     if isinstance(inner, exp.Or):
         left, right = _truth(inner.this), _truth(inner.expression)
         if left is inner.this and right is inner.expression:
             return e
-        return S.either(_unparen(left), _unparen(right))
+        return S.either(S.unparen(left), S.unparen(right))
     if isinstance(inner, exp.And):
         return _merged(e)
     return e
 
 
-def _unparen(e: exp.Expression) -> exp.Expression:
-    while isinstance(e, exp.Paren):
-        e = e.this
-    return e
-
-
 def _merged(condition: exp.Expression) -> exp.Expression:
-    given = _conjuncts(condition)
+    given = S.conjuncts(condition)
     terms = [_truth(term) for term in given]
     squares: dict[tuple[str, str], int] = {}  # (table, column) -> the squares its tests ask
     first: dict[tuple[str, str], int] = {}  # -> where the first of its tests stands
@@ -90,15 +82,6 @@ def _merged(condition: exp.Expression) -> exp.Expression:
     for term in out[1:]:
         result = S.both(result, term)
     return result
-
-
-def _conjuncts(e: exp.Expression) -> list[exp.Expression]:
-    """The terms ANDed at the top of ``e``, through parentheses."""
-    while isinstance(e, exp.Paren):
-        e = e.this
-    if isinstance(e, exp.And):
-        return _conjuncts(e.this) + _conjuncts(e.expression)
-    return [e]
 
 
 def _square_test(term: exp.Expression) -> tuple[tuple[str, str], int] | None:

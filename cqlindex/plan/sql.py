@@ -115,6 +115,25 @@ def _term(e: exp.Expression, wrap: type) -> exp.Expression:
     return exp.Paren(this=e) if isinstance(e, wrap) else e
 
 
+def unparen(e: exp.Expression) -> exp.Expression:
+    """``e`` without the parentheses around it."""
+    while isinstance(e, exp.Paren):
+        e = e.this
+    return e
+
+
+def conjuncts(condition: exp.Expression | None) -> list[exp.Expression]:
+    """The terms ANDed at the top of ``condition`` (a WHERE, or what it holds), through the
+    parentheses sqlglot's ``where()`` and :func:`both` add; none for no condition."""
+    if condition is None:
+        return []
+    if isinstance(condition, (exp.Where, exp.Paren)):
+        return conjuncts(condition.this)
+    if isinstance(condition, exp.And):
+        return conjuncts(condition.this) + conjuncts(condition.expression)
+    return [condition]
+
+
 def not_null(e: exp.Expression) -> exp.Expression:
     return exp.Not(this=exp.Paren(this=exp.Is(this=paren(e), expression=exp.Null())))
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from cqlindex.plan.sql import unparen
+
 
 def drop_guards(select: exp.Select) -> exp.Select:
     """``select`` with every WHERE in it (subqueries' too) read as a truth test."""
@@ -50,15 +52,9 @@ def _false_default(e: exp.Coalesce) -> bool:
     return len(rest) == 1 and isinstance(rest[0], exp.Boolean) and rest[0].this is False
 
 
-def _unparen(e: exp.Expression) -> exp.Expression:
-    while isinstance(e, exp.Paren):
-        e = e.this
-    return e
-
-
 def _double_negation(e: exp.Expression) -> exp.Expression | None:
     """``c`` of ``NOT (NOT c)`` (three-valued logic keeps NULL as NULL through both), else None."""
     if not isinstance(e, exp.Not):
         return None
-    inner = _unparen(e.this)
-    return _unparen(inner.this) if isinstance(inner, exp.Not) else None
+    inner = unparen(e.this)
+    return unparen(inner.this) if isinstance(inner, exp.Not) else None
