@@ -35,19 +35,21 @@ def _batch(boards: list[chess.Board]) -> np.ndarray:
     return np.array([_codes(b) for b in boards], dtype=np.uint8).reshape(-1, 64)
 
 
-def _random_game_positions(seed: int, plies: int = 300) -> list[chess.Board]:
-    """Positions of random legal games from the start (promotions, castling, en passant come up)."""
+def _random_games(seed: int, plies: int = 300) -> tuple[list[chess.Board], list[int]]:
+    """Positions of random legal games from the start (promotions, castling, en passant come
+    up), one after the other, and the index of each game's first position."""
     rng = random.Random(seed)
-    out = []
+    out, starts = [], []
     while len(out) < plies:
         board = chess.Board()
+        starts.append(len(out))
         while not board.is_game_over() and len(out) < plies:
             out.append(board.copy(stack=False))
             board.push(rng.choice(list(board.legal_moves)))
-    return out
+    return out, starts
 
 
-GAMES = [_random_game_positions(seed) for seed in range(3)]
+GAMES, STARTS = zip(*(_random_games(seed) for seed in range(3)))
 
 
 def _check_bitboards(boards: list[chess.Board]) -> None:
@@ -63,14 +65,15 @@ def _check_attacks(boards: list[chess.Board]) -> None:
     assert black.tolist() == [_attacked_by(b, chess.BLACK) for b in boards]
 
 
-def _check_zobrist(boards: list[chess.Board]) -> None:
+def _check_zobrist(boards: list[chess.Board], starts: list[int] | None = None) -> None:
     codes = _batch(boards)
     castling = np.array([[b.has_kingside_castling_rights(chess.WHITE), b.has_queenside_castling_rights(chess.WHITE),
                           b.has_kingside_castling_rights(chess.BLACK), b.has_queenside_castling_rights(chess.BLACK)]
                          for b in boards], dtype=bool).reshape(-1, 4)
     ep = np.array([-1 if b.ep_square is None else b.ep_square for b in boards], dtype=np.int64)
     wtm = np.array([b.turn for b in boards], dtype=bool)
-    keys = zobrist(codes, piece_bitboards(codes), castling, ep, wtm)
+    keys = zobrist(codes, piece_bitboards(codes), castling, ep, wtm,
+                   None if starts is None else np.array(starts, dtype=np.int64))
     assert keys.tolist() == [chess.polyglot.zobrist_hash(b) for b in boards]
 
 
@@ -81,6 +84,14 @@ CHECKS = {"piece_bitboards": _check_bitboards, "attack_maps": _check_attacks, "z
 @pytest.mark.parametrize("game", range(len(GAMES)), ids=lambda i: f"random-game-{i}")
 def test_random_games(check, game: int) -> None:
     check(GAMES[game])
+
+
+@pytest.mark.parametrize("game", range(len(GAMES)), ids=lambda i: f"random-game-{i}")
+def test_zobrist_carried_along_main_lines(game: int) -> None:
+    """Told where each game starts, zobrist hashes only the starts in full and the rest move by move."""
+    _check_zobrist(GAMES[game], STARTS[game])
+    # A batch cut in the middle of a game starts there: its first row is hashed in full.
+    _check_zobrist(GAMES[game][7:], [0, *(s - 7 for s in STARTS[game] if s > 7)])
 
 
 @pytest.mark.parametrize("check", CHECKS.values(), ids=CHECKS.keys())

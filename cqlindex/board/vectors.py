@@ -136,18 +136,20 @@ _TURN_KEY = _POLYGLOT[780]
 
 
 def zobrist(boards: np.ndarray, bb: np.ndarray, castling: np.ndarray, ep_square: np.ndarray,
-            white_to_move: np.ndarray) -> np.ndarray:
+            white_to_move: np.ndarray, starts: np.ndarray | None = None) -> np.ndarray:
     """python-chess's polyglot key of each position.
 
     ``boards`` are the (n, 64) reader codes and ``bb`` their (12, n) bitboards
     (:func:`piece_bitboards`); ``castling`` is (n, 4) bool in polyglot's order (K, Q, k, q: python-chess's clean rights),
     ``ep_square`` int (-1 when none; hashed only when a pawn of the side to move stands beside
     the pawn that just moved, as polyglot wants).
+
+    ``starts`` (sorted row indices, 0 first) says the rows are main lines, each row but a start
+    the position one move after the row before it. The pieces' part of the key is then hashed
+    in full only at the starts and carried along each line by the few squares a move changes
+    (:func:`_carried_piece_keys`): half the time of hashing every row (4 against 8 ms a batch).
     """
-    pair = boards[:, 0::2].astype(np.int16) * 13
-    pair += boards[:, 1::2]
-    pair += _PAIR_OFFSETS
-    key = np.bitwise_xor.reduce(_PAIR_KEYS.take(pair), axis=1)
+    key = _piece_keys(boards) if starts is None else _carried_piece_keys(boards, bb, starts)
     for i in range(4):
         key ^= np.where(castling[:, i], _CASTLE_KEYS[i], U64(0))
     has_ep = ep_square >= 0
@@ -161,3 +163,42 @@ def zobrist(boards: np.ndarray, bb: np.ndarray, castling: np.ndarray, ep_square:
         key ^= np.where(hashed, _EP_KEYS[ep & 7], U64(0))
     key ^= np.where(white_to_move, _TURN_KEY, U64(0))
     return key
+
+
+def _piece_keys(boards: np.ndarray) -> np.ndarray:
+    """The XOR of the keys of the pieces on each of (n, 64) boards, a pair of squares at a time."""
+    pair = boards[:, 0::2].astype(np.int16) * 13
+    pair += boards[:, 1::2]
+    pair += _PAIR_OFFSETS
+    return np.bitwise_xor.reduce(_PAIR_KEYS.take(pair), axis=1)
+
+
+# The piece keys by bitboard row (K Q R B N P k q r b n p) and square.
+_BITBOARD_KEYS = _PIECE_KEYS[list(READER_CODES)]
+
+
+def _carried_piece_keys(boards: np.ndarray, bb: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """:func:`_piece_keys` of main lines: in full at ``starts``, elsewhere the row before's
+    XOR the keys of the bits each bitboard gained or lost (two to four on a move, so a few
+    gathers a position instead of 32), as a running XOR restarted at each start. The key is
+    an XOR over pieces, so this holds for any two rows; the starts only save the long diffs
+    from one game's end to the next game's start."""
+    n = boards.shape[0]
+    change = np.zeros(n, dtype=U64)
+    flips = bb[:, 1:] ^ bb[:, :-1]  # row i - 1: what the move into row i changed
+    flips[:, starts[1:] - 1] = 0     # a start's own keys are hashed in full below
+    for row in range(12):
+        at = np.flatnonzero(flips[row])
+        bits = flips[row, at]
+        while at.size:
+            low = bits & (~bits + U64(1))
+            change[at + 1] ^= _BITBOARD_KEYS[row].take(np.log2(low.astype(np.float64)).astype(np.intp))
+            bits ^= low
+            more = bits != 0
+            at, bits = at[more], bits[more]
+    change[starts] = _piece_keys(boards[starts])
+    running = np.bitwise_xor.accumulate(change)
+    before = np.zeros(len(starts), dtype=U64)
+    before[1:] = running[starts[1:] - 1]
+    running ^= np.repeat(before, np.diff(np.append(starts, n)))
+    return running
