@@ -168,7 +168,7 @@ def _positions(games, counts, boards, en_passant, turn, from_sq, to_sq, promotio
     last = np.maximum.accumulate(mark)
     halfmove = np.arange(n) - last + base[last]
 
-    zobrist = vectors.zobrist(boards, bb, _polyglot_castling(rights, rooks[game_of]), ep, wtm)
+    zobrist = vectors.zobrist(boards, bb, _polyglot_castling(rights, rooks[game_of]), ep, wtm, starts)
     san = _san(boards, parent_of, child, fr, to, piece, piece_code, captured, castle, promotions, legal_off,
                legal_from, legal_to, check, legal, n)
 
@@ -259,11 +259,12 @@ def _san(boards, parent_of, child, fr, to, piece, piece_code, captured, castle, 
     promo = np.where(promotions < 0, 0, promotions).astype(np.int64)
     code = (castle + 3 * (piece + 7 * (file_hint + 2 * (rank_hint + 2 * ((captured > 0)
             + 2 * (fr + 64 * (to + 64 * (promo + 7 * suffix))))))))
-    uniques, index = np.unique(code, return_inverse=True)
-    words = [_SPELLED.get(c) or _spelled(c) for c in uniques.tolist()]
-    indices = np.full(n, -1, dtype=np.int32)
-    indices[child_index] = index
-    return pa.DictionaryArray.from_arrays(pa.array(indices, mask=indices < 0), pa.array(words, pa.string()))
+    full = np.zeros(n, dtype=np.int64)
+    full[child_index] = code
+    # Arrow's hash encoding, not np.unique's sort: 0.4 against 2 ms a batch.
+    encoded = pa.array(full, mask=~child).dictionary_encode()
+    words = [_SPELLED.get(c) or _spelled(c) for c in encoded.dictionary.to_numpy().tolist()]
+    return pa.DictionaryArray.from_arrays(encoded.indices, pa.array(words, pa.string()))
 
 
 #: Spelled codes, kept across the batches a worker reads (a few tens of thousands of distinct moves).
