@@ -29,6 +29,7 @@ from zstandard import ZstdError
 
 from cqlindex import __version__, no_pandas
 from cqlindex.errors import InputError, OutputError
+from cqlindex.ingest.heap import reuse_freed_memory
 from cqlindex.ingest.lifeline import lifeline_options, tie_to_parent
 from cqlindex.ingest.lock import lock_target
 from cqlindex.ingest.chunks import Chunk, chunks
@@ -317,9 +318,11 @@ def _parsed(pieces: Iterator[tuple[Chunk, int]], workers: int, reader: str, sche
 
 
 def _start_worker(build_pid: int | None) -> None:
-    """A parse worker's start: it ends with the build, and its pyarrow never imports pandas."""
+    """A parse worker's start: it ends with the build, its pyarrow never imports pandas, and its
+    malloc keeps what a batch frees for the next (:mod:`cqlindex.ingest.heap`)."""
     tie_to_parent(build_pid)
     no_pandas.hide()
+    reuse_freed_memory()
 
 
 def _insert(con: duckdb.DuckDBPyConnection, games, positions, errors, games_before: int) -> None:
