@@ -119,9 +119,6 @@ def _ingest(target: Path, work, quiet: bool, verb: str, *, added: bool = False) 
         TimeRemainingColumn,
     )
 
-    from cqlindex.ingest.heap import reuse_freed_memory
-
-    reuse_freed_memory()  # the command's own process, as its parse workers: no one else's allocator
     console = stderr()
     show = not quiet and console.is_terminal
 
