@@ -7,9 +7,9 @@ heap back to the system once 128 KiB of it is free: each batch faulted its pages
 
 :func:`reuse_freed_memory` asks for blocks under 32 MiB (glibc's largest threshold) from the
 heap and no trimming of the heap below 1 GiB. Measured on the whole gnuchess file (11.4 M
-positions, 2 workers, two runs each, alternating): 0.98-1.03 M minor page faults and 4.2-4.4
-CPU s of system time by default; 0.76-0.79 M and 3.6-3.8 s with the workers tuned, the same
-peak RSS. (The build's wall time, 22.5-23.6 s, is inside the machine's noise either way.)
+positions, 2 workers, runs alternating): 0.98-1.03 M minor page faults and 4.2-4.7 CPU s of
+system time by default; 0.80 M and 3.6-3.8 s with the workers tuned, the same peak RSS. (The
+build's wall time, 22.8-23.6 s, is inside the machine's noise either way.)
 
 Only the workers are tuned, never the process that starts the build: that one may be someone's
 long-lived program (the API, a notebook, a test run of the command line), whose allocator is not
