@@ -79,7 +79,7 @@ def test_a_query_through_the_console_script_does_not_import_pandas(probe, index,
 
 #: A worker's start (spawned workers inherit nothing), then a conversion that would import pandas.
 WORKER_STARTS = {
-    "build": "from cqlindex.ingest.pipeline import _start_worker\n_start_worker(os.getppid())\n",
+    "build": "from cqlindex.ingest.pool import _start_worker\n_start_worker(os.getppid())\n",
     "pgn output": "from cqlindex.output.pgn_workers import _start\n_start(os.getppid(), sys.argv[1])\n",
 }
 

@@ -17,9 +17,7 @@ import os
 import shutil
 import time
 import zlib
-from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,11 +25,10 @@ import duckdb
 import pyarrow as pa
 from zstandard import ZstdError
 
-from cqlindex import __version__, no_pandas
+from cqlindex import __version__
 from cqlindex.errors import InputError, OutputError
-from cqlindex.ingest.heap import reuse_freed_memory
-from cqlindex.ingest.lifeline import lifeline_options, tie_to_parent
 from cqlindex.ingest.lock import lock_target
+from cqlindex.ingest.pool import parsed_by_workers
 from cqlindex.ingest.chunks import Chunk, chunks
 from cqlindex.ingest.source import expand_inputs
 from cqlindex.ingest.streams import decoded, not_text, open_raw
@@ -220,7 +217,7 @@ def build(inputs: list[str], output: str | os.PathLike, *, workers: int | None =
         size = chunk_bytes or min(MAX_CHUNK_BYTES, max(MIN_CHUNK_BYTES, progress.bytes_total // (4 * workers)))
         inputs: list[_Input] = []
         _load(con, _chunks(paths, progress, inputs, size), workers, reader, batch_games, progress, inputs,
-              on_progress, _spool_path(temporary))
+              on_progress, _spool_path(temporary), report.warnings.append)
         _input_report(inputs, report)
         if _not_pgn(con, report) == 0:
             raise InputError("; ".join(report.rejected + report.warnings) or
@@ -247,8 +244,9 @@ def build(inputs: list[str], output: str | os.PathLike, *, workers: int | None =
 
 def _load(con: duckdb.DuckDBPyConnection, pieces: Iterator[tuple[Chunk, int]], workers: int, reader: str,
           batch_games: int, progress: Progress, inputs: list[_Input],
-          on_progress: Callable[[Progress], None] | None, spool: Path) -> None:
-    """Parse ``pieces`` and insert their games in order, numbered on from the games before.
+          on_progress: Callable[[Progress], None] | None, spool: Path, warn: Callable[[str], None]) -> None:
+    """Parse ``pieces`` and insert their games in order, numbered on from the games before
+    (``warn`` hears of a parse worker lost on the way).
 
     Many batches go in one transaction, on one DuckDB thread: DuckDB then compresses each full
     row group once, straight into the file, instead of logging every insert to its write-ahead
@@ -260,7 +258,7 @@ def _load(con: duckdb.DuckDBPyConnection, pieces: Iterator[tuple[Chunk, int]], w
     schema = con.sql("SELECT * FROM positions LIMIT 0").to_arrow_table().schema
     con.execute("BEGIN TRANSACTION")
     uncommitted = 0
-    for chunk, bytes_done, (count, parts) in _parsed(pieces, workers, reader, schema, batch_games, spool):
+    for chunk, bytes_done, (count, parts) in _parsed(pieces, workers, reader, schema, batch_games, spool, warn):
         for games, spooled, errors in parts:
             positions = unspooled(spooled)
             _insert(con, games, positions, errors, progress.games)
@@ -293,36 +291,14 @@ def _resolve_reader(reader: str) -> str:
 
 
 def _parsed(pieces: Iterator[tuple[Chunk, int]], workers: int, reader: str, schema: pa.Schema, batch_games: int,
-            spool: Path):
-    """(piece, bytes done, parsed piece) in input order, at most ``2 * workers`` pieces in flight."""
-    if workers <= 1:
-        for chunk, done in pieces:
-            yield chunk, done, parse_chunk(chunk, reader, schema, batch_games)
+            spool: Path, warn: Callable[[str], None]):
+    """(piece, bytes done, parsed piece) in input order: in this process, or by worker processes
+    (:mod:`cqlindex.ingest.pool`)."""
+    if workers > 1:
+        yield from parsed_by_workers(pieces, workers, reader, schema, batch_games, spool, warn)
         return
-    spool.mkdir(exist_ok=True)
-    with ProcessPoolExecutor(max_workers=workers, **lifeline_options(_start_worker)) as pool:
-        pending: deque[tuple[Chunk, int, Future]] = deque()
-        try:
-            for chunk, done in pieces:
-                pending.append((chunk, done, pool.submit(parse_chunk, chunk, reader, schema, batch_games,
-                                                                 str(spool))))
-                if len(pending) >= 2 * workers:
-                    chunk, done, future = pending.popleft()
-                    yield chunk, done, future.result()
-            while pending:
-                chunk, done, future = pending.popleft()
-                yield chunk, done, future.result()
-        finally:
-            for _, _, future in pending:
-                future.cancel()
-
-
-def _start_worker(build_pid: int | None) -> None:
-    """A parse worker's start: it ends with the build, its pyarrow never imports pandas, and its
-    malloc keeps what a batch frees for the next (:mod:`cqlindex.ingest.heap`)."""
-    tie_to_parent(build_pid)
-    no_pandas.hide()
-    reuse_freed_memory()
+    for chunk, done in pieces:
+        yield chunk, done, parse_chunk(chunk, reader, schema, batch_games)
 
 
 def _insert(con: duckdb.DuckDBPyConnection, games, positions, errors, games_before: int) -> None:

@@ -1,0 +1,90 @@
+"""The build's parse workers: pieces of input parsed in worker processes, handed back in order.
+
+A worker can be lost in the middle of a build: the out-of-memory killer picks it, someone kills
+it, or native code crashes in it (a forked child can inherit a lock that another thread of the
+build held). Python then marks the whole pool broken and every piece in flight fails with
+``BrokenProcessPool``. The build used to end there with that traceback, and all it had read
+was lost: CI saw it once, in three builds of one test file, cause unknown. Now the pieces not
+yet read go to a new pool, once per build, and the build's summary warns of it. A worker lost
+a second time ends the build with a message naming the file, as a piece that kills its reader
+every time would.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+
+import pyarrow as pa
+
+from cqlindex import no_pandas
+from cqlindex.errors import InputError
+from cqlindex.ingest import worker
+from cqlindex.ingest.chunks import Chunk
+from cqlindex.ingest.heap import reuse_freed_memory
+from cqlindex.ingest.lifeline import lifeline_options, tie_to_parent
+
+
+def parsed_by_workers(pieces: Iterator[tuple[Chunk, int]], workers: int, reader: str, schema: pa.Schema,
+                      batch_games: int, spool: Path, warn: Callable[[str], None]):
+    """(piece, bytes done, parsed piece) in input order, at most ``2 * workers`` pieces in flight;
+    ``warn`` hears of a lost worker."""
+    spool.mkdir(exist_ok=True)
+
+    def submit(pool: ProcessPoolExecutor, chunk: Chunk) -> Future:
+        return pool.submit(worker.parse_chunk, chunk, reader, schema, batch_games, str(spool))
+
+    source = iter(pieces)
+    pending: deque[tuple[Chunk, int, Future]] = deque()
+    pool = _pool(workers)
+    lost = False
+    try:
+        while True:
+            while len(pending) < 2 * workers:
+                piece = next(source, None)
+                if piece is None:
+                    break
+                pending.append((*piece, submit(pool, piece[0])))
+            if not pending:
+                return
+            chunk, done, future = pending[0]
+            try:
+                result = future.result()
+            except BrokenProcessPool:
+                if lost:
+                    raise InputError(f"{chunk.file}: parse workers ended abruptly twice while reading it (from line "
+                                     f"{chunk.line:,}); if it happens again, try --reader python-chess and report "
+                                     "the file") from None
+                lost = True
+                warn(f"{chunk.file}: a parse worker ended abruptly (killed, or crashed) near line {chunk.line:,}; "
+                     "the pieces it left were read again by new workers")
+                pool.shutdown(wait=True, cancel_futures=True)
+                pool = _pool(workers)
+                pending = deque((c, d, f if _finished(f) else submit(pool, c)) for c, d, f in pending)
+                continue
+            pending.popleft()
+            yield chunk, done, result
+    finally:
+        for _, _, future in pending:
+            future.cancel()
+        pool.shutdown(wait=True)
+
+
+def _finished(future: Future) -> bool:
+    """Whether ``future`` holds its piece's tables (a lost pool fails only the pieces it had not done)."""
+    return future.done() and not future.cancelled() and future.exception() is None
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(max_workers=workers, **lifeline_options(_start_worker))
+
+
+def _start_worker(build_pid: int | None) -> None:
+    """A parse worker's start: it ends with the build, its pyarrow never imports pandas, and its
+    malloc keeps what a batch frees for the next (:mod:`cqlindex.ingest.heap`)."""
+    tie_to_parent(build_pid)
+    no_pandas.hide()
+    reuse_freed_memory()
