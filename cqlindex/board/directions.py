@@ -24,3 +24,16 @@ COMPOSITE: dict[str, tuple[str, ...]] = {
 def basic(name: str) -> tuple[str, ...]:
     """The basic directions of ``name`` (itself if it is one)."""
     return COMPOSITE.get(name, (name,))
+
+
+def steps_of(directions: tuple[str, ...]) -> tuple[str, ...]:
+    """The basic directions that ``directions`` name, in order and each once (all eight when
+    none is named, as ``ray`` reads an empty list)."""
+    if not directions:
+        return tuple(STEPS)
+    out: list[str] = []
+    for name in directions:
+        for step in basic(name):
+            if step not in out:
+                out.append(step)
+    return tuple(out)

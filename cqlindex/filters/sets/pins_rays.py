@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import chess
 
-from cqlindex.board.directions import COMPOSITE, STEPS
+from cqlindex.board.directions import STEPS, steps_of
 from cqlindex.cql import ast
 from cqlindex.evaluate.context import Evaluator, evaluates
 from cqlindex.evaluate.values import Squares
@@ -47,18 +47,6 @@ def _walk(square: int, step: str) -> tuple[int, ...]:
 
 #: _RAYS[step][square]: the squares met stepping from ``square`` (excluded) towards the edge.
 _RAYS = {step: tuple(_walk(sq, step) for sq in chess.SQUARES) for step in _ALL}
-
-
-def _steps(directions: tuple[str, ...]) -> tuple[str, ...]:
-    """The basic step directions named by ``directions`` (all eight when none is given)."""
-    if not directions:
-        return _ALL
-    out: list[str] = []
-    for name in directions:
-        for step in COMPOSITE.get(name, (name,)):
-            if step not in out:
-                out.append(step)
-    return tuple(out)
 
 
 def _occupied(pos: Position) -> tuple[int, int]:
@@ -113,7 +101,7 @@ def ray(ev: Evaluator, node: ast.Ray, pos: Position) -> object:
     occupied = white | black
     if node.kind in ("->", "<-"):
         return Squares(arrow_chain(sets if node.kind == "->" else sets[::-1], pos, occupied, node.kind == "->"))
-    steps = _steps(node.directions)
+    steps = steps_of(node.directions)
     if node.kind == "ray":
         return Squares(ray_ends(sets, steps, occupied))
     bb = pos.bitboards

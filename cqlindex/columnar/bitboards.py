@@ -1,0 +1,247 @@
+"""Bitboard arithmetic on numpy arrays of uint64: one board per element, many positions at once.
+
+The tree-walking evaluator asks python-chess about one square of one position at a time; the
+columnar engine asks the same questions of every position of a batch in a handful of array
+operations. Sliding pieces use occluded fills (Kogge-Stone): each direction's fill doubles its
+reach three times, so a slide over any number of squares is nine shifts and masks per array.
+Bit ``i`` is square ``i`` (a1 = 0, h8 = 63), as in python-chess and the index.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+U64 = np.uint64
+EMPTY = U64(0)
+FULL = U64(0xFFFF_FFFF_FFFF_FFFF)
+FILE_A = U64(0x0101_0101_0101_0101)
+FILE_H = U64(0x8080_8080_8080_8080)
+NOT_A = ~FILE_A
+NOT_H = ~FILE_H
+NOT_AB = ~(FILE_A | (FILE_A << U64(1)))
+NOT_GH = ~(FILE_H | (FILE_H >> U64(1)))
+LIGHT = U64(0x55AA_55AA_55AA_55AA)
+DARK = ~LIGHT
+
+#: Each basic direction as (shift in bits: positive is towards h8, the mask a step must land in).
+STEP: dict[str, tuple[int, np.uint64]] = {
+    "up": (8, FULL), "down": (-8, FULL), "right": (1, NOT_A), "left": (-1, NOT_H),
+    "northeast": (9, NOT_A), "northwest": (7, NOT_H), "southeast": (-7, NOT_A), "southwest": (-9, NOT_H),
+}
+OPPOSITE = {"up": "down", "down": "up", "right": "left", "left": "right", "northeast": "southwest",
+            "southwest": "northeast", "northwest": "southeast", "southeast": "northwest"}
+ORTHOGONAL = ("up", "down", "left", "right")
+DIAGONAL = ("northeast", "northwest", "southeast", "southwest")
+
+
+def shift(boards: np.ndarray, bits: int) -> np.ndarray:
+    """Every board moved ``bits`` squares towards h8 (negative: towards a1); what leaves is lost."""
+    if bits >= 0:
+        return boards << U64(bits)
+    return boards >> U64(-bits)
+
+
+def step(boards: np.ndarray, direction: str) -> np.ndarray:
+    """One step in a basic direction, without wrapping around the board's edge."""
+    bits, mask = STEP[direction]
+    return shift(boards, bits) & mask
+
+
+def slide(generators: np.ndarray, empty: np.ndarray, direction: str) -> np.ndarray:
+    """The squares a slider on each generator square reaches in ``direction``: the empty squares
+    on the way and the first occupied one (the union over generators of their rays)."""
+    bits, mask = STEP[direction]
+    propagate = empty & mask
+    gen = generators
+    gen = gen | (propagate & shift(gen, bits))
+    propagate = propagate & shift(propagate, bits)
+    gen = gen | (propagate & shift(gen, 2 * bits))
+    propagate = propagate & shift(propagate, 2 * bits)
+    gen = gen | (propagate & shift(gen, 4 * bits))
+    return shift(gen, bits) & mask
+
+
+def _slides(squares: np.ndarray, occupied: np.ndarray, directions: tuple[str, ...]) -> np.ndarray:
+    empty = ~occupied
+    out = slide(squares, empty, directions[0])
+    for direction in directions[1:]:
+        out |= slide(squares, empty, direction)
+    return out
+
+
+def rook_attacks(squares: np.ndarray, occupied: np.ndarray) -> np.ndarray:
+    return _slides(squares, occupied, ORTHOGONAL)
+
+
+def bishop_attacks(squares: np.ndarray, occupied: np.ndarray) -> np.ndarray:
+    return _slides(squares, occupied, DIAGONAL)
+
+
+def knight_attacks(squares: np.ndarray) -> np.ndarray:
+    out = (squares << U64(17)) & NOT_A
+    out |= (squares << U64(15)) & NOT_H
+    out |= (squares << U64(10)) & NOT_AB
+    out |= (squares << U64(6)) & NOT_GH
+    out |= (squares >> U64(17)) & NOT_H
+    out |= (squares >> U64(15)) & NOT_A
+    out |= (squares >> U64(10)) & NOT_GH
+    out |= (squares >> U64(6)) & NOT_AB
+    return out
+
+
+def king_attacks(squares: np.ndarray) -> np.ndarray:
+    sideways = ((squares << U64(1)) & NOT_A) | ((squares >> U64(1)) & NOT_H)
+    row = squares | sideways
+    return sideways | (row << U64(8)) | (row >> U64(8))
+
+
+def white_pawn_attacks(squares: np.ndarray) -> np.ndarray:
+    return ((squares << U64(9)) & NOT_A) | ((squares << U64(7)) & NOT_H)
+
+
+def black_pawn_attacks(squares: np.ndarray) -> np.ndarray:
+    return ((squares >> U64(7)) & NOT_A) | ((squares >> U64(9)) & NOT_H)
+
+
+def popcount(boards: np.ndarray) -> np.ndarray:
+    return np.bitwise_count(boards).astype(np.int64)
+
+
+def lowest_square(boards: np.ndarray) -> np.ndarray:
+    """The index of each board's lowest set bit (meaningless where the board is empty)."""
+    return popcount((boards & (~boards + U64(1))) - U64(1))
+
+
+def bits_of(squares: np.ndarray) -> np.ndarray:
+    """Square indexes (0-63) as one-square boards."""
+    return np.left_shift(U64(1), squares.astype(np.uint64))
+
+
+def explode(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every set bit of every board: (index of its board, the one-square board), boards in order
+    and squares ascending within each, as a set iteration visits them. One round per bit of the
+    fullest board, each round taking every board's lowest bit at once."""
+    owners, bits = [], []
+    index = np.arange(len(boards))
+    rest = boards
+    while len(index):
+        live = rest != EMPTY
+        index, rest = index[live], rest[live]
+        if not len(index):
+            break
+        low = rest & (~rest + U64(1))
+        owners.append(index)
+        bits.append(low)
+        rest = rest ^ low
+    if not owners:
+        return np.zeros(0, np.int64), np.zeros(0, np.uint64)
+    owner = np.concatenate(owners)
+    order = np.argsort(owner, kind="stable")
+    return owner[order], np.concatenate(bits)[order]
+
+
+def or_by_owner(owner: np.ndarray, boards: np.ndarray, size: int) -> np.ndarray:
+    """The union of ``boards`` per owner (``owner`` ascending), as an array of ``size`` boards."""
+    out = np.zeros(size, np.uint64)
+    if len(owner):
+        starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+        out[owner[starts]] = np.bitwise_or.reduceat(boards, starts)
+    return out
+
+
+# -- one square's sliding attacks by table look-up (kindergarten bitboards) -------------------
+# For a slider on one known square, the squares it attacks along one line depend only on the
+# occupancy of that line's inner squares: six bits, gathered by a shift or a multiplication
+# that lines them up in the top bits. A table per square then answers every row at once.
+
+_FILE_GATHER = 0x0080402010080400  # a2..a7 to the top six bits (the c2-h7 diagonal)
+_B_FILE = 0x0202020202020202       # a diagonal's squares, one per file, to the top six bits
+
+
+def _line_squares(square: int, steps: tuple[tuple[int, int], ...]) -> list[int]:
+    out = []
+    for df, dr in steps:
+        f, r = square % 8 + df, square // 8 + dr
+        while 0 <= f < 8 and 0 <= r < 8:
+            out.append(r * 8 + f)
+            f, r = f + df, r + dr
+    return out
+
+
+def _attacks(square: int, occupied: int, steps: tuple[tuple[int, int], ...]) -> int:
+    out = 0
+    for df, dr in steps:
+        f, r = square % 8 + df, square // 8 + dr
+        while 0 <= f < 8 and 0 <= r < 8:
+            out |= 1 << (r * 8 + f)
+            if occupied >> (r * 8 + f) & 1:
+                break
+            f, r = f + df, r + dr
+    return out
+
+
+_LINES = {"rank": ((1, 0), (-1, 0)), "file": ((0, 1), (0, -1)), "diagonal": ((1, 1), (-1, -1)),
+          "antidiagonal": ((1, -1), (-1, 1))}
+
+
+def _index(kind: str, square: int, occupied: int, mask: int) -> int:
+    """The six-bit index of ``occupied``'s inner squares of ``square``'s line (python ints)."""
+    full = 0xFFFF_FFFF_FFFF_FFFF
+    if kind == "rank":
+        return (occupied >> (8 * (square // 8) + 1)) & 63
+    if kind == "file":
+        return ((((occupied >> (square % 8)) & 0x0101_0101_0101_0101) * _FILE_GATHER) & full) >> 58
+    return (((occupied & mask) * _B_FILE) & full) >> 58
+
+
+def _build() -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    masks, tables = {}, {}
+    for kind, steps in _LINES.items():
+        mask = np.zeros(64, np.uint64)
+        table = np.zeros((64, 64), np.uint64)
+        for square in range(64):
+            line = _line_squares(square, steps)
+            # The squares whose occupancy matters: not the line's ends (nothing lies beyond them).
+            inner = [s for s in line if 0 < s // 8 < 7] if kind == "file" else [s for s in line if 0 < s % 8 < 7]
+            line_mask = sum(1 << s for s in line)
+            mask[square] = line_mask
+            for subset in range(1 << len(inner)):
+                occupied = sum(1 << s for k, s in enumerate(inner) if subset >> k & 1)
+                index = _index(kind, square, occupied, line_mask)
+                attack = _attacks(square, occupied, steps)
+                assert table[square, index] in (0, attack), (kind, square)  # the gather never collides
+                table[square, index] = attack
+        masks[kind], tables[kind] = mask, table
+    return masks, tables
+
+
+_MASKS, _TABLES = _build()
+
+
+def _line_attacks(kind: str, squares: np.ndarray, occupied: np.ndarray) -> np.ndarray:
+    if kind in ("rank", "file"):  # the slider's own square is on its rank and file: not an obstacle
+        occupied = occupied & ~bits_of(squares)
+    if kind == "rank":
+        index = (occupied >> (U64(8) * (squares // 8).astype(np.uint64) + U64(1))) & U64(63)
+    elif kind == "file":
+        index = (((occupied >> (squares % 8).astype(np.uint64)) & FILE_A) * U64(_FILE_GATHER)) >> U64(58)
+    else:
+        index = ((occupied & _MASKS[kind][squares]) * U64(_B_FILE)) >> U64(58)
+    return _TABLES[kind][squares, index.astype(np.int64)]
+
+
+def rook_attacks_from(squares: np.ndarray, occupied: np.ndarray) -> np.ndarray:
+    """A rook's attacks from one square per board (``squares``: indexes 0-63)."""
+    with np.errstate(over="ignore"):
+        return _line_attacks("rank", squares, occupied) | _line_attacks("file", squares, occupied)
+
+
+def bishop_attacks_from(squares: np.ndarray, occupied: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        return _line_attacks("diagonal", squares, occupied) | _line_attacks("antidiagonal", squares, occupied)
+
+
+KNIGHT = knight_attacks(bits_of(np.arange(64)))
+KING = king_attacks(bits_of(np.arange(64)))
+WHITE_PAWN = white_pawn_attacks(bits_of(np.arange(64)))
+BLACK_PAWN = black_pawn_attacks(bits_of(np.arange(64)))
