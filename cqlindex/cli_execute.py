@@ -22,6 +22,7 @@ from cqlindex.output.formats import STREAMED, Format, Options, default_format
 
 class Engine(str, Enum):
     sql = "sql"
+    tree = "tree"
     python = "python"
     spark = "spark"
 
@@ -152,13 +153,14 @@ def _closing_line(result) -> str:
 
 def _explained(plan, dialect: str, format: Format | None) -> str:
     """``--explain``: SQL that runs as it is (the explanation in comments), or JSON for programs."""
+    from cqlindex.exec.run import postfilter
     from cqlindex.plan.planner import explain, explain_data
 
     if format is Format.json:
-        return json.dumps(explain_data(plan, dialect), indent=2)
+        return json.dumps(explain_data(plan, dialect, postfilter(plan)), indent=2)
     if format is not None:
         raise InputError("with --explain, --format is json (or left out for the SQL script)")
-    return explain(plan, dialect)
+    return explain(plan, dialect, postfilter(plan))
 
 
 def _terminal() -> bool:

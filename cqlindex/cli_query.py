@@ -95,7 +95,8 @@ def query(
         "-result", "--result", help="Only games with this result: 1-0, 0-1 or 1/2-1/2.", show_default=False)
     ] = None,
     engine: Annotated[Engine, typer.Option(
-        help="sql: SQL decides what it can, Python the rest; python: the reference evaluator on every game; "
+        help="sql: SQL decides what it can, the columnar engine the rest; tree: SQL, then the tree-walking "
+             "evaluator; python: the tree-walking evaluator (the reference) on every game; "
              "spark: the sql engine's plan on Spark over a directory written by cqlindex export (given in place "
              "of the index), the rest by the evaluator on Spark's executors (pip install 'cqlindex[spark]').")
     ] = Engine.sql,

@@ -32,8 +32,9 @@ from cqlindex.store.trees import load_games, load_positions
 
 
 class Engine(str, Enum):
-    sql = "sql"
-    python = "python"
+    sql = "sql"        # SQL for the candidates, the columnar engine for the rest
+    tree = "tree"      # SQL for the candidates, the tree-walking evaluator for the rest
+    python = "python"  # the tree-walking evaluator on every game (the reference)
 
 
 def plan_for(db: str | Path, text: str, *, variations: bool | None = None, source: str = "<query>",
@@ -85,7 +86,8 @@ def run(db: str | Path, text: str, *, variations: bool | None = None, source: st
         if evaluates_every_game(prepared, engine):
             _evaluate_every_game(con, prepared, result, deadline, include_unplayable, allow_files)
         else:
-            _run_plan(con, prepared, result, deadline, include_unplayable, allow_files)
+            _run_plan(con, prepared, result, deadline, include_unplayable, allow_files,
+                      columnar=Engine(engine) is Engine.sql)
     result.order()
     result.seconds = time.perf_counter() - started
     return result
@@ -157,7 +159,7 @@ def _evaluate_every_game(con, prepared: Prepared, result: QueryResult, deadline:
 
 
 def _run_plan(con, prepared: Prepared, result: QueryResult, deadline: Deadline, include_unplayable: bool,
-              allow_files: bool = False) -> None:
+              allow_files: bool = False, columnar: bool = True) -> None:
     """SQL for the candidates (or the matches), the evaluator for what SQL cannot decide."""
     p = plan_prepared(con, prepared, include_unplayable)
     candidates, result.candidates = grouped(con, p.select, p.batched)
@@ -167,16 +169,58 @@ def _run_plan(con, prepared: Prepared, result: QueryResult, deadline: Deadline, 
     if p.exact:
         result.keep_all(candidates)
         return
-    confirm(con, prepared, p, candidates, result.keep, deadline, allow_files)
+    confirm(con, prepared, p, candidates, result.keep, deadline, allow_files, columnar)
+
+
+def columnar_blocker(prepared: Prepared) -> tuple[ast.Node, str] | None:
+    """Why the columnar engine does not confirm this query's candidates (the filter that keeps it
+    away, and why), or None when it does."""
+    if prepared.analysis.files is not None:
+        return prepared.analysis.files, "a query that reads or writes files runs on the tree-walking evaluator"
+    from cqlindex.columnar.core import blocker
+
+    return blocker(prepared.query, prepared.expansions)
+
+
+def postfilter(p: Plan) -> str:
+    """Which evaluator confirms the plan's candidates on the default engine, and if it is the
+    tree-walker, the filter that keeps the columnar engine away (for ``--explain``)."""
+    from cqlindex.query.analyse import analyse
+    from cqlindex.query.rewrite import Expansions
+
+    prepared = Prepared(p.query, Expansions(p.query.body), analyse(p.query))
+    found = columnar_blocker(prepared)
+    if found is None:
+        return "the columnar engine"
+    node, why = found
+    text = " ".join(p.query.text[node.span.start:node.span.end].split())
+    text = text if len(text) <= 40 else text[:37] + "..."
+    return f"the tree-walking evaluator: {why} ({node.span.line}:{node.span.col} {text})"
 
 
 def confirm(con, prepared: Prepared, p: Plan, candidates: dict[int, list[int]], keep,
-            deadline: Deadline | None = None, allow_files: bool = False) -> None:
-    """The evaluator on the plan's candidates: ``keep(gamenumber, ids, evaluator)`` per candidate game.
+            deadline: Deadline | None = None, allow_files: bool = False, columnar: bool = True) -> None:
+    """The post-filter on the plan's candidates: ``keep(gamenumber, ids, evaluator)`` per candidate game.
 
+    The columnar engine answers where it evaluates every filter of the query (``columnar``), the
+    tree-walking evaluator otherwise and for any games the columnar engine gave back.
     ``con`` holds the candidate games' rows (the index, or one Spark task's games in memory, see
     :mod:`cqlindex.exec.spark`); the plan's prefilters run on it as they are.
     """
+    if columnar and candidates and columnar_blocker(prepared) is None:
+        from cqlindex.columnar.run import confirm as confirm_columnar
+
+        writes = prepared.analysis.comments
+        found: dict[int, list[int]] = {}
+        left, _ = confirm_columnar(con, prepared, p.variations, candidates,
+                                   (lambda game, ids, _: ids and found.__setitem__(game, ids)) if writes else keep,
+                                   deadline, every_position=prepared.analysis.sorts_beyond_candidates)
+        if not left and not writes:
+            return
+        # Comments are the tree-walker's to write: it goes over the positions the columnar
+        # engine found (and any games it gave back), and finds the same matches there.
+        candidates = {**found, **{game: candidates[game] for game in left}} if writes else {
+            game: candidates[game] for game in left}
     from cqlindex.evaluate.core import Evaluator
 
     evaluator = Evaluator(prepared.query, p.variations, prepared.expansions)

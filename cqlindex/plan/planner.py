@@ -130,7 +130,7 @@ def _dialect(dialect: str) -> str:
     return dialect
 
 
-def explain(p: Plan, dialect: str = "duckdb") -> str:
+def explain(p: Plan, dialect: str = "duckdb", postfilter: str | None = None) -> str:
     """The plan as a script that runs as it is in ``dialect``: the explanation in ``--`` comments, then the SQL.
 
     A user pipes it to another engine's shell (``spark-sql -f``, ``trino --file``) over the tables
@@ -142,6 +142,8 @@ def explain(p: Plan, dialect: str = "duckdb") -> str:
         lines.append("-- Every filter is decided in SQL: the rows below are the matches, no Python per position.")
     else:
         lines.append("-- SQL selects candidate positions; the Python evaluator confirms each candidate.")
+        if postfilter:
+            lines.append(f"-- Confirmed by {postfilter}.")
     for item in explain_filters(p):
         first, *more = item["where"].split("\n")  # a relation says what it narrowed on lines of their own
         lines.append(f"--   {item['line']}:{item['col']}  {item['text']}  -- {first}")
@@ -168,7 +170,7 @@ def explain_filters(p: Plan) -> list[dict]:
     return items
 
 
-def explain_data(p: Plan, dialect: str = "duckdb") -> dict:
+def explain_data(p: Plan, dialect: str = "duckdb", postfilter: str | None = None) -> dict:
     """:func:`explain` for programs (``--explain --format json``).
 
     ``sql`` selects (gamenumber, positionid) in order: the matches when ``exact``, else the
@@ -180,6 +182,7 @@ def explain_data(p: Plan, dialect: str = "duckdb") -> dict:
     residual = None
     if not p.exact:
         residual = {"query": p.query.text, "variations": p.variations, "row_local": p.row_local,
+                    "confirmed_by": postfilter,
                     "filters": [f["cql"] for f in filters if f["verdict"] != "decided" or f["output_in_python"]]}
     return {"dialect": _dialect(dialect), "sql": p.select.sql(dialect=dialect, pretty=True), "exact": p.exact,
             "rows": "matches" if p.exact else "candidates",

@@ -1,0 +1,170 @@
+"""The columnar evaluator: each filter evaluated once per batch, over arrays of positions.
+
+A *context* is a vector of frame rows (the positions a filter is asked about, repeats allowed)
+with the variables bound there, one value per row. A kernel maps a node and a context to a
+:class:`~cqlindex.columnar.values.Val` aligned with it, so Python dispatches once per node
+per batch and numpy does the per-position work. Moving elsewhere in the tree (``parent``,
+``:``) is a new context over other rows; a set iteration is a context with one row per
+(position, square); a compound narrows its context to the rows still matching before each
+member, so later members cost only what survives.
+
+Kernels register with :func:`kernel` by node type (the families live in ``kernels_*.py``);
+a node without one, or a value a kernel cannot take, raises
+:class:`~cqlindex.columnar.values.NotColumnar` and the runner answers with the tree-walking
+evaluator instead (:mod:`cqlindex.columnar.run`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from cqlindex.columnar.frame import Frame
+from cqlindex.columnar.values import NotColumnar, Val
+from cqlindex.cql import ast
+from cqlindex.query.analyse import plain
+from cqlindex.query.rewrite import Expansions
+
+Kernel = Callable[["Columnar", ast.Node, "Ctx"], Val]
+_KERNELS: dict[type, Kernel] = {}
+#: Filters cheaper to evaluate at every row than to look up per distinct row.
+_CHEAP = (ast.Pieces, ast.Number, ast.Keyword, ast.Variable, ast.Compound, ast.And, ast.Or, ast.Not)
+#: Where a linear context's row may go on: every child, or none (the end of the line).
+EVERY_CHILD, NO_CHILD = -1, -2
+
+
+def kernel(*node_types: type) -> Callable[[Kernel], Kernel]:
+    def register(fn: Kernel) -> Kernel:
+        for node_type in node_types:
+            _KERNELS[node_type] = fn
+        return fn
+
+    return register
+
+
+def has_kernel(node: ast.Node) -> bool:
+    return type(node) in _KERNELS
+
+
+@dataclass(slots=True)
+class PieceVar:
+    """A piece variable: the piece on ``bits`` at ``rows`` (where it was bound), per context row.
+    Read at those rows it is that square; read elsewhere, the frame's piece ids follow it."""
+
+    rows: np.ndarray
+    bits: np.ndarray
+
+    def take(self, index: np.ndarray) -> PieceVar:
+        return PieceVar(self.rows[index], self.bits[index])
+
+
+@dataclass(slots=True)
+class Ctx:
+    rows: np.ndarray                       # frame rows, int64
+    vars: dict[str, Val | PieceVar] = field(default_factory=dict)  # each aligned with rows
+    #: Per row, the one child a move filter may see (move linearization in ``line``), or
+    #: EVERY_CHILD / NO_CHILD; None: every child everywhere.
+    linear: np.ndarray | None = None
+    #: Whether rows may repeat (an iteration's, a pair's): a filter that reads no variable is
+    #: then evaluated once per distinct row (see Columnar.eval).
+    repeats: bool = False
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def take(self, index: np.ndarray) -> Ctx:
+        """The rows at ``index`` (a subset, or repeats), with their variables."""
+        return Ctx(self.rows[index], {k: v.take(index) for k, v in self.vars.items()},
+                   None if self.linear is None else self.linear[index], self.repeats)
+
+    def moved(self, index: np.ndarray, rows: np.ndarray) -> Ctx:
+        """The variables of the rows at ``index``, at other positions ``rows``."""
+        return Ctx(rows, {k: v.take(index) for k, v in self.vars.items()}, None, True)
+
+
+class Columnar:
+    """Evaluates one query's body at chosen rows of one frame at a time."""
+
+    def __init__(self, query: ast.Query, variations: bool, expansions: Expansions | None = None) -> None:
+        self.query = query
+        self.variations = variations
+        self.expansions = expansions if expansions is not None else Expansions(query.body)
+        self.frame: Frame | None = None
+        #: Per frame: values of pure filters computed at every row (find's body, a line's step).
+        self.memo: dict[int, tuple[ast.Node, Val]] = {}
+        #: Per node: whether its value depends on the position alone (see _position_only).
+        self.position_only: dict[int, tuple[ast.Node, bool]] = {}
+        #: Per frame: each sort filter's numbers, as (rows, numbers) where it was evaluated.
+        self.sorts: dict[ast.Sort, list[tuple[np.ndarray, np.ndarray]]] = {}
+
+    def eval(self, node: ast.Node, ctx: Ctx) -> Val:
+        fn = _KERNELS.get(type(node))
+        if fn is None:
+            raise NotColumnar(node, f"no columnar kernel for {type(node).__name__}")
+        if ctx.repeats and self._position_only(node):
+            found = self.distinct(ctx)
+            if found is not None:  # worth it: the same positions asked again and again
+                return fn(self, node, found[0]).take(found[1])
+        return fn(self, node, ctx)
+
+    def _position_only(self, node: ast.Node) -> bool:
+        """Whether ``node``'s value depends on the position alone, and costs enough for
+        evaluating it once per distinct row to pay."""
+        return not isinstance(node, _CHEAP) and self.reads_position_only(node)
+
+    def reads_position_only(self, node: ast.Node) -> bool:
+        """Whether ``node``'s value depends on the position alone (no variable, no effect)."""
+        entry = self.position_only.get(id(node))
+        if entry is None or entry[0] is not node:
+            inner = list(ast.walk(node))
+            entry = (node, all(plain(x) for x in inner) and not any(isinstance(x, ast.Variable) for x in inner))
+            self.position_only[id(node)] = entry
+        return entry[1]
+
+    def distinct(self, ctx: Ctx) -> tuple[Ctx, np.ndarray] | None:
+        """(a context of ``ctx``'s distinct rows, the index back) where rows repeat enough for
+        working once per position to pay, else None."""
+        if not ctx.repeats or ctx.linear is not None or len(ctx) <= 64:
+            return None
+        rows, back = np.unique(ctx.rows, return_inverse=True)
+        return (Ctx(rows), back) if len(rows) * 2 <= len(ctx) else None
+
+    def test(self, node: ast.Node, ctx: Ctx) -> np.ndarray:
+        """Where ``node`` matches at each row of ``ctx``."""
+        if not len(ctx):
+            return np.zeros(0, bool)
+        return self.eval(node, ctx).truth()
+
+    def everywhere(self, node: ast.Node) -> Val:
+        """``node``'s value at every row of the frame (kept for the frame: for pure filters only)."""
+        entry = self.memo.get(id(node))
+        if entry is None or entry[0] is not node:
+            entry = (node, self.eval(node, Ctx(np.arange(self.frame.size))))
+            self.memo[id(node)] = entry
+        return entry[1]
+
+    def note_sort(self, node: ast.Sort, rows: np.ndarray, numbers: np.ndarray) -> None:
+        self.sorts.setdefault(node, []).append((rows, numbers))
+
+    def sort_values(self) -> dict[int, dict[ast.Sort, int]]:
+        """Per game of the frame: each sort filter's best number (largest, or smallest with ``min``)."""
+        out: dict[int, dict[ast.Sort, int]] = {}
+        for node, parts in self.sorts.items():
+            rows = np.concatenate([r for r, _ in parts])
+            numbers = np.concatenate([n for _, n in parts])
+            games = self.frame.gamenumber[rows]
+            order = np.lexsort((numbers if node.min else -numbers, games))
+            games, numbers = games[order], numbers[order]
+            firsts = np.flatnonzero(np.r_[True, games[1:] != games[:-1]]) if len(games) else []
+            for game, number in zip(games[firsts].tolist(), numbers[firsts].tolist()):
+                out.setdefault(game, {})[node] = number
+        return out
+
+    def matches(self, frame: Frame, rows: np.ndarray) -> np.ndarray:
+        """Where the body matches at each of ``rows`` (frame rows)."""
+        self.frame = frame
+        self.memo = {}
+        self.sorts = {}
+        return self.test(self.query.body, Ctx(rows.astype(np.int64, copy=False)))

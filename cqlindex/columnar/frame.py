@@ -1,0 +1,203 @@
+"""A batch of whole games as columns: the columnar engine's input.
+
+One query reads a batch of games' ``positions`` rows in (gamenumber, positionid) order, which
+is each game's pre-order: a subtree is a contiguous range (a position and its descendants are
+rows ``i .. last[i]``) and a parent comes before its children. Tree links are turned into row
+indexes of the batch (``parent``, ``last``, ``start``), so that moving to another position is a
+gather, not a lookup. Facts of the position that the index holds as SQL expressions (the
+catalogue's ``sql_of``) are computed by DuckDB in the same scan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cached_property
+
+import duckdb
+import numpy as np
+
+BITBOARDS = ("wk", "wq", "wr", "wb", "wn", "wp", "bk", "bq", "br", "bb", "bn", "bp")
+#: Read with every frame: what places the rows in their trees, and the boards.
+_CORE = ("gamenumber", "positionid", "parent", "last_descendant", "ply", *BITBOARDS)
+#: Read when a kernel first asks for one of them (a second scan of the same rows): most
+#: queries never look at the moves, and reading fewer columns is most of a frame's cost.
+_LAZY = ("wtm", "en_passant", "null_move", "move_from", "move_to", "move_piece", "captured", "promotion", "castle",
+         "rook_from", "rook_to")
+#: Nullable small columns, read with -1 for NULL.
+_NULLABLE = frozenset({"parent", "move_from", "move_to", "move_piece", "captured", "promotion", "castle",
+                       "rook_from", "rook_to"})
+#: Read where the index has them (older builds lack them): a castling move's rook squares.
+_OPTIONAL = frozenset({"rook_from", "rook_to"})
+
+
+def _select(name: str) -> str:
+    return f"coalesce(p.{name}::INTEGER, -1) AS {name}" if name in _NULLABLE else f"p.{name}"
+
+
+def _arrays(table) -> dict[str, np.ndarray]:
+    out = {}
+    for name in table.column_names:
+        array = table.column(name).to_numpy()
+        out[name] = array.view(np.uint64) if name in BITBOARDS else array
+    return out
+
+
+class Frame:
+    """The rows of a batch of games, pre-order within each game, as numpy arrays."""
+
+    def __init__(self, columns: dict[str, np.ndarray], facts: dict[str, np.ndarray], variations: bool,
+                 fetch=None) -> None:
+        self.size = n = len(columns["positionid"])
+        self.variations = variations
+        self.gamenumber = columns["gamenumber"]
+        self.positionid = columns["positionid"]
+        self.ply = columns["ply"]
+        #: Reads more columns of the same rows, in the same order (for _LAZY).
+        self._fetch = fetch
+        #: The 12 boards, K Q R B N P k q r b n p, as (12, n) uint64.
+        self.boards = np.stack([columns[name] for name in BITBOARDS]) if n else np.zeros((12, 0), np.uint64)
+        self.facts = facts
+        #: gamenumber -> its GAME_COLUMNS, where the frame was asked to read them.
+        self.games: dict[int, tuple] = {}
+        first = self.positionid == 0
+        game = np.cumsum(first) - 1
+        starts = np.flatnonzero(first)
+        #: Row of each row's game's first position.
+        self.start = starts[game] if n else np.zeros(0, np.int64)
+        ends = np.r_[starts[1:], n] - 1
+        #: Row of each row's game's last position.
+        self.end = ends[game] if n else np.zeros(0, np.int64)
+        parent = columns["parent"]
+        self.parent = np.where(parent >= 0, self.start + parent, -1)
+        if variations:
+            self.last = self.start + columns["last_descendant"]
+        else:  # the stored last descendant counts variation rows that were not read
+            self.last = self.end.copy()
+
+    def __getattr__(self, name: str):
+        """A lazy column (_LAZY), read with the rest of its kind on first use: the move that
+        led to each row, its side to move. ``rook_from``/``rook_to`` are None where the index
+        does not hold them."""
+        if name not in _LAZY or name.startswith("_"):
+            raise AttributeError(name)
+        columns = self._fetch(_LAZY)
+        for column in _LAZY:
+            setattr(self, column, columns.get(column))
+        return getattr(self, name)
+
+    @cached_property
+    def occupied(self) -> np.ndarray:
+        return np.bitwise_or.reduce(self.boards, axis=0) if self.size else np.zeros(0, np.uint64)
+
+    @cached_property
+    def white(self) -> np.ndarray:
+        return np.bitwise_or.reduce(self.boards[:6], axis=0) if self.size else np.zeros(0, np.uint64)
+
+    @cached_property
+    def black(self) -> np.ndarray:
+        return np.bitwise_or.reduce(self.boards[6:], axis=0) if self.size else np.zeros(0, np.uint64)
+
+    @cached_property
+    def children(self) -> tuple[np.ndarray, np.ndarray]:
+        """(first, rows): the children of row i are ``rows[first[i]:first[i + 1]]``, in child order
+        (ascending rows, as pre-order numbers them)."""
+        has = np.flatnonzero(self.parent >= 0)
+        order = has[np.argsort(self.parent[has], kind="stable")]
+        counts = np.bincount(self.parent[has], minlength=self.size)
+        first = np.zeros(self.size + 1, np.int64)
+        np.cumsum(counts, out=first[1:])
+        return first, order
+
+    @cached_property
+    def child_count(self) -> np.ndarray:
+        first, _ = self.children
+        return np.diff(first)
+
+    @cached_property
+    def levels(self) -> list[np.ndarray]:
+        """The rows by their distance from their game's root: a row's parent is one level up."""
+        ply = self.ply.astype(np.int64)
+        level = ply - ply[self.start] if self.size else np.zeros(0, np.int64)
+        order = np.argsort(level, kind="stable")
+        return np.split(order, np.flatnonzero(np.diff(level[order])) + 1) if self.size else []
+
+    @cached_property
+    def piece_ids(self) -> np.ndarray:
+        """(n, 64) int8: who stands on each square, a piece named by the square it stood on at
+        its game's root (-1: empty), the moves replayed level by level down every line. A
+        promoted pawn keeps its name; castling moves the rook as well (as the tree-walker's
+        :class:`cqlindex.filters.variables.python.PieceIds`)."""
+        if self.rook_from is None:
+            raise LookupError("the index holds no castling rook squares")
+        ids = np.full((self.size, 64), -1, np.int8)
+        roots = np.flatnonzero(self.parent < 0)
+        squares = np.arange(64, dtype=np.uint64)
+        occupied = ((self.occupied[roots, None] >> squares) & np.uint64(1)).astype(bool)
+        ids[roots] = np.where(occupied, np.arange(64, dtype=np.int8), np.int8(-1))
+        for rows in self.levels[1:]:
+            ids[rows] = ids[self.parent[rows]]
+            moved = rows[(self.null_move[rows] == 0) & (self.move_from[rows] >= 0)]
+            source, target = self.move_from[moved].astype(np.int64), self.move_to[moved].astype(np.int64)
+            mover = ids[moved, source]
+            castles = self.castle[moved] >= 0
+            rook_from, rook_to = self.rook_from[moved].astype(np.int64), self.rook_to[moved].astype(np.int64)
+            c = np.flatnonzero(castles)
+            rook = ids[moved[c], rook_from[c]]
+            passant = np.flatnonzero(self.en_passant[moved])
+            behind = target[passant] + np.where(self.wtm[moved[passant]], 8, -8)
+            ids[moved[passant], behind] = -1
+            ids[moved, source] = -1
+            ids[moved[c], rook_from[c]] = -1
+            ids[moved, target] = mover
+            ids[moved[c], rook_to[c]] = rook
+        return ids
+
+
+#: What game filters read of each game, from the games table.
+GAME_COLUMNS = ("gamenumber", "result", "year", "white_elo", "black_elo", "white", "black", "tags")
+
+
+def load(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations: bool,
+         facts: dict[str, object], present: set[str] | None = None, games: bool = False) -> Frame:
+    """The frame of ``gamenumbers`` (ascending); ``facts``: name -> SQL over the alias ``p``
+    (a sqlglot expression, an int constant, or None for true everywhere); ``present``: the
+    columns of the index's positions (None: it has the optional ones); ``games``: read the
+    games' rows too (``Frame.games``), for game filters."""
+    where = "p.gamenumber BETWEEN ? AND ? AND p.gamenumber IN (SELECT unnest(?::INTEGER[]))"
+    if not variations:
+        where += " AND p.mainline"
+    numbers = [int(g) for g in gamenumbers]
+    params = [numbers[0], numbers[-1], numbers] if numbers else [0, -1, []]
+
+    def read(select: list[str]):
+        return con.sql(f"SELECT {', '.join(select)} FROM positions AS p WHERE {where} "
+                       "ORDER BY p.gamenumber, p.positionid", params=params).to_arrow_table()
+
+    def fetch(names: Sequence[str]) -> dict[str, np.ndarray]:
+        return _arrays(read([_select(c) for c in names if c not in _OPTIONAL or present is None or c in present]))
+
+    select = [_select(c) for c in _CORE]
+    computed: dict[str, object] = {}
+    for i, (name, sql) in enumerate(facts.items()):
+        if isinstance(sql, int) or sql is None:
+            computed[name] = sql
+        else:
+            select.append(f"({sql.sql(dialect='duckdb')}) AS fact_{i}")
+            computed[name] = f"fact_{i}"
+    table = read(select)
+    columns = _arrays(table)
+    n = table.num_rows
+    out_facts = {}
+    for name, where_ in computed.items():
+        if where_ is None:
+            out_facts[name] = np.ones(n, bool)
+        elif isinstance(where_, int):
+            out_facts[name] = np.full(n, where_, np.int64)
+        else:
+            out_facts[name] = columns.pop(where_)
+    frame = Frame(columns, out_facts, variations, fetch)
+    if games:
+        frame.games = {row[0]: row for row in con.execute(
+            f"SELECT {', '.join(GAME_COLUMNS)} FROM games WHERE gamenumber BETWEEN ? AND ? "
+            "AND gamenumber IN (SELECT unnest(?::INTEGER[]))", params).fetchall()}
+    return frame

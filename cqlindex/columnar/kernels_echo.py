@@ -1,0 +1,104 @@
+"""``echo (s t) body`` on columns: the body at every (source, target) pair of a game at once.
+
+Each context row is a source; its targets are the positions of its game (not itself, unless
+``all``), and the body is evaluated at the targets with ``s`` and ``t`` bound to the two
+positions, a chunk of pairs at a time so that memory stays bounded. The pairs of a game are
+its size squared, so a body that begins by asking for the same board (``s & t == .``, the
+usual idiom) only gets pairs whose boards hash alike: the body is still evaluated on them, so a
+collision costs time, never an answer. The answer is the tree-walker's
+(:func:`cqlindex.filters.output.python.echo`): the largest number the body gave, or a bare match.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cqlindex.columnar.engine import Columnar, Ctx, kernel
+from cqlindex.columnar.values import NUM, POS, Val, matched, number
+from cqlindex.cql import ast
+
+#: (source, target) pairs evaluated at once.
+PAIRS_PER_CHUNK = 1 << 21
+_EVERYTHING = frozenset("KQRBNPkqrbnp_")
+_MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93,
+                 0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53, 0x94D049BB133111EB, 0xBF58476D1CE4E5B9,
+                 0x2545F4914F6CDD1D, 0x9FB21C651E98DF25, 0x8CB92BA72F3D8DD7, 0xE7037ED1A0B428DB], np.uint64)
+
+
+def _same_board_first(node: ast.Echo) -> bool:
+    """Whether the body's first filter is ``s & t == .`` (or ``t & s == .``): the same board."""
+    body = node.body
+    first = body.items[0] if isinstance(body, ast.Compound) and body.items else body
+    if not (isinstance(first, ast.Compare) and first.ops == ("==",) and len(first.operands) == 2):
+        return False
+    left, right = first.operands
+    if isinstance(left, ast.Pieces):
+        left, right = right, left
+    names = {node.source, node.target}
+    return (isinstance(right, ast.Pieces) and right.pieces == _EVERYTHING and right.squares == (1 << 64) - 1
+            and isinstance(left, ast.Binary) and left.op == "&"
+            and all(isinstance(x, ast.Variable) for x in (left.left, left.right))
+            and {left.left.name, left.right.name} == names)
+
+
+def _board_keys(cm: Columnar) -> np.ndarray:
+    """A hash of each row's board (the twelve bitboards), equal for equal boards."""
+    key = np.zeros(cm.frame.size, np.uint64)
+    with np.errstate(over="ignore"):
+        for index in range(12):
+            board = cm.frame.boards[index]
+            key ^= (board * _MIX[index]) ^ (board >> np.uint64(29))
+            key *= np.uint64(0xBF58476D1CE4E5B9)
+    return key
+
+
+def _pairs(cm: Columnar, node: ast.Echo, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(source index into rows, target row) of every pair the body is tried at, sources in order
+    and each source's targets ascending (the tree-walker's order)."""
+    frame = cm.frame
+    if _same_board_first(node):
+        keys = _board_keys(cm)
+        order = np.lexsort((np.arange(frame.size), keys, frame.start))  # by game, board, then row
+        group_key = np.stack([frame.start[order], keys[order].view(np.int64)])
+        new = np.r_[True, np.any(group_key[:, 1:] != group_key[:, :-1], axis=0)]
+        group_of_sorted = np.cumsum(new) - 1
+        group = np.empty(frame.size, np.int64)
+        group[order] = group_of_sorted
+        bounds = np.flatnonzero(np.r_[new, True])
+        begin, count = bounds[:-1][group[rows]], np.diff(bounds)[group[rows]]
+        owner = np.repeat(np.arange(len(rows)), count)
+        rank = np.arange(len(owner)) - np.repeat(np.cumsum(count) - count, count)
+        target = order[np.repeat(begin, count) + rank]
+    else:
+        begin, count = frame.start[rows], frame.end[rows] - frame.start[rows] + 1
+        owner = np.repeat(np.arange(len(rows)), count)
+        rank = np.arange(len(owner)) - np.repeat(np.cumsum(count) - count, count)
+        target = np.repeat(begin, count) + rank
+    if not node.include_all:
+        keep = target != rows[owner]
+        owner, target = owner[keep], target[keep]
+    return owner, target
+
+
+@kernel(ast.Echo)
+def echo(cm: Columnar, node: ast.Echo, ctx: Ctx) -> Val:
+    size = len(ctx)
+    owner_all, target_all = _pairs(cm, node, ctx.rows)
+    hit = np.zeros(size, bool)
+    best = np.full(size, np.iinfo(np.int64).min, np.int64)
+    numeric = False
+    for first in range(0, len(owner_all), PAIRS_PER_CHUNK):
+        owner = owner_all[first:first + PAIRS_PER_CHUNK]
+        target = target_all[first:first + PAIRS_PER_CHUNK]
+        inner = ctx.moved(owner, target)
+        inner.vars[node.source] = Val(POS, ctx.rows[owner], np.ones(len(owner), bool))
+        inner.vars[node.target] = Val(POS, target.copy(), np.ones(len(owner), bool))
+        value = cm.eval(node.body, inner)
+        holds = value.truth()
+        hit[owner[holds]] = True
+        if value.kind == NUM:
+            numeric = True
+            np.maximum.at(best, owner[holds], value.data[holds])
+    if numeric:
+        return number(best, hit)
+    return matched(hit)

@@ -1,0 +1,103 @@
+"""``ray``, ``xray`` and ``pin`` on columns: each direction one sliding fill per member.
+
+A ray match S1 ... Sn along one direction is a chain of squares with only empty squares
+between neighbours, so the squares where the first k members can end are those a slider on
+the squares of member k-1 reaches in that direction, within Sk: n-1 fills per direction answer
+every start square of every row at once (definitions: :mod:`cqlindex.filters.sets.pins_rays`).
+A pin is found the same way from the pinning pieces: the first piece their line meets, of the
+other colour, and what lies behind it; then walking back from what was found keeps only the
+pinned pieces and pinners that belong to a complete pin.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cqlindex.columnar import bitboards as B
+from cqlindex.columnar.engine import Columnar, Ctx, kernel
+from cqlindex.columnar.values import SET, NotColumnar, Val, squares
+from cqlindex.board.directions import steps_of
+from cqlindex.cql import ast
+
+
+def ray_ends(sets: list[np.ndarray], steps: tuple[str, ...], empty: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(empty), np.uint64)
+    for step in steps:
+        reached = sets[0]
+        for member in sets[1:]:
+            reached = B.slide(reached, empty, step) & member
+        out |= reached
+    return out
+
+
+@kernel(ast.Ray)
+def ray(cm: Columnar, node: ast.Ray, ctx: Ctx) -> Val:
+    if node.kind not in ("ray", "xray"):
+        raise NotColumnar(node, f"the arrow chain {node.kind}")
+    values = [cm.eval(arg, ctx) for arg in node.args]
+    ok = np.ones(len(ctx), bool)
+    for value in values:
+        if value.kind != SET:
+            return Val(SET, np.zeros(len(ctx), np.uint64), np.zeros(len(ctx), bool))
+        ok &= value.ok
+    sets = [np.where(ok, v.data, np.uint64(0)) for v in values]
+    empty = ~cm.frame.occupied[ctx.rows]
+    steps = steps_of(node.directions)
+    if node.kind == "ray":
+        return squares(ray_ends(sets, steps, empty), ok)
+    boards = cm.frame.boards[:, ctx.rows]
+    rook_movers = boards[1] | boards[2] | boards[7] | boards[8]
+    bishop_movers = boards[1] | boards[3] | boards[7] | boards[9]
+    out = np.zeros(len(ctx), np.uint64)
+    orthogonal = tuple(s for s in steps if s in B.ORTHOGONAL)
+    diagonal = tuple(s for s in steps if s in B.DIAGONAL)
+    if orthogonal:
+        out |= ray_ends([sets[0] & rook_movers, *sets[1:]], orthogonal, empty)
+    if diagonal:
+        out |= ray_ends([sets[0] & bishop_movers, *sets[1:]], diagonal, empty)
+    return squares(out, ok)
+
+
+def pins(cm: Columnar, rows: np.ndarray, pinners: np.ndarray, pinned: np.ndarray,
+         targets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(pinning squares, pinned squares, to squares) of every pin with its parts in the given sets."""
+    frame = cm.frame
+    boards = frame.boards[:, rows]
+    white, black = frame.white[rows], frame.black[rows]
+    occupied = white | black
+    empty = ~occupied
+    found = [np.zeros(len(rows), np.uint64) for _ in range(3)]
+    for base, own, enemy in ((0, white, black), (6, black, white)):
+        queens, rooks, bishops = boards[base + 1], boards[base + 2], boards[base + 3]
+        for steps, movers in ((B.ORTHOGONAL, queens | rooks), (B.DIAGONAL, queens | bishops)):
+            sliders = pinners & movers & own
+            for step in steps:
+                back = B.OPPOSITE[step]
+                first = B.slide(sliders, empty, step) & occupied
+                held = first & enemy & pinned
+                behind = B.slide(held, empty, step)
+                to = behind & targets & (empty | enemy)
+                held &= B.slide(to, empty, back)
+                found[0] |= sliders & B.slide(held, empty, back)
+                found[1] |= held
+                found[2] |= to
+    return found[0], found[1], found[2]
+
+
+@kernel(ast.Pin)
+def pin(cm: Columnar, node: ast.Pin, ctx: Ctx) -> Val:
+    frame = cm.frame
+    rows = ctx.rows
+    given: dict[str, np.ndarray] = {}
+    ok = np.ones(len(ctx), bool)
+    for name, arg in node.params:
+        value = cm.eval(arg, ctx)
+        if value.kind != SET:
+            return Val(SET, np.zeros(len(ctx), np.uint64), np.zeros(len(ctx), bool))
+        ok &= value.ok
+        given[name] = given[name] & value.data if name in given else value.data
+    everyone = frame.occupied[rows]
+    kings = frame.boards[0, rows] | frame.boards[6, rows]
+    found = pins(cm, rows, given.get("from", everyone), given.get("through", everyone), given.get("to", kings))
+    first = node.params[0][0] if node.params else "through"
+    return squares(found[{"from": 0, "through": 1, "to": 2}[first]], ok)

@@ -1,0 +1,334 @@
+"""Sets of squares on columns: piece designators, set algebra, attacks, directions, squares' facts.
+
+The answers are those of :mod:`cqlindex.filters.sets.python`: a piece attacks a square when an
+enemy king there would be in check from it (pinned pieces attack, pawns attack diagonally), as
+python-chess's ``attacks_mask``. ``S attacks T`` is found the other way round, from T: the
+squares a knight on T would reach hold the knights that attack T, and so for each piece kind,
+so one fill per kind answers every square of S at once.
+"""
+
+from __future__ import annotations
+
+import chess
+import numpy as np
+
+from cqlindex.board.directions import COMPOSITE, STEPS
+from cqlindex.columnar import bitboards as B
+from cqlindex.columnar.engine import Columnar, Ctx, kernel
+from cqlindex.columnar.values import NUM, POS, SET, NotColumnar, Val, matched, number, squares
+from cqlindex.cql import ast
+
+_LETTERS = "KQRBNPkqrbnp"
+_POWER = (0, 9, 5, 3, 3, 1)  # K Q R B N P
+_BETWEEN = np.array([[chess.between(a, b) for b in range(64)] for a in range(64)], np.uint64)
+
+
+def occupancy(cm: Columnar, letters: frozenset[str]) -> np.ndarray:
+    """The squares holding one of ``letters`` (``_``: empty) at every row of the frame, kept per frame."""
+    key = ("pieces", letters)
+    entry = cm.memo.get(key)
+    if entry is None:
+        frame = cm.frame
+        mask = np.zeros(frame.size, np.uint64)
+        for index, letter in enumerate(_LETTERS):
+            if letter in letters:
+                mask |= frame.boards[index]
+        if "_" in letters:
+            mask |= ~frame.occupied
+        entry = cm.memo[key] = mask
+    return entry
+
+
+@kernel(ast.Pieces)
+def pieces(cm: Columnar, node: ast.Pieces, ctx: Ctx) -> Val:
+    if len(node.pieces) == 13:
+        return squares(np.full(len(ctx), node.squares, np.uint64))
+    return squares(occupancy(cm, node.pieces)[ctx.rows] & np.uint64(node.squares))
+
+
+def kinds(cm: Columnar, rows: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(kings, queens, rooks, bishops, knights, white pawns, black pawns, occupied) at ``rows``."""
+    key = ("kinds",)
+    table = cm.memo.get(key)
+    if table is None:
+        boards = cm.frame.boards
+        table = cm.memo[key] = np.stack([boards[0] | boards[6], boards[1] | boards[7], boards[2] | boards[8],
+                                         boards[3] | boards[9], boards[4] | boards[10], boards[5], boards[11],
+                                         cm.frame.occupied])
+    return tuple(table[:, rows])
+
+
+def _by_square(fast, slow, cm: Columnar, rows: np.ndarray, boards: np.ndarray) -> np.ndarray:
+    """``slow`` (fills from any set of squares), but ``fast`` (tables of one square) on the rows
+    whose set is one square: an iteration's variable, the usual case."""
+    single = np.bitwise_count(boards) == 1
+    if not single.any():
+        return slow(cm, rows, boards)
+    out = np.zeros(len(rows), np.uint64)
+    one = np.flatnonzero(single)
+    out[one] = fast(cm, rows[one], B.lowest_square(boards[one]))
+    if not single.all():
+        rest = np.flatnonzero(~single)
+        out[rest] = slow(cm, rows[rest], boards[rest])
+    return out
+
+
+def _attackers_of_square(cm: Columnar, rows: np.ndarray, square: np.ndarray) -> np.ndarray:
+    kings, queens, rooks, bishops, knights, white_pawns, black_pawns, occupied = kinds(cm, rows)
+    out = knights & B.KNIGHT[square]
+    out |= kings & B.KING[square]
+    out |= (rooks | queens) & B.rook_attacks_from(square, occupied)
+    out |= (bishops | queens) & B.bishop_attacks_from(square, occupied)
+    out |= white_pawns & B.BLACK_PAWN[square]
+    out |= black_pawns & B.WHITE_PAWN[square]
+    return out
+
+
+def _attacks_of_square(cm: Columnar, rows: np.ndarray, square: np.ndarray) -> np.ndarray:
+    kings, queens, rooks, bishops, knights, white_pawns, black_pawns, occupied = kinds(cm, rows)
+    bit = B.bits_of(square)
+    zero = np.uint64(0)
+    out = np.where((knights & bit) != 0, B.KNIGHT[square], zero)
+    out |= np.where((kings & bit) != 0, B.KING[square], zero)
+    out |= np.where(((rooks | queens) & bit) != 0, B.rook_attacks_from(square, occupied), zero)
+    out |= np.where(((bishops | queens) & bit) != 0, B.bishop_attacks_from(square, occupied), zero)
+    out |= np.where((white_pawns & bit) != 0, B.WHITE_PAWN[square], zero)
+    out |= np.where((black_pawns & bit) != 0, B.BLACK_PAWN[square], zero)
+    return out
+
+
+def attackers_of(cm: Columnar, rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """The squares whose piece attacks some square of ``targets``."""
+    return _by_square(_attackers_of_square, _attackers_of_set, cm, rows, targets)
+
+
+def attacked_from(cm: Columnar, rows: np.ndarray, sources: np.ndarray) -> np.ndarray:
+    """The squares attacked by the pieces on ``sources``."""
+    return _by_square(_attacks_of_square, _attacked_from_set, cm, rows, sources)
+
+
+def _attackers_of_set(cm: Columnar, rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    kings, queens, rooks, bishops, knights, white_pawns, black_pawns, occupied = kinds(cm, rows)
+    out = knights & B.knight_attacks(targets)
+    out |= kings & B.king_attacks(targets)
+    out |= (rooks | queens) & B.rook_attacks(targets, occupied)
+    out |= (bishops | queens) & B.bishop_attacks(targets, occupied)
+    out |= white_pawns & B.black_pawn_attacks(targets)  # a white pawn attacks where a black one would be attacked from
+    out |= black_pawns & B.white_pawn_attacks(targets)
+    return out
+
+
+def _attacked_from_set(cm: Columnar, rows: np.ndarray, sources: np.ndarray) -> np.ndarray:
+    kings, queens, rooks, bishops, knights, white_pawns, black_pawns, occupied = kinds(cm, rows)
+    out = B.knight_attacks(sources & knights)
+    out |= B.king_attacks(sources & kings)
+    out |= B.rook_attacks(sources & (rooks | queens), occupied)
+    out |= B.bishop_attacks(sources & (bishops | queens), occupied)
+    out |= B.white_pawn_attacks(sources & white_pawns)
+    out |= B.black_pawn_attacks(sources & black_pawns)
+    return out
+
+
+def set_binary(cm: Columnar, node: ast.Binary, ctx: Ctx) -> Val:
+    left = cm.eval(node.left, ctx)
+    right = cm.eval(node.right, ctx)
+    if node.op == "&" and left.kind == right.kind == POS:
+        return squares(same_contents(cm, left.data, right.data), left.ok & right.ok)
+    if left.kind != SET or right.kind != SET:
+        raise NotColumnar(node, f"'{node.op}' on a {left.kind} and a {right.kind}")
+    ok = left.ok & right.ok
+    a, b = left.data, right.data
+    if node.op == "|":
+        return squares(a | b, ok)
+    if node.op == "&":
+        return squares(a & b, ok)
+    if node.op == "in":
+        return matched(ok & ((a & ~b) == 0))
+    maps = attackers_of if node.op == "attacks" else attacked_from
+    found = cm.distinct(ctx) if cm.reads_position_only(node.right) else None
+    if found is not None:  # 'x attackedby A' in an iteration: A's attacks once per position
+        inner, back = found
+        side = cm.eval(node.right, inner)
+        return squares(a & maps(cm, inner.rows, side.data)[back], ok)
+    return squares(a & maps(cm, ctx.rows, b), ok)
+
+
+def same_contents(cm: Columnar, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``x & y`` of two positions: the squares holding the same piece, or empty, in both."""
+    boards = cm.frame.boards
+    same = np.zeros(len(a), np.uint64)
+    for index in range(12):
+        same |= boards[index, a] & boards[index, b]
+    occupied = cm.frame.occupied
+    return same | (~occupied[a] & ~occupied[b])
+
+
+def one_square(value: Val) -> tuple[np.ndarray, np.ndarray]:
+    """(square index, defined): where the set has exactly one square."""
+    data = value.data
+    ok = value.ok & (np.bitwise_count(data) == 1)
+    return B.lowest_square(np.where(ok, data, np.uint64(1))), ok
+
+
+def piece_type_at(cm: Columnar, rows: np.ndarray, bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(python-chess piece type 1-6 or 0 on an empty square, white) of the one-square boards ``bits``."""
+    boards = cm.frame.boards[:, rows]
+    kind = np.zeros(len(rows), np.int64)
+    white = np.zeros(len(rows), bool)
+    for index in range(12):
+        here = (boards[index] & bits) != 0
+        kind[here] = 6 - index % 6  # K Q R B N P -> 6 5 4 3 2 1
+        white |= here & (index < 6)
+    return kind, white
+
+
+def set_unary(cm: Columnar, node: ast.Unary, ctx: Ctx) -> Val:
+    value = cm.eval(node.arg, ctx)
+    if value.kind != SET:
+        if node.op == "#" and value.kind not in (NUM, "bool", "pos"):
+            raise NotColumnar(node, f"'#' of a {value.kind}")
+        return Val(NUM if node.op in ("#", "power", "rank", "file", "type", "colortype") else SET,
+                   np.zeros(len(ctx), np.int64 if node.op in ("#", "power", "rank", "file", "type", "colortype")
+                            else np.uint64), np.zeros(len(ctx), bool))  # not a set: no value
+    data, ok = value.data, value.ok
+    if node.op == "#":
+        return number(np.bitwise_count(data).astype(np.int64), ok)
+    if node.op == "~":
+        return squares(~data, ok)
+    if node.op in ("light", "dark"):
+        return squares(data & (B.LIGHT if node.op == "light" else B.DARK), ok)
+    if node.op == "power":
+        boards = cm.frame.boards[:, ctx.rows]
+        total = np.zeros(len(ctx), np.int64)
+        for index in range(12):
+            weight = _POWER[index % 6]
+            if weight:
+                total += weight * np.bitwise_count(boards[index] & data).astype(np.int64)
+        return number(total, ok)
+    square, ok = one_square(value)
+    if node.op == "rank":
+        return number(square // 8 + 1, ok)
+    if node.op == "file":
+        return number(square % 8 + 1, ok)
+    if node.op in ("type", "colortype"):
+        kind, white = piece_type_at(cm, ctx.rows, B.bits_of(square))
+        if node.op == "colortype":
+            kind = np.where(white, kind, -kind)
+        return number(kind, ok)
+    raise NotColumnar(node, f"the operator {node.op}")
+
+
+def shift_board(boards: np.ndarray, df: int, dr: int) -> np.ndarray:
+    """Boards moved ``df`` files and ``dr`` ranks, what leaves the board lost (as direction_mask)."""
+    out = boards
+    for _ in range(abs(df)):
+        out = B.step(out, "right" if df > 0 else "left")
+    if dr:
+        out = B.shift(out, 8 * dr)
+    return out
+
+
+@kernel(ast.Direction)
+def direction(cm: Columnar, node: ast.Direction, ctx: Ctx) -> Val:
+    value = cm.eval(node.arg, ctx)
+    if value.kind != SET:
+        return Val(SET, np.zeros(len(ctx), np.uint64), np.zeros(len(ctx), bool))
+    if node.distance is not None:
+        steps, ok = cm.eval(node.distance, ctx).counts(node.distance)
+        ok = ok & value.ok
+        out = np.zeros(len(ctx), np.uint64)
+        for k in np.unique(steps[ok]):
+            rows = ok & (steps == k)
+            out[rows] = _reach(node.name, int(k), int(k), value.data[rows])
+        return squares(out, ok)
+    return squares(_reach(node.name, node.low, node.high, value.data), value.ok)
+
+
+def _reach(name: str, low: int, high: int, boards: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(boards), np.uint64)
+    first, last = max(min(low, high), -7), min(max(low, high), 7)
+    for step_name in COMPOSITE.get(name, (name,)):
+        df, dr = STEPS[step_name]
+        for k in range(first, last + 1):
+            out |= shift_board(boards, df * k, dr * k)
+    return out
+
+
+def between(a: Val, b: Val) -> Val:
+    ok = a.ok & b.ok
+    x, y = a.data, b.data
+    single = ok & (np.bitwise_count(x) == 1) & (np.bitwise_count(y) == 1)
+    out = np.zeros(len(ok), np.uint64)
+    out[single] = _BETWEEN[B.lowest_square(x[single]), B.lowest_square(y[single])]
+    for row in np.flatnonzero(ok & ~single):  # several squares on a side: rare, square by square
+        total = 0
+        for s in chess.scan_forward(int(x[row])):
+            for t in chess.scan_forward(int(y[row])):
+                total |= chess.between(s, t)
+        out[row] = total
+    return squares(out, ok)
+
+
+@kernel(ast.Call)
+def call(cm: Columnar, node: ast.Call, ctx: Ctx) -> Val:
+    if node.name in ("max", "min"):
+        pick = np.maximum if node.name == "max" else np.minimum
+        values, ok = cm.eval(node.args[0], ctx).counts(node.args[0])
+        for arg in node.args[1:]:
+            more, more_ok = cm.eval(arg, ctx).counts(arg)
+            values, ok = pick(values, more), ok & more_ok
+        return number(values, ok)
+    if node.name == "between":
+        a, b = (cm.eval(arg, ctx) for arg in node.args)
+        if a.kind != SET or b.kind != SET:
+            return Val(SET, np.zeros(len(ctx), np.uint64), np.zeros(len(ctx), bool))
+        return between(a, b)
+    if node.name == "makesquare" and len(node.args) == 2:
+        f, r = (cm.eval(arg, ctx) for arg in node.args)
+        if f.kind != NUM or r.kind != NUM:
+            return Val(SET, np.zeros(len(ctx), np.uint64), np.zeros(len(ctx), bool))
+        ok = f.ok & r.ok & (f.data >= 1) & (f.data <= 8) & (r.data >= 1) & (r.data <= 8)
+        square = np.where(ok, (r.data - 1) * 8 + f.data - 1, 0)
+        return squares(B.bits_of(square), ok)
+    from cqlindex.columnar.kernels_tree import tree_call
+
+    return tree_call(cm, node, ctx)
+
+
+PAWN_STRUCTURES = ("passedpawns", "isolatedpawns", "doubledpawns", "connectedpawns")
+
+
+def _north(boards: np.ndarray) -> np.ndarray:
+    """Each board and every square above its squares on their files."""
+    boards = boards | (boards << np.uint64(8))
+    boards = boards | (boards << np.uint64(16))
+    return boards | (boards << np.uint64(32))
+
+
+def _south(boards: np.ndarray) -> np.ndarray:
+    boards = boards | (boards >> np.uint64(8))
+    boards = boards | (boards >> np.uint64(16))
+    return boards | (boards >> np.uint64(32))
+
+
+def _beside(boards: np.ndarray) -> np.ndarray:
+    return B.step(boards, "left") | B.step(boards, "right")
+
+
+def pawn_structure(cm: Columnar, name: str, rows: np.ndarray) -> np.ndarray:
+    """passedpawns, isolatedpawns, doubledpawns, connectedpawns: pawns of both colours, as
+    :func:`cqlindex.filters.sets.python.pawn_structure` finds them, by file fills."""
+    white, black = cm.frame.boards[5, rows], cm.frame.boards[11, rows]
+    out = np.zeros(len(rows), np.uint64)
+    for own, enemy, up in ((white, black, True), (black, white, False)):
+        files = _north(own) | _south(own)
+        if name == "passedpawns":  # no enemy pawn ahead on its file or a file beside
+            behind_enemy = _south(enemy >> np.uint64(8)) if up else _north(enemy << np.uint64(8))
+            out |= own & ~(behind_enemy | _beside(behind_enemy))
+        elif name == "isolatedpawns":
+            out |= own & ~_beside(files)
+        elif name == "doubledpawns":
+            out |= own & (_north(own << np.uint64(8)) | _south(own >> np.uint64(8)))
+        else:
+            out |= own & _beside(files)
+    return out

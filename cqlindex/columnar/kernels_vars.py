@@ -1,0 +1,83 @@
+"""Variables and set iteration on columns.
+
+``square x in S body`` becomes one context row per (position, square of S), with x bound to
+that square; the body is evaluated once over all of them and the squares where it held are
+gathered back per position (``all``: whether it held on every one). A piece variable is the
+square of its piece at the position it was bound at; carried to another position, the
+frame's piece ids (the moves replayed down every line) say where that piece stands there.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cqlindex.columnar import bitboards as B
+from cqlindex.columnar.engine import Columnar, Ctx, PieceVar, kernel
+from cqlindex.columnar.values import BOOL, NUM, SET, NotColumnar, Val, matched, squares
+from cqlindex.cql import ast
+
+
+@kernel(ast.Variable)
+def variable(cm: Columnar, node: ast.Variable, ctx: Ctx) -> Val:
+    value = ctx.vars.get(node.name)
+    if value is None:
+        raise NotColumnar(node, f"the variable {node.name} here")
+    if isinstance(value, PieceVar):
+        return piece_squares(cm, value, ctx.rows)
+    return value
+
+
+def piece_squares(cm: Columnar, piece: PieceVar, rows: np.ndarray) -> Val:
+    """Where the piece of ``piece`` stands at each of ``rows`` (the empty set once it is taken)."""
+    away = rows != piece.rows
+    if not away.any():
+        return squares(piece.bits)
+    frame = cm.frame
+    try:
+        ids = frame.piece_ids
+    except LookupError as error:
+        raise NotColumnar(None, str(error)) from None
+    out = piece.bits.copy()
+    moved = np.flatnonzero(away)
+    name = ids[piece.rows[moved], B.lowest_square(piece.bits[moved])]
+    there = ids[rows[moved]] == name[:, None]
+    found = there.any(axis=1)
+    out[moved] = np.where(found, B.bits_of(there.argmax(axis=1)), np.uint64(0))
+    return squares(out)
+
+
+@kernel(ast.Assign)
+def assign(cm: Columnar, node: ast.Assign, ctx: Ctx) -> Val:
+    if node.piece or node.op != "=":
+        raise NotColumnar(node, f"the assignment {node.op}")
+    value = cm.eval(node.value, ctx)
+    if value.kind == BOOL:
+        value = Val(NUM, np.ones(len(ctx), np.int64), value.ok)  # a bare match is stored as 1
+    assigned = value.ok
+    before = ctx.vars.get(node.name)
+    if isinstance(before, Val) and not value.ok.all():  # where it has no value, the old one stays
+        if before.kind != value.kind:
+            raise NotColumnar(node, f"the variable {node.name} changes kind")
+        value = Val(value.kind, np.where(value.ok, value.data, before.data), value.ok | before.ok)
+    ctx.vars[node.name] = Val(value.kind, value.data, value.ok)
+    return matched(assigned)
+
+
+@kernel(ast.Iterate)
+def iterate(cm: Columnar, node: ast.Iterate, ctx: Ctx) -> Val:
+    domain = cm.eval(node.domain, ctx)
+    if domain.kind != SET:
+        return matched(np.zeros(len(ctx), bool)) if node.all else Val(
+            SET, np.zeros(len(ctx), np.uint64), np.zeros(len(ctx), bool))
+    boards = np.where(domain.ok, domain.data, np.uint64(0))
+    if node.kind == "piece":
+        boards &= cm.frame.occupied[ctx.rows]
+    owner, bits = B.explode(boards)
+    inner = ctx.take(owner)
+    inner.repeats = True
+    inner.vars[node.var] = PieceVar(inner.rows.copy(), bits) if node.kind == "piece" else squares(bits)
+    holds = cm.test(node.body, inner) if len(owner) else np.zeros(0, bool)
+    held = B.or_by_owner(owner[holds], bits[holds], len(ctx))
+    if node.all:
+        return matched(domain.ok & (held == boards))
+    return squares(held, held != 0)

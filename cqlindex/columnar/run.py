@@ -1,0 +1,110 @@
+"""The columnar engine on a plan's candidates: whole games read a batch at a time, the body
+evaluated at the candidate rows of each batch, the matches handed to the result.
+
+A batch is a few thousand games, so that Python's dispatch (once per filter per batch) is
+spread over hundreds of thousands of positions while the frame's memory stays bounded. If a
+kernel meets something it does not evaluate, the games not yet answered go back to the caller,
+which hands them to the tree-walking evaluator: the answer is the same either way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from itertools import chain
+
+import numpy as np
+
+from cqlindex.columnar.core import Columnar, needed_facts, reads_games
+from cqlindex.columnar.frame import load
+from cqlindex.columnar.values import NotColumnar
+from cqlindex.query.prepare import Prepared
+from cqlindex.store.database import columns
+
+#: Games per frame: large enough that dispatch is negligible, small enough to bound memory.
+BATCH_GAMES = 4000
+#: Batches worked on at once: numpy and DuckDB let go of the GIL for their work, so two batches
+#: keep both cores busy (each with its own cursor and engine).
+THREADS = 2
+
+
+def _wanted(frame, batch: list[int], candidates: dict[int, list[int]], every_position: bool) -> np.ndarray:
+    """The frame rows of the batch's candidate positions (every row for ``every_position``)."""
+    if every_position:  # a sort value may come from any position of a candidate game
+        return np.arange(frame.size)
+    starts = np.flatnonzero(frame.positionid == 0)
+    start_of = dict(zip(frame.gamenumber[starts].tolist(), starts.tolist()))
+    present = [g for g in batch if g in start_of]
+    lists = [candidates[g] for g in present]
+    lengths = np.fromiter(map(len, lists), np.int64, len(lists))
+    ids = np.fromiter(chain.from_iterable(lists), np.int64, int(lengths.sum()))
+    return np.repeat(np.fromiter((start_of[g] for g in present), np.int64, len(present)), lengths) + ids
+
+
+def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, list[int]],
+            keep: Callable, deadline=None, every_position: bool = False) -> tuple[list[int], NotColumnar | None]:
+    """Confirm ``candidates`` (gamenumber -> positionids) with the columnar engine, calling
+    ``keep(gamenumber, ids, evaluator)`` for each candidate game in order; returns the games left
+    unanswered (from the first batch a kernel could not evaluate on) and why. ``every_position``:
+    evaluate at every position of the candidate games (for sort values), not only the candidates."""
+    facts = needed_facts(prepared.query, prepared.expansions)
+    games_too = reads_games(prepared.query, prepared.expansions)
+    present = columns(con, "positions")
+    games = sorted(candidates)
+    batch_games, threads = BATCH_GAMES, THREADS
+    batches = [games[first:first + batch_games] for first in range(0, len(games), batch_games)]
+
+    def work(batch: list[int], cursor) -> tuple[dict[int, list[int]], dict]:
+        if deadline is not None:
+            deadline.check()
+        frame = load(cursor, batch, variations, facts, present, games_too)
+        wanted = _wanted(frame, batch, candidates, every_position)
+        engine = Columnar(prepared.query, variations, prepared.expansions)
+        hits = wanted[engine.matches(frame, wanted)]
+        by_game: dict[int, list[int]] = {}
+        for game, pid in zip(frame.gamenumber[hits].tolist(), frame.positionid[hits].tolist()):
+            by_game.setdefault(game, []).append(pid)
+        return by_game, engine.sort_values()
+
+    def answer(batch: list[int], found: tuple[dict[int, list[int]], dict]) -> None:
+        by_game, sorted_by = found
+        for game in batch:
+            keep(game, by_game.get(game, []), _Sorted(sorted_by.get(game, {})))
+
+    if threads < 2 or len(batches) < 2:
+        for index, batch in enumerate(batches):
+            try:
+                answer(batch, work(batch, con))
+            except NotColumnar as refusal:
+                return [g for b in batches[index:] for g in b], refusal
+        return [], None
+    cursors = [con.cursor() for _ in range(threads)]
+    try:
+        with ThreadPoolExecutor(threads) as pool:
+            pending = [pool.submit(work, batch, cursors[i % threads]) for i, batch in enumerate(batches[:threads])]
+            for index, batch in enumerate(batches):
+                try:
+                    found = pending[index].result()
+                except NotColumnar as refusal:
+                    for later in pending[index + 1:]:
+                        later.cancel()
+                    return [g for b in batches[index:] for g in b], refusal
+                if index + threads < len(batches):  # the cursor this batch used goes on to the next one
+                    pending.append(pool.submit(work, batches[index + threads], cursors[index % threads]))
+                answer(batch, found)
+    finally:
+        for cursor in cursors:
+            cursor.close()
+    return [], None
+
+
+class _Sorted:
+    """What the result reads of an evaluator after a game: its sort values (comments and edits
+    are the tree-walker's, see :func:`cqlindex.exec.run.confirm`)."""
+
+    __slots__ = ("sort_values",)
+    comments: dict = {}
+    edits: list = []
+
+    def __init__(self, sort_values: dict) -> None:
+        self.sort_values = sort_values

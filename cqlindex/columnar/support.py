@@ -1,0 +1,114 @@
+"""Whether the columnar engine can answer a query, and if not, which filter keeps it away.
+
+Checked before any batch is read, so that ``--explain`` can say which engine confirms the
+candidates and why. The check is by node and name: a node type some kernel evaluates, a
+keyword, helper or operator that kernel knows, and variables it can follow
+(:mod:`cqlindex.columnar.variables`). A kernel may still meet a value it does not take (a
+string where a set was expected); it raises then, and the runner falls back too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from cqlindex.columnar.engine import has_kernel
+from cqlindex.columnar.kernels_game import NAMES as GAME_NAMES
+from cqlindex.columnar.kernels_line import PARAMS as LINE_PARAMS
+from cqlindex.columnar.kernels_moves import PARAMS as MOVE_PARAMS
+from cqlindex.columnar.kernels_sets import PAWN_STRUCTURES
+from cqlindex.columnar.kernels_tree import FACTS
+from cqlindex.columnar.variables import scoping_problem
+from cqlindex.cql import ast
+from cqlindex.query.rewrite import Expansions
+
+_KEYWORDS = frozenset({"terminal", "parent", "child", "currentposition", "initialposition", "lastgamenumber", "to",
+                       "from", *PAWN_STRUCTURES})
+_CALLS = frozenset({"max", "min", "between", "makesquare", "ancestor", "descendant"})
+_BINARY = frozenset({"|", "&", "attacks", "attackedby", "in", "+", "-", "*", "/", "%"})
+_UNARY = frozenset({"-", "abs", "sqrt", "#", "~", "light", "dark", "power", "rank", "file", "type", "colortype"})
+
+
+def _why_not(node: ast.Node) -> str | None:
+    """Why ``node`` itself (not its children) is not evaluated on columns, or None."""
+    if isinstance(node, (ast.Repeat, ast.Sequence)):
+        return None  # a line's constituents: the line kernel reads them (a path is refused as a whole)
+    if not has_kernel(node):
+        return f"{type(node).__name__.lower()} has no columnar kernel yet"
+    if isinstance(node, ast.Keyword) and node.name not in FACTS and node.name not in _KEYWORDS:
+        return f"'{node.name}' has no columnar kernel yet"
+    if isinstance(node, ast.Call) and (node.name not in _CALLS or (node.name == "makesquare" and len(node.args) != 2)):
+        return f"'{node.name}' has no columnar kernel yet"
+    if isinstance(node, ast.Binary) and node.op not in _BINARY:
+        return f"'{node.op}' has no columnar kernel yet"
+    if isinstance(node, ast.Unary) and node.op not in _UNARY:
+        return f"'{node.op}' has no columnar kernel yet"
+    if isinstance(node, ast.Ray) and node.kind not in ("ray", "xray"):
+        return f"the arrow chain '{node.kind}' has no columnar kernel yet"
+    if isinstance(node, ast.Move):
+        if node.mode not in ("played", "previous"):
+            return f"'move {node.mode}' has no columnar kernel yet"
+        unknown = [name for name, _ in node.params if name not in MOVE_PARAMS]
+        if unknown:
+            return f"'move {unknown[0]}' has no columnar kernel yet"
+    if isinstance(node, ast.GameFilter) and (node.name not in GAME_NAMES or (
+            node.name not in ("year", "elo") and not any(isinstance(a, ast.String) for a in node.args))):
+        return f"'{node.name}' has no columnar kernel yet"
+    if isinstance(node, ast.Dash) and (node.mode != "played" or node.promote_by is not None):
+        return "a generated move, or a promotion named by a string, has no columnar kernel yet"
+    if isinstance(node, ast.Line) and node.params - LINE_PARAMS:
+        return f"'line {sorted(node.params - LINE_PARAMS)[0]}' has no columnar kernel yet"
+    return None
+
+
+def nodes(query: ast.Query, expansions: Expansions) -> Iterator[ast.Node]:
+    """Every node of the body, and of every transform's members (a colour swap writes ``btm``
+    where the query said ``wtm``)."""
+    pending: list[ast.Node] = [query.body]
+    while pending:
+        for node in _walk(pending.pop()):
+            yield node
+            if isinstance(node, ast.Transform):
+                pending.extend(expansions(node))
+
+
+def _walk(node: object) -> Iterator[ast.Node]:
+    """:func:`ast.walk`, but not into a comment's arguments: the columnar engine never evaluates
+    them (the tree-walker writes the comments, see :mod:`cqlindex.columnar.run`)."""
+    if isinstance(node, ast.Node):
+        yield node
+        if isinstance(node, ast.Output) and node.name == "comment":
+            return
+        if isinstance(node, ast.GameFilter):
+            return  # its arguments are the strings and sides it names, read by its kernel
+        for name in node.__dataclass_fields__:
+            if name != "span":
+                yield from _walk(getattr(node, name))
+    elif isinstance(node, (tuple, list)):
+        for item in node:
+            yield from _walk(item)
+
+
+def blocker(query: ast.Query, expansions: Expansions) -> tuple[ast.Node, str] | None:
+    """(the first filter the columnar engine does not evaluate, why), or None when it evaluates all."""
+    for node in nodes(query, expansions):
+        why = _why_not(node)
+        if why is not None:
+            return node, why
+    for node in nodes(query, expansions):
+        if isinstance(node, (ast.Find, ast.Line)) and any(isinstance(inner, ast.Sort) for inner in ast.walk(node)):
+            return node, "a sort value noted inside find or line (the tree-walker stops at the first match there)"
+    problem = scoping_problem(query.body)
+    if problem is not None:
+        return problem, "a variable assigned where the columnar engine cannot follow it"
+    return None
+
+
+def reads_games(query: ast.Query, expansions: Expansions) -> bool:
+    """Whether the query has game filters (the frame then reads the games' rows too)."""
+    return any(isinstance(node, ast.GameFilter) for node in nodes(query, expansions))
+
+
+def needed_facts(query: ast.Query, expansions: Expansions) -> dict[str, object]:
+    """The facts the query reads, with their SQL for the frame's scan."""
+    return {node.name: FACTS[node.name].sql_of("p") for node in nodes(query, expansions)
+            if isinstance(node, ast.Keyword) and node.name in FACTS}

@@ -1,0 +1,61 @@
+"""The columnar runner: batches, threads, the way back to the tree-walker, and what --explain says."""
+
+from __future__ import annotations
+
+import pytest
+
+from cqlindex.columnar import run as columnar_run
+from cqlindex.exec.run import plan_for, postfilter, run
+
+QUERIES = [
+    "flipcolor { piece x in N { x attacks k x attacks [qr] } }",
+    "line --> check {2,} --> mate",
+    "square s in [qrbn] { #(A attacks s) >= 2 }",
+    "x = power A - power a find (power A - power a >= x + 2)",
+    "sort power A wtm",
+]
+
+
+@pytest.fixture(scope="module")
+def db(filter_indexes):
+    return filter_indexes["plain"]
+
+
+def _answer(db, query: str, engine: str = "sql") -> tuple:
+    result = run(db, query, variations=True, engine=engine)
+    return list(result.matches.items()), result.sort_values
+
+
+@pytest.mark.parametrize("query", QUERIES)
+@pytest.mark.parametrize("batch_games, threads", [(1, 1), (3, 2), (1000, 2)])
+def test_batches_and_threads_give_the_tree_walkers_answer(db, monkeypatch, query, batch_games, threads) -> None:
+    monkeypatch.setattr(columnar_run, "BATCH_GAMES", batch_games)
+    monkeypatch.setattr(columnar_run, "THREADS", threads)
+    assert _answer(db, query) == _answer(db, query, "python")
+
+
+def test_a_value_no_kernel_takes_sends_the_rest_to_the_tree_walker(db, monkeypatch) -> None:
+    """The transform's members are a set and a bare match: the kernel refuses at run time, and
+    the games from that batch on are answered by the tree-walker, the same as it answers them."""
+    query = "shift {Kg1 Rf1} ray (R k)"
+    calls = []
+    original = columnar_run.confirm
+
+    def spy(*args, **kwargs):
+        left, refusal = original(*args, **kwargs)
+        calls.append((len(left), refusal))
+        return left, refusal
+
+    monkeypatch.setattr(columnar_run, "confirm", spy)
+    assert _answer(db, query) == _answer(db, query, "python")
+    assert calls and calls[0][0] > 0 and calls[0][1] is not None
+
+
+@pytest.mark.parametrize("query, engine", [
+    ("piece x in N { x attacks k }", "the columnar engine"),
+    ("echo (s t) { s & t == . t > s }", "the columnar engine"),
+    ("path --", "the tree-walking evaluator: path has no columnar kernel yet"),
+    ('tag "White" ~~ "Ka"', "the tree-walking evaluator"),
+])
+def test_explain_names_the_engine_that_confirms(db, query, engine) -> None:
+    assert postfilter(plan_for(db, query, variations=True)).startswith(engine)
