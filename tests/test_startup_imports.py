@@ -53,11 +53,13 @@ def test_an_exact_query_loads_neither_pyarrow_nor_the_evaluator(tmp_path) -> Non
 
     db = tmp_path / "g.duckdb"
     build([str(REPO / "samples" / "gnuchess-300.pgn")], db)
+    engines = {"cqlindex.evaluate.core", "cqlindex.columnar.core"}
     exact = _loaded(db, "Ka1 Kh8 or Qd1")
-    assert not exact & {*HEAVY, "cqlindex.evaluate.core"}, exact & {*HEAVY, "cqlindex.evaluate.core"}
-    # The same probe sees them when the evaluator runs: the check can tell the two apart.
-    confirmed = _loaded(db, "Qd1 sort #Q")
-    assert {"cqlindex.evaluate.core", "pyarrow", "chess"} <= confirmed
+    assert not exact & {*HEAVY, *engines}, exact & {*HEAVY, *engines}
+    # The same probe sees them when a post-filter runs: the check can tell the two apart.
+    assert {"cqlindex.columnar.core", "pyarrow", "numpy"} <= _loaded(db, "Qd1 sort #Q")
+    assert {"cqlindex.evaluate.core", "pyarrow", "chess"} <= _loaded(
+        db, "", "query", str(db), "Qd1 sort #Q", "--format", "count", "--engine", "tree")
     assert "numpy" in _loaded(db, "Qd1 relation (mismatch 0)")  # relation's arrays
 
 

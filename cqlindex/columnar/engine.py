@@ -22,15 +22,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from cqlindex.columnar.frame import Frame
-from cqlindex.columnar.values import NotColumnar, Val
+from cqlindex.columnar.values import SET, NotColumnar, Val
 from cqlindex.cql import ast
 from cqlindex.query.analyse import plain
 from cqlindex.query.rewrite import Expansions
 
 Kernel = Callable[["Columnar", ast.Node, "Ctx"], Val]
 _KERNELS: dict[type, Kernel] = {}
-#: Filters cheaper to evaluate at every row than to look up per distinct row.
-_CHEAP = (ast.Pieces, ast.Number, ast.Keyword, ast.Variable, ast.Compound, ast.And, ast.Or, ast.Not)
+#: Filters that cost more than sorting their inputs: evaluated once per distinct input.
+_COSTLY = (ast.Pin, ast.Ray, ast.Iterate, ast.Find, ast.Line, ast.Echo, ast.Direction, ast.Transform, ast.Move,
+           ast.Dash)
 #: Where a linear context's row may go on: every child, or none (the end of the line).
 EVERY_CHILD, NO_CHILD = -1, -2
 
@@ -94,8 +95,8 @@ class Columnar:
         self.frame: Frame | None = None
         #: Per frame: values of pure filters computed at every row (find's body, a line's step).
         self.memo: dict[int, tuple[ast.Node, Val]] = {}
-        #: Per node: whether its value depends on the position alone (see _position_only).
-        self.position_only: dict[int, tuple[ast.Node, bool]] = {}
+        #: Per node: the variables it reads, None if it has an effect (see _reads).
+        self.inputs: dict[int, tuple[ast.Node, frozenset[str] | None]] = {}
         #: Per frame: each sort filter's numbers, as (rows, numbers) where it was evaluated.
         self.sorts: dict[ast.Sort, list[tuple[np.ndarray, np.ndarray]]] = {}
 
@@ -103,25 +104,57 @@ class Columnar:
         fn = _KERNELS.get(type(node))
         if fn is None:
             raise NotColumnar(node, f"no columnar kernel for {type(node).__name__}")
-        if ctx.repeats and self._position_only(node):
-            found = self.distinct(ctx)
-            if found is not None:  # worth it: the same positions asked again and again
-                return fn(self, node, found[0]).take(found[1])
+        if ctx.repeats and ctx.linear is None and len(ctx) > 64 and isinstance(node, _COSTLY):
+            found = self._distinct_inputs(node, ctx)
+            if found is not None:  # worth it: the same question asked again and again
+                inner, back = found
+                return fn(self, node, inner).take(back)
         return fn(self, node, ctx)
 
-    def _position_only(self, node: ast.Node) -> bool:
-        """Whether ``node``'s value depends on the position alone, and costs enough for
-        evaluating it once per distinct row to pay."""
-        return not isinstance(node, _CHEAP) and self.reads_position_only(node)
+    def _reads(self, node: ast.Node) -> frozenset[str] | None:
+        """The variables ``node`` reads, or None when it has an effect (it must then be evaluated
+        wherever it is asked)."""
+        entry = self.inputs.get(id(node))
+        if entry is None or entry[0] is not node:
+            inner = list(ast.walk(node))
+            reads = None
+            if all(plain(x) for x in inner):
+                bound = {x.var for x in inner if isinstance(x, ast.Iterate)}
+                bound |= {name for x in inner if isinstance(x, ast.Echo) for name in (x.source, x.target)}
+                reads = frozenset(x.name for x in inner if isinstance(x, ast.Variable)) - bound
+            entry = (node, reads)
+            self.inputs[id(node)] = entry
+        return entry[1]
 
     def reads_position_only(self, node: ast.Node) -> bool:
         """Whether ``node``'s value depends on the position alone (no variable, no effect)."""
-        entry = self.position_only.get(id(node))
-        if entry is None or entry[0] is not node:
-            inner = list(ast.walk(node))
-            entry = (node, all(plain(x) for x in inner) and not any(isinstance(x, ast.Variable) for x in inner))
-            self.position_only[id(node)] = entry
-        return entry[1]
+        return self._reads(node) == frozenset()
+
+    def _distinct_inputs(self, node: ast.Node, ctx: Ctx) -> tuple[Ctx, np.ndarray] | None:
+        """(a context of the distinct (position, variables read) of ``ctx``, the index back), when
+        ``node`` reads at most three one-square variables and the inputs repeat enough to pay."""
+        reads = self._reads(node)
+        if reads is None or len(reads) > 3:
+            return None
+        key = ctx.rows.copy()
+        for name in sorted(reads):
+            value = ctx.vars.get(name)
+            if isinstance(value, PieceVar) and np.array_equal(value.rows, ctx.rows):
+                data = value.bits  # a piece where it was bound: its square
+            elif isinstance(value, Val) and value.kind == SET:
+                data = np.where(value.ok, value.data, np.uint64(0))
+            else:
+                return None
+            if (np.bitwise_count(data) > 1).any():
+                return None
+            code = np.where(data != 0, np.bitwise_count((data & (~data + np.uint64(1))) - np.uint64(1)) + 1, 0)
+            key = key * 65 + code.astype(np.int64)
+        key, first, back = np.unique(key, return_index=True, return_inverse=True)
+        if len(key) * 2 > len(ctx):
+            return None
+        inner = ctx.take(first)
+        inner.repeats = False
+        return inner, back
 
     def distinct(self, ctx: Ctx) -> tuple[Ctx, np.ndarray] | None:
         """(a context of ``ctx``'s distinct rows, the index back) where rows repeat enough for

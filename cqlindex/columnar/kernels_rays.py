@@ -86,18 +86,37 @@ def pins(cm: Columnar, rows: np.ndarray, pinners: np.ndarray, pinned: np.ndarray
 
 @kernel(ast.Pin)
 def pin(cm: Columnar, node: ast.Pin, ctx: Ctx) -> Val:
+    """The pinned pieces (or the pinning ones, or what is behind) with the parameters' sets.
+
+    A pinned piece's pin does not depend on the other pieces asked about, so where the value is
+    the pinned pieces, ``through S`` is S & (every pinned piece): the pins are then found once
+    per distinct position, however many squares an iteration asks about (``pin through x``)."""
     frame = cm.frame
-    rows = ctx.rows
+    size = len(ctx)
+    first = node.params[0][0] if node.params else "through"
     given: dict[str, np.ndarray] = {}
-    ok = np.ones(len(ctx), bool)
+    ok = np.ones(size, bool)
     for name, arg in node.params:
         value = cm.eval(arg, ctx)
         if value.kind != SET:
-            return Val(SET, np.zeros(len(ctx), np.uint64), np.zeros(len(ctx), bool))
+            return Val(SET, np.zeros(size, np.uint64), np.zeros(size, bool))
         ok &= value.ok
         given[name] = given[name] & value.data if name in given else value.data
+    others = [arg for name, arg in node.params if name != "through"]
+    if first == "through" and all(cm.reads_position_only(arg) for arg in others):
+        found = cm.distinct(ctx)
+        inner, back = found if found is not None else (ctx, None)
+        rows = inner.rows
+        everyone = frame.occupied[rows]
+        sets = {name: cm.eval(arg, inner).data for name, arg in node.params if name != "through"}
+        kings = frame.boards[0, rows] | frame.boards[6, rows]
+        pinned = pins(cm, rows, sets.get("from", everyone), everyone, sets.get("to", kings))[1]
+        if back is not None:
+            pinned = pinned[back]
+        through = given.get("through")
+        return squares(pinned if through is None else pinned & through, ok)
+    rows = ctx.rows
     everyone = frame.occupied[rows]
     kings = frame.boards[0, rows] | frame.boards[6, rows]
     found = pins(cm, rows, given.get("from", everyone), given.get("through", everyone), given.get("to", kings))
-    first = node.params[0][0] if node.params else "through"
     return squares(found[{"from": 0, "through": 1, "to": 2}[first]], ok)

@@ -14,7 +14,7 @@ import numpy as np
 from cqlindex.columnar.engine import EVERY_CHILD, NO_CHILD, Columnar, Ctx, kernel
 from cqlindex.columnar import bitboards as B
 from cqlindex.columnar.values import POS, NotColumnar, Val, matched, number, scatter, squares
-from cqlindex.columnar.kernels_sets import PAWN_STRUCTURES, pawn_structure
+from cqlindex.columnar.pawns import PAWN_STRUCTURES, pawn_structure
 from cqlindex.columnar.variables import free_variables
 from cqlindex.cql import ast
 from cqlindex.cql.kinds import LOGICAL
@@ -67,7 +67,7 @@ def keyword(cm: Columnar, node: ast.Keyword, ctx: Ctx) -> Val:
     if name in ("to", "from"):
         return _move_squares(cm, name, rows)
     if name in PAWN_STRUCTURES:
-        return squares(pawn_structure(cm, name, rows))
+        return squares(pawn_structure(name, frame.boards[5, rows], frame.boards[11, rows]))
     if name == "lastgamenumber" and cm.query.header.last_gamenumber is not None:
         return number(np.full(len(rows), cm.query.header.last_gamenumber), np.ones(len(rows), bool))
     raise NotColumnar(node, f"'{name}'")

@@ -15,7 +15,7 @@ from cqlindex.columnar.engine import has_kernel
 from cqlindex.columnar.kernels_game import NAMES as GAME_NAMES
 from cqlindex.columnar.kernels_line import PARAMS as LINE_PARAMS
 from cqlindex.columnar.kernels_moves import PARAMS as MOVE_PARAMS
-from cqlindex.columnar.kernels_sets import PAWN_STRUCTURES
+from cqlindex.columnar.pawns import PAWN_STRUCTURES
 from cqlindex.columnar.kernels_tree import FACTS
 from cqlindex.columnar.variables import scoping_problem
 from cqlindex.cql import ast
