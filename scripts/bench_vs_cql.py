@@ -60,15 +60,20 @@ class Row:
 
     @property
     def differs(self) -> bool:
-        return self.reference.games is None or self.cqlindex.games is None or self.reference.games != self.cqlindex.games
+        return bool(self.difference())
+
+    @property
+    def failed(self) -> bool:
+        return self.reference.games is None or self.cqlindex.games is None
 
     @property
     def ratio(self) -> float | None:
         return self.reference.wall / self.cqlindex.wall if self.cqlindex.wall else None
 
     def difference(self) -> str:
-        """What went wrong, in a line or two: a failure, or the games only one engine found."""
-        if self.reference.games is None or self.cqlindex.games is None:
+        """What went wrong, in a line, or "": a failure, the games only one engine found, or
+        different numbers of games read (then the two did not search the same PGN)."""
+        if self.failed:
             return "; ".join(e for e in (self.reference.error, self.cqlindex.error) if e)
         parts = []
         for name, mine, theirs in (("reference", self.reference.games, self.cqlindex.games),
@@ -77,6 +82,9 @@ class Row:
             if only:
                 shown = " ".join(map(str, only[:20])) + (" ..." if len(only) > 20 else "")
                 parts.append(f"only {name} ({len(only)}): {shown}")
+        read = (self.reference.games_read, self.cqlindex.games_read)
+        if None not in read and read[0] != read[1]:
+            parts.append(f"games read: reference {read[0]}, cqlindex {read[1]}")
         return "; ".join(parts)
 
     def to_json(self) -> dict:
@@ -84,29 +92,37 @@ class Row:
                 "reference": self.reference.to_json(), "cqlindex": self.cqlindex.to_json()}
 
 
-def _games(side: Side) -> str:
-    return f"{len(side.games):,}" if side.games is not None else "failed"
+HEADER = ["| file | games ref | games cqlindex | ref s | cqlindex s | ratio | cqlindex peak RSS MB |",
+          "|---|---:|---:|---:|---:|---:|---:|"]
+
+
+def table_line(row: Row) -> str:
+    mark = " **differs**" if row.differs else ""
+    return (f"| {row.file.stem}{mark} | {_games(row.reference)} | {_games(row.cqlindex)} | "
+            f"{row.reference.wall:.2f} | {row.cqlindex.wall:.2f} | {_ratio(row.ratio)} | {row.cqlindex.rss_mb:.0f} |")
+
+
+def closing(rows: list[Row]) -> list[str]:
+    """The lines under the table: the totals, then each difference."""
+    totals = totals_of(rows)
+    lines = ["", f"Totals over {totals['files']} files: reference {totals['reference_wall']:.1f} s wall "
+             f"({totals['reference_cpu']:.1f} CPU s), cqlindex {totals['cqlindex_wall']:.1f} s wall "
+             f"({totals['cqlindex_cpu']:.1f} CPU s), ratio of totals {_ratio(totals['ratio'])}; "
+             f"cqlindex faster on {totals['cqlindex_faster']} of {totals['files']} files; "
+             f"games differ on {totals['differ']} files; an engine failed on {totals['failed']} more."]
+    different = [row for row in rows if row.differs]
+    if different:
+        lines += ["", "Differences:"] + [f"- {row.file.name}: {row.difference()}" for row in different]
+    return lines
 
 
 def markdown(rows: list[Row]) -> str:
     """The table, one line per file, then the totals and the differences."""
-    lines = ["| file | games ref | games cqlindex | ref s | cqlindex s | ratio | cqlindex peak RSS MB |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
-    for row in rows:
-        ratio = f"{row.ratio:.2f}" if row.ratio is not None else "-"
-        mark = " **differs**" if row.differs else ""
-        lines.append(f"| {row.file.stem}{mark} | {_games(row.reference)} | {_games(row.cqlindex)} | "
-                     f"{row.reference.wall:.2f} | {row.cqlindex.wall:.2f} | {ratio} | {row.cqlindex.rss_mb:.0f} |")
-    totals = totals_of(rows)
-    lines += ["", f"Totals over {totals['files']} files: reference {totals['reference_wall']:.1f} s wall "
-              f"({totals['reference_cpu']:.1f} CPU s), cqlindex {totals['cqlindex_wall']:.1f} s wall "
-              f"({totals['cqlindex_cpu']:.1f} CPU s), ratio of totals {_ratio(totals['ratio'])}; "
-              f"cqlindex faster on {totals['cqlindex_faster']} of {totals['files']} files; "
-              f"games differ on {totals['differ']} files."]
-    different = [row for row in rows if row.differs]
-    if different:
-        lines += ["", "Differences:"] + [f"- {row.file.name}: {row.difference()}" for row in different]
-    return "\n".join(lines)
+    return "\n".join(HEADER + [table_line(row) for row in rows] + closing(rows))
+
+
+def _games(side: Side) -> str:
+    return f"{len(side.games):,}" if side.games is not None else "failed"
 
 
 def _ratio(value: float | None) -> str:
@@ -114,30 +130,34 @@ def _ratio(value: float | None) -> str:
 
 
 def totals_of(rows: list[Row]) -> dict:
-    ref, mine = sum(r.reference.wall for r in rows), sum(r.cqlindex.wall for r in rows)
-    return {"files": len(rows), "reference_wall": ref, "cqlindex_wall": mine,
-            "reference_cpu": sum(r.reference.cpu for r in rows), "cqlindex_cpu": sum(r.cqlindex.cpu for r in rows),
+    """Sums over the files both engines answered (a run stopped or failed has no time to compare);
+    ``failed`` counts the others, ``differ`` the answered files whose games differ."""
+    answered = [r for r in rows if not r.failed]
+    ref, mine = sum(r.reference.wall for r in answered), sum(r.cqlindex.wall for r in answered)
+    return {"files": len(answered), "reference_wall": ref, "cqlindex_wall": mine,
+            "reference_cpu": sum(r.reference.cpu for r in answered), "cqlindex_cpu": sum(r.cqlindex.cpu for r in answered),
             "ratio": ref / mine if mine else None,
-            "cqlindex_faster": sum(r.cqlindex.wall < r.reference.wall for r in rows),
-            "differ": sum(r.differs for r in rows)}
+            "cqlindex_faster": sum(r.cqlindex.wall < r.reference.wall for r in answered),
+            "differ": sum(r.differs for r in answered), "failed": len(rows) - len(answered)}
 
 
-def run_files(files: list[Path], data: Dataset, args: argparse.Namespace) -> list[Row]:
-    """Both engines on every file, one after the other; a progress line each on stderr."""
+def run_files(files: list[Path], data: Dataset, args: argparse.Namespace) -> tuple[dict, int]:
+    """Both engines on every file, one after the other, the table printed a line at a time (a long
+    run shows what it has measured so far); the figures and the number of files that differ."""
     rows = []
+    print("\n".join(HEADER), flush=True)
     for path in files:
         reference = run_reference(args.cql, args.threads, data.pgn, path, args.timeout)
-        mine = run_cqlindex(args.cqlindex, data.index, path, args.timeout)
-        row = Row(path, reference, mine)
-        rows.append(row)
-        print(f"{path.name:40} ref {reference.wall:7.2f} s  cqlindex {mine.wall:7.2f} s  "
-              f"{'DIFFERS: ' + row.difference() if row.differs else 'same games'}", file=sys.stderr, flush=True)
-    return rows
+        rows.append(Row(path, reference, run_cqlindex(args.cqlindex, data.index, path, args.timeout)))
+        print(table_line(rows[-1]), flush=True)
+    print("\n".join(closing(rows)))
+    totals = totals_of(rows)
+    return {"files": [row.to_json() for row in rows], "totals": totals}, totals["differ"] + totals["failed"]
 
 
-def session(files: list[Path], data: Dataset, args: argparse.Namespace) -> tuple[str, dict, int]:
+def session(files: list[Path], data: Dataset, args: argparse.Namespace) -> tuple[dict, int]:
     """The files in one cqlindex session against the reference one after another: the totals
-    (Markdown), the figures (JSON) and the number of files whose games differ."""
+    printed, the figures and the number of files whose games differ (or 1 more if the session failed)."""
     rows_ref = {str(path): run_reference(args.cql, args.threads, data.pgn, path, args.timeout) for path in files}
     whole, per_file = run_session(sys.executable, data.index, files, args.timeout)
     rows = [Row(Path(name), rows_ref[name], per_file[name]) for name in rows_ref]
@@ -149,14 +169,15 @@ def session(files: list[Path], data: Dataset, args: argparse.Namespace) -> tuple
              f"{max(s.rss_mb for s in rows_ref.values()):.0f} |",
              f"| cqlindex, one Python session | {len(files)} | {whole.wall:.2f} | {whole.cpu:.2f} | {whole.rss_mb:.0f} |",
              "", f"Ratio reference / cqlindex session: {_ratio(ratio)}; queries alone inside the session "
-             f"{sum(s.wall for s in per_file.values()):.2f} s; games differ on {len(different)} files."]
+             f"{sum(s.wall for s in per_file.values()):.2f} s; games differ (or a side failed) on {len(different)} files."]
     if whole.error:
         lines.append(f"Session failed: {whole.error}")
     if different:
         lines += ["", "Differences:"] + [f"- {row.file.name}: {row.difference()}" for row in different]
+    print("\n".join(lines))
     figures = {"files": [row.to_json() for row in rows], "reference_wall": ref_wall, "reference_cpu": ref_cpu,
                "session": whole.to_json(), "ratio": ratio, "differ": len(different)}
-    return "\n".join(lines), figures, len(different) + bool(whole.error)
+    return figures, len(different) + bool(whole.error)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -178,6 +199,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--threads", type=int, default=2, help="the reference engine's -threads")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds before a run is stopped (a failure)")
     args = parser.parse_args(argv)
+    if args.files and args.sets:
+        parser.error("--files or --set, not both")
     args.cql = args.cql or args.shared / REFERENCE
     args.cqlindex = [args.cqlindex or str(Path(sys.executable).parent / "cqlindex")]
     for label, path in (("the reference engine", args.cql), ("cqlindex", Path(args.cqlindex[0]))):
@@ -213,27 +236,19 @@ def plan(args: argparse.Namespace) -> list[tuple[str, list[Path], Dataset]]:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     floor = rss_floor()
-    report, figures, failures = [], {"rss_floor_mb": floor, "sets": []}, 0
+    figures, failures = {"rss_floor_mb": floor, "sets": []}, 0
     for name, files, data in plan(args):
         build = data.build
-        report += [f"## {name}: {len(files)} files on {data.pgn.name} ({data.games:,} games)", "",
-                   f"Index: {'reused, built earlier in' if build['cached'] else 'built in'} {build['wall_seconds']:.1f} s "
-                   f"wall ({build['cpu_seconds']:.1f} CPU s, peak RSS {build['peak_rss_mb']:.0f} MB).", ""]
-        if args.session:
-            text, numbers, failed = session(files, data, args)
-            report.append(text)
-        else:
-            rows = run_files(files, data, args)
-            report.append(markdown(rows))
-            numbers = {"files": [row.to_json() for row in rows], "totals": totals_of(rows)}
-            failed = numbers["totals"]["differ"]
+        print(f"## {name}: {len(files)} files on {data.pgn.name} ({data.games:,} games)\n\n"
+              f"Index: {'reused, built earlier in' if build['cached'] else 'built in'} {build['wall_seconds']:.1f} s "
+              f"wall ({build['cpu_seconds']:.1f} CPU s, peak RSS {build['peak_rss_mb']:.0f} MB).\n", flush=True)
+        numbers, failed = (session if args.session else run_files)(files, data, args)
         failures += failed
         figures["sets"].append({"set": name, "data": data.to_json(), **numbers})
-        report.append("")
-    report.append(f"A peak RSS is never below {floor:.0f} MB: a child reports this script's peak when it is above its own "
-                  f"(/bin/true, started the same way). Reference: {args.cql} -threads {args.threads}; "
-                  f"cqlindex: {' '.join(args.cqlindex)}.")
-    print("\n".join(report))
+        print()
+    print(f"A peak RSS is never below {floor:.0f} MB: a child reports this script's peak when it is above its own "
+          f"(/bin/true, started the same way). Reference: {args.cql} -threads {args.threads}; "
+          f"cqlindex: {' '.join(args.cqlindex)}.")
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2))
     if failures:
