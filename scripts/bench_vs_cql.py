@@ -68,7 +68,7 @@ class Row:
 
     @property
     def ratio(self) -> float | None:
-        return self.reference.wall / self.cqlindex.wall if self.cqlindex.wall else None
+        return _share(self.reference.wall, self.cqlindex.wall)
 
     def difference(self) -> str:
         """What went wrong, in a line, or "": a failure, the games only one engine found, or
@@ -107,7 +107,8 @@ def closing(rows: list[Row]) -> list[str]:
     totals = totals_of(rows)
     lines = ["", f"Totals over {totals['files']} files: reference {totals['reference_wall']:.1f} s wall "
              f"({totals['reference_cpu']:.1f} CPU s), cqlindex {totals['cqlindex_wall']:.1f} s wall "
-             f"({totals['cqlindex_cpu']:.1f} CPU s), ratio of totals {_ratio(totals['ratio'])}; "
+             f"({totals['cqlindex_cpu']:.1f} CPU s), ratio of totals {_ratio(totals['ratio'])} "
+             f"(of CPU seconds {_ratio(totals['cpu_ratio'])}); "
              f"cqlindex faster on {totals['cqlindex_faster']} of {totals['files']} files; "
              f"games differ on {totals['differ']} files; an engine failed on {totals['failed']} more."]
     different = [row for row in rows if row.differs]
@@ -125,6 +126,10 @@ def _games(side: Side) -> str:
     return f"{len(side.games):,}" if side.games is not None else "failed"
 
 
+def _share(numerator: float, denominator: float) -> float | None:
+    return numerator / denominator if denominator else None
+
+
 def _ratio(value: float | None) -> str:
     return f"{value:.2f}" if value is not None else "-"
 
@@ -136,7 +141,8 @@ def totals_of(rows: list[Row]) -> dict:
     ref, mine = sum(r.reference.wall for r in answered), sum(r.cqlindex.wall for r in answered)
     return {"files": len(answered), "reference_wall": ref, "cqlindex_wall": mine,
             "reference_cpu": sum(r.reference.cpu for r in answered), "cqlindex_cpu": sum(r.cqlindex.cpu for r in answered),
-            "ratio": ref / mine if mine else None,
+            "ratio": _share(ref, mine),
+            "cpu_ratio": _share(sum(r.reference.cpu for r in answered), sum(r.cqlindex.cpu for r in answered)),
             "cqlindex_faster": sum(r.cqlindex.wall < r.reference.wall for r in answered),
             "differ": sum(r.differs for r in answered), "failed": len(rows) - len(answered)}
 
@@ -163,7 +169,7 @@ def session(files: list[Path], data: Dataset, args: argparse.Namespace) -> tuple
     rows = [Row(Path(name), rows_ref[name], per_file[name]) for name in rows_ref]
     different = [row for row in rows if row.differs]
     ref_wall, ref_cpu = sum(s.wall for s in rows_ref.values()), sum(s.cpu for s in rows_ref.values())
-    ratio = ref_wall / whole.wall if whole.wall else None
+    ratio = _share(ref_wall, whole.wall)
     lines = ["| side | files | wall s | CPU s | peak RSS MB |", "|---|---:|---:|---:|---:|",
              f"| reference, a process per file | {len(files)} | {ref_wall:.2f} | {ref_cpu:.2f} | "
              f"{max(s.rss_mb for s in rows_ref.values()):.0f} |",
