@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 from dataclasses import dataclass
@@ -97,9 +98,11 @@ HEADER = ["| file | games ref | games cqlindex | ref s | cqlindex s | ratio | cq
 
 
 def table_line(row: Row) -> str:
+    """A file's line; no ratio when a side failed (a run stopped at the timeout has only a bound)."""
     mark = " **differs**" if row.differs else ""
+    ratio = "-" if row.failed else _ratio(row.ratio)
     return (f"| {row.file.stem}{mark} | {_games(row.reference)} | {_games(row.cqlindex)} | "
-            f"{row.reference.wall:.2f} | {row.cqlindex.wall:.2f} | {_ratio(row.ratio)} | {row.cqlindex.rss_mb:.0f} |")
+            f"{row.reference.wall:.2f} | {row.cqlindex.wall:.2f} | {ratio} | {row.cqlindex.rss_mb:.0f} |")
 
 
 def closing(rows: list[Row]) -> list[str]:
@@ -242,7 +245,7 @@ def plan(args: argparse.Namespace) -> list[tuple[str, list[Path], Dataset]]:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     floor = rss_floor()
-    figures, failures = {"rss_floor_mb": floor, "sets": []}, 0
+    figures, failures = {"rss_floor_mb": floor, "load_average_at_start": os.getloadavg()[0], "sets": []}, 0
     for name, files, data in plan(args):
         build = data.build
         print(f"## {name}: {len(files)} files on {data.pgn.name} ({data.games:,} games)\n\n"
@@ -252,6 +255,9 @@ def main(argv: list[str] | None = None) -> int:
         failures += failed
         figures["sets"].append({"set": name, "data": data.to_json(), **numbers})
         print()
+    figures["load_average_at_end"] = os.getloadavg()[0]
+    print(f"Load average (1 min) {figures['load_average_at_start']:.1f} at the start, {figures['load_average_at_end']:.1f} "
+          f"at the end, on {os.cpu_count()} cores: compare ratios taken in one run, not seconds across runs.")
     print(f"A peak RSS is never below {floor:.0f} MB: a child reports this script's peak when it is above its own "
           f"(/bin/true, started the same way). Reference: {args.cql} -threads {args.threads}; "
           f"cqlindex: {' '.join(args.cqlindex)}.")

@@ -73,6 +73,7 @@ def test_same_games_make_the_table_and_exit_zero(work, capsys) -> None:
     assert "cqlindex faster on" in text and "games differ on 0 files" in text and "Differences" not in text
     assert figures["sets"][0]["totals"]["differ"] == figures["sets"][0]["totals"]["failed"] == 0
     assert figures["sets"][0]["data"]["games"] == 7
+    assert "Load average (1 min)" in text and figures["load_average_at_end"] >= 0
 
 
 def test_a_game_missing_on_one_side_fails_loudly(work, capsys) -> None:
@@ -91,7 +92,7 @@ def test_an_engine_that_fails_counts_as_a_difference(work, capsys) -> None:
     fake = wrapper(work["folder"], "print('CQL internal error: planted', file=sys.stderr); sys.exit(1)\n")
     code, _, text, _ = run(work, cql=fake, files=("mate.cql",), capsys=capsys)
     assert code == 1
-    assert "| mate **differs** | failed | 5 | " in text
+    assert "| mate **differs** | failed | 5 | " in text and " | - | " in text
     assert "Totals over 0 files" in text and "games differ on 0 files; an engine failed on 1 more" in text
     assert "reference: exit code 1: CQL internal error: planted" in text
 
