@@ -23,7 +23,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 #: ``N matches of M games in T seconds``: both engines end a run with it.
@@ -63,12 +63,11 @@ class Side:
     games: frozenset[int] | None
     error: str | None = None
     games_read: int | None = None
-    extra: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
         return {"wall_seconds": round(self.wall, 3), "cpu_seconds": round(self.cpu, 3),
                 "peak_rss_mb": round(self.rss_mb, 1), "games_read": self.games_read,
-                "games": sorted(self.games) if self.games is not None else None, "error": self.error, **self.extra}
+                "games": sorted(self.games) if self.games is not None else None, "error": self.error}
 
 
 def measure(command: list[str], timeout: float | None = None) -> Measured:
