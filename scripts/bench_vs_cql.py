@@ -101,7 +101,7 @@ HEADER = ["| file | games ref | games cqlindex | ref s | cqlindex s | ratio | cq
 
 def table_line(row: Row) -> str:
     """A file's line; no ratio when a side failed (a run stopped at the timeout has only a bound)."""
-    mark = " **differs**" if row.differs else ""
+    mark = " **failed**" if row.failed else " **differs**" if row.differs else ""
     ratio = "-" if row.failed else _ratio(row.ratio)
     return (f"| {row.file.stem}{mark} | {_games(row.reference)} | {_games(row.cqlindex)} | "
             f"{row.reference.wall:.2f} | {row.cqlindex.wall:.2f} | {ratio} | {row.cqlindex.rss_mb:.0f} |")

@@ -22,10 +22,11 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import bench_vs_cql  # noqa: E402
 from bench_vs_cql import Row, markdown, totals_of  # noqa: E402
-from bench_vs_cql_data import first_games  # noqa: E402
+from bench_vs_cql_data import first_games, indexed  # noqa: E402
 from bench_vs_cql_engines import Side  # noqa: E402
 
 CLASSICS = ROOT / "samples" / "classics.pgn"
+CQLINDEX = str(Path(sys.executable).parent / "cqlindex")
 
 #: Query file name -> its text; the mates of classics.pgn are games 1-5 (README), its checks more.
 QUERIES = {"mate.cql": "cql(quiet)\nmate\n", "check.cql": "cql(quiet)\ncheck\n"}
@@ -33,11 +34,13 @@ QUERIES = {"mate.cql": "cql(quiet)\nmate\n", "check.cql": "cql(quiet)\ncheck\n"}
 
 @pytest.fixture(scope="module")
 def work(tmp_path_factory) -> dict:
-    """A folder with the query files, a cache shared by the module's runs, and the real reference."""
+    """A folder with the query files, a cache holding classics.pgn's index (built here, so that each
+    test's runs reuse it, in any order), and the real reference engine."""
     folder = tmp_path_factory.mktemp("bench_vs_cql")
     for name, text in QUERIES.items():
         (folder / name).write_text(text)
-    return {"folder": folder, "cache": folder / "cache", "cql": shared_path("reference/cql62/cql")}
+    built = indexed(CLASSICS, folder / "cache", [CQLINDEX])
+    return {"folder": folder, "cache": folder / "cache", "cql": shared_path("reference/cql62/cql"), "built": built}
 
 
 def run(work: dict, *extra: str, cql: Path | None = None, files: tuple[str, ...] = ("mate.cql", "check.cql"),
@@ -76,6 +79,12 @@ def test_same_games_make_the_table_and_exit_zero(work, capsys) -> None:
     assert "Load average (1 min)" in text and figures["load_average_at_end"] >= 0
 
 
+def test_the_index_is_built_once_then_reused(work) -> None:
+    assert work["built"].build["cached"] is False and work["built"].games == 7
+    again = indexed(CLASSICS, work["cache"], [CQLINDEX])
+    assert again.build == {**work["built"].build, "cached": True} and again.index == work["built"].index
+
+
 def test_a_game_missing_on_one_side_fails_loudly(work, capsys) -> None:
     fake = wrapper(work["folder"], "sys.stdout.write(real.stdout.replace('<3>', '', 1)); sys.exit(real.returncode)\n")
     code, figures, text, err = run(work, cql=fake, files=("mate.cql",), capsys=capsys)
@@ -92,7 +101,7 @@ def test_an_engine_that_fails_counts_as_a_difference(work, capsys) -> None:
     fake = wrapper(work["folder"], "print('CQL internal error: planted', file=sys.stderr); sys.exit(1)\n")
     code, _, text, _ = run(work, cql=fake, files=("mate.cql",), capsys=capsys)
     assert code == 1
-    assert "| mate **differs** | failed | 5 | " in text and " | - | " in text
+    assert "| mate **failed** | failed | 5 | " in text and " | - | " in text
     assert "Totals over 0 files" in text and "games differ on 0 files; an engine failed on 1 more" in text
     assert "reference: exit code 1: CQL internal error: planted" in text
 
