@@ -39,10 +39,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from bench_vs_cql_data import Dataset, gnuchess_slice, indexed  # noqa: E402
-from bench_vs_cql_engines import Side, rss_floor, run_cqlindex, run_reference, run_session  # noqa: E402
+from bench_vs_cql_data import Dataset, gnuchess_slice, indexed
+from bench_vs_cql_engines import Side, rss_floor, run_cqlindex, run_reference, run_session
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SHARED = ROOT.parent / "shared"
@@ -110,12 +108,13 @@ def table_line(row: Row) -> str:
 def closing(rows: list[Row]) -> list[str]:
     """The lines under the table: the totals, then each difference."""
     totals = totals_of(rows)
-    lines = ["", f"Totals over {totals['files']} files: reference {totals['reference_wall']:.1f} s wall "
-             f"({totals['reference_cpu']:.1f} CPU s), cqlindex {totals['cqlindex_wall']:.1f} s wall "
-             f"({totals['cqlindex_cpu']:.1f} CPU s), ratio of totals {_ratio(totals['ratio'])} "
-             f"(of CPU seconds {_ratio(totals['cpu_ratio'])}); "
-             f"cqlindex faster on {totals['cqlindex_faster']} of {totals['files']} files; "
-             f"games differ on {totals['differ']} files; an engine failed on {totals['failed']} more."]
+    summary = (f"Totals over {totals['files']} files: reference {totals['reference_wall']:.1f} s wall "
+               f"({totals['reference_cpu']:.1f} CPU s), cqlindex {totals['cqlindex_wall']:.1f} s wall "
+               f"({totals['cqlindex_cpu']:.1f} CPU s), ratio of totals {_ratio(totals['ratio'])} "
+               f"(of CPU seconds {_ratio(totals['cpu_ratio'])}); "
+               f"cqlindex faster on {totals['cqlindex_faster']} of {totals['files']} files; "
+               f"games differ on {totals['differ']} files; an engine failed on {totals['failed']} more.")
+    lines = ["", summary]
     different = [row for row in rows if row.differs]
     if different:
         lines += ["", "Differences:"] + [f"- {row.file.name}: {row.difference()}" for row in different]
@@ -175,12 +174,13 @@ def session(files: list[Path], data: Dataset, args: argparse.Namespace) -> tuple
     different = [row for row in rows if row.differs]
     ref_wall, ref_cpu = sum(s.wall for s in rows_ref.values()), sum(s.cpu for s in rows_ref.values())
     ratio = _share(ref_wall, whole.wall)
+    ref_rss = max(s.rss_mb for s in rows_ref.values())
+    inside = sum(s.wall for s in per_file.values())
     lines = ["| side | files | wall s | CPU s | peak RSS MB |", "|---|---:|---:|---:|---:|",
-             f"| reference, a process per file | {len(files)} | {ref_wall:.2f} | {ref_cpu:.2f} | "
-             f"{max(s.rss_mb for s in rows_ref.values()):.0f} |",
+             f"| reference, a process per file | {len(files)} | {ref_wall:.2f} | {ref_cpu:.2f} | {ref_rss:.0f} |",
              f"| cqlindex, one Python session | {len(files)} | {whole.wall:.2f} | {whole.cpu:.2f} | {whole.rss_mb:.0f} |",
-             "", f"Ratio reference / cqlindex session: {_ratio(ratio)}; queries alone inside the session "
-             f"{sum(s.wall for s in per_file.values()):.2f} s; games differ (or a side failed) on {len(different)} files."]
+             "", (f"Ratio reference / cqlindex session: {_ratio(ratio)}; queries alone inside the session {inside:.2f} s; "
+                  f"games differ (or a side failed) on {len(different)} files.")]
     if whole.error:
         lines.append(f"Session failed: {whole.error}")
     if different:

@@ -20,10 +20,10 @@ from tests.conftest import shared_path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
-import bench_vs_cql  # noqa: E402
-from bench_vs_cql import Row, markdown, totals_of  # noqa: E402
-from bench_vs_cql_data import first_games, indexed  # noqa: E402
-from bench_vs_cql_engines import Side  # noqa: E402
+import bench_vs_cql
+from bench_vs_cql import Row, markdown, totals_of
+from bench_vs_cql_data import first_games, indexed
+from bench_vs_cql_engines import Side
 
 CLASSICS = ROOT / "samples" / "classics.pgn"
 CQLINDEX = str(Path(sys.executable).parent / "cqlindex")
