@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import bench_vs_cql
 from bench_vs_cql import Row, markdown, totals_of
 from bench_vs_cql_data import first_games, indexed
-from bench_vs_cql_engines import Side
+from bench_vs_cql_engines import Side, measure
 
 CLASSICS = ROOT / "samples" / "classics.pgn"
 CQLINDEX = str(Path(sys.executable).parent / "cqlindex")
@@ -179,3 +179,17 @@ def test_first_games_cuts_whole_games_from_a_zst(tmp_path) -> None:
     assert first_games(source, tmp_path / "all.pgn", 100) == 7
     assert (tmp_path / "all.pgn").read_bytes() == text
     assert not list(tmp_path.glob("*.partial"))
+
+
+def test_measure_takes_the_child_s_own_peak_and_cpu() -> None:
+    grown = measure([sys.executable, "-c", "b = bytearray(150 * 2**20); b[::4096] = b'x' * len(b[::4096])"])
+    idle = measure(["/bin/true"])
+    assert grown.status == 0 and grown.rss_mb >= 150 and idle.rss_mb < 150
+    assert 0 < grown.cpu <= grown.wall * 2 + 0.5  # its own seconds, not this process's
+
+
+def test_measure_stops_a_run_at_its_timeout() -> None:
+    stopped = measure(["sleep", "30"], timeout=0.5)
+    assert stopped.timed_out and stopped.wall < 10
+    assert stopped.failure("cqlindex").startswith("cqlindex: timed out after")
+    assert measure(["sleep", "0"], timeout=5).failure("cqlindex") is None
