@@ -18,7 +18,7 @@ import pytest
 from tests.conftest import shared_path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.append(str(ROOT / "scripts"))  # the scripts import each other by name, as when run
 
 import bench_vs_cql
 from bench_vs_cql import Row, markdown, totals_of
