@@ -1,0 +1,13 @@
+"""``cqlindex serve``: a local web app and HTTP API over one or more indexes.
+
+The modules, one job each: :mod:`~cqlindex.serve.server` (bind, say where, run uvicorn),
+:mod:`~cqlindex.serve.app` (the routes), :mod:`~cqlindex.serve.request` (a request's query and
+options, composed as the CLI composes them), :mod:`~cqlindex.serve.pool` (the worker processes
+that run queries, with cancel and timeouts), :mod:`~cqlindex.serve.results` (the cache of
+results and the pages cut from them), :mod:`~cqlindex.serve.games` (a game as JSON for the
+viewer) and ``static/`` (the page: plain HTML, CSS and JavaScript, no build step, nothing
+fetched from the internet).
+
+Starlette and uvicorn are the ``serve`` extra (``pip install 'cqlindex[serve]'``) and are imported
+by this package only, never by ``import cqlindex`` or the other commands.
+"""

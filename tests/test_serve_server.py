@@ -1,0 +1,81 @@
+"""``cqlindex serve`` as a user starts it: a real uvicorn socket on a free loopback port, the line
+that says where it listens, concurrent queries that do not wait for a long one, and a bad start
+said in one line (cqlindex/serve/server.py, the CLI's serve command)."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import pytest
+
+from serve_fixtures import REPO, SLOW, cli, sample_db  # noqa: F401 - the fixture
+
+
+@pytest.fixture(scope="module")
+def server(sample_db):
+    process = subprocess.Popen([sys.executable, "-m", "cqlindex", "serve", str(sample_db), "--port", "0",
+                                "--workers", "2", "--timeout", "20"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, cwd=REPO)
+    try:
+        line = process.stdout.readline()
+        found = re.search(r"at (http://127\.0\.0\.1:\d+/)", line)
+        assert found, (line, process.stderr.read() if process.poll() is not None else "")
+        yield found.group(1), line
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+            pytest.fail("the server did not stop on Ctrl-C")
+
+
+def test_it_binds_localhost_and_says_where(server) -> None:
+    url, line = server
+    assert url.startswith("http://127.0.0.1:") and "read-only" in line
+    assert httpx.get(url, timeout=10).text.startswith("<!doctype html>")
+    script = httpx.get(url + "static/app.js", timeout=10).text
+    assert "http" not in re.sub(r"//.*", "", script)  # nothing fetched from elsewhere
+
+
+def test_a_long_query_does_not_hold_up_the_others(server) -> None:
+    url, _ = server
+    with httpx.Client(base_url=url, timeout=60) as client, ThreadPoolExecutor(4) as threads:
+        slow = threads.submit(client.get, "/api/query", params={"cql": SLOW, "variations": "1", "token": "slow"})
+        time.sleep(1.0)
+        started = time.monotonic()
+        quick = [threads.submit(client.get, "/api/query", params={"cql": "mate", "offset": i}) for i in range(3)]
+        assert [f.result().json()["games"] for f in quick] == [5, 5, 5]
+        assert time.monotonic() - started < 5  # the slow one runs 14 s
+        assert client.post("/api/cancel", params={"token": "slow"}).json() == {"cancelled": True}
+        answer = slow.result()
+        assert answer.status_code == 409 and answer.json()["error"]["kind"] == "Cancelled"
+        assert client.post("/api/cancel", params={"token": "slow"}).json() == {"cancelled": False}
+        assert client.get("/api/query", params={"cql": "mate"}).json()["positions"] == 5
+
+
+def test_the_api_answers_another_client_as_the_cli(server, sample_db) -> None:
+    import json
+
+    url, _ = server
+    data = httpx.get(url + "api/query", params={"cql": "mate", "variations": "1"}, timeout=60).json()
+    done = cli("query", str(sample_db), "mate", "--variations", "--format", "json", "-q")
+    assert data["records"] == json.loads(done.stdout)
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["/nonexistent/x.duckdb"], "no such database"),
+    (["{db}", "--host", "256.1.1.1"], "cannot listen"),
+])
+def test_a_bad_start_is_one_line_not_a_traceback(sample_db, args, said) -> None:
+    done = cli("serve", *[a.format(db=sample_db) for a in args], "--port", "0")
+    assert done.returncode != 0
+    err = done.stderr.decode()
+    assert said in err and "Traceback" not in err
