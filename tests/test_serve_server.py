@@ -5,36 +5,19 @@ said in one line (cqlindex/serve/server.py, the CLI's serve command)."""
 from __future__ import annotations
 
 import re
-import signal
-import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
 
-from serve_fixtures import REPO, SLOW, cli, sample_db  # noqa: F401 - the fixture
+from serve_fixtures import SLOW, cli, running_server, sample_db  # noqa: F401 - the fixture
 
 
 @pytest.fixture(scope="module")
 def server(sample_db):
-    process = subprocess.Popen([sys.executable, "-m", "cqlindex", "serve", str(sample_db), "--port", "0",
-                                "--workers", "2", "--timeout", "20"], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, cwd=REPO)
-    try:
-        line = process.stdout.readline()
-        found = re.search(r"at (http://127\.0\.0\.1:\d+/)", line)
-        assert found, (line, process.stderr.read() if process.poll() is not None else "")
-        yield found.group(1), line
-    finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-            pytest.fail("the server did not stop on Ctrl-C")
+    with running_server(sample_db, "--workers", "2", "--timeout", "20") as started:
+        yield started
 
 
 def test_it_binds_localhost_and_says_where(server) -> None:
