@@ -10,35 +10,17 @@ is downloaded). Skipped on a machine without them, failed under ``CI=true``.
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
+from conftest import artifacts, program
 from serve_fixtures import cli, running_server, sample_db  # noqa: F401 - the fixture
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 DRIVERS = ("chromedriver",)
 WAIT = 30  # seconds for anything the page does
-
-
-def _needed(names: tuple[str, ...], what: str) -> str:
-    for name in names:
-        if path := shutil.which(name):
-            return path
-    message = f"no {what} on PATH (looked for {', '.join(names)}); install Debian's chromium and chromium-driver"
-    if os.environ.get("CI") == "true":
-        pytest.fail(message)
-    pytest.skip(message)
-
-
-def artifacts() -> Path:
-    folder = Path(os.environ.get("CQLINDEX_ARTIFACTS") or Path(tempfile.gettempdir()) / "cqlindex-artifacts")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +33,7 @@ def page(sample_db, downloads):
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
-    browser, driver = _needed(BROWSERS, "headless browser"), _needed(DRIVERS, "chromedriver")
+    browser, driver = program(BROWSERS, "headless browser"), program(DRIVERS, "chromedriver")
     options = webdriver.ChromeOptions()
     options.binary_location = browser
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
