@@ -93,3 +93,25 @@ def test_a_queued_job_cancelled_never_runs(sample_db) -> None:
         assert raised.value.kind == "Cancelled" and one.restarts == 0
     finally:
         one.close()
+
+
+def test_sql_between_queries_leaves_the_worker_as_it_was(sample_db) -> None:
+    """The sandbox locks its database instance's settings; a worker that kept the index open
+    across an SQL job would carry the lock into its next queries (which set a setting)."""
+    one = Pool(1)
+    try:
+        def query():
+            return len(one.submit("query", 30, db=str(sample_db), text="mate", variations=True, gamenumbers=None,
+                                  matchcount=None).future.result(60).matches)
+
+        def sql(text):
+            return one.submit("sql", 30, db=str(sample_db), text=text, limit=10).future.result(60)
+
+        assert query() == 6
+        assert sql("SELECT count(*) FROM games")["rows"] == [[307]]
+        assert query() == 6
+        with pytest.raises(JobError, match="read_csv|disabled|external"):
+            sql("SELECT * FROM read_csv('/etc/hostname')")
+        assert query() == 6
+    finally:
+        one.close()

@@ -32,6 +32,7 @@ def test_a_request_composes_the_clis_query(params, expected) -> None:
     ({"cql": "mate", "gamenumber": "9-3"}, InputError, "range is empty"),
     ({"cql": "mate", "player": 'a"b'}, InputError, "double quote"),
     ({"cql": "mate {", "flipcolor": "1"}, CqlSyntaxError, "expected '}'"),
+    ({"cql": "mat"}, CqlSyntaxError, "did you mean 'mate'"),  # said before the query reaches the pool
 ])
 def test_a_wrong_request_is_said(params, error, said) -> None:
     with pytest.raises(error, match=said):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from cqlindex.cql.parser import parse
 from cqlindex.cql_options import compose, game_filters, parse_range
 from cqlindex.errors import InputError
 
@@ -77,6 +78,7 @@ def query_spec(params: Mapping[str, str], databases: int) -> QuerySpec:
     text = compose(text, source, wrap=wrap, games=restrictions)
     if not text.strip():
         text = "true"  # only game restrictions: every position of the games that pass them, as the CLI does
+    parse(text, source)  # a syntax error is answered at once, not after the queries queued before it
     gamenumber = params.get("gamenumber", "").strip()
     matchcount = params.get("matchcount", "").strip()
     return QuerySpec(db=db, text=text, variations=flag(params, "variations"), source=source,
