@@ -211,7 +211,7 @@ function go(id) {
   if (!g || !g.byId.has(id)) return;
   g.current = id;
   const node = g.byId.get(id);
-  const params = { fen: node.fen, flip: state.flip ? "1" : "0" };
+  const params = { fen: node.fen, flip: state.flip ? "1" : "0", size: 360 };
   if (node.move_from && node.move_to) params.move = node.move_from + node.move_to;
   $("board").src = "/api/board.svg?" + new URLSearchParams(params);
   const isMatch = g.matched.includes(id);
@@ -221,7 +221,14 @@ function go(id) {
   for (const span of $("moves").querySelectorAll(".mv")) {
     const on = span.dataset.id === String(id);
     span.classList.toggle("current", on);
-    if (on) span.scrollIntoView({ block: "nearest" });
+    if (on) keepInView(span);
+  }
+}
+
+function keepInView(span) {  // scroll the move list only, never the page
+  const box = $("moves");
+  if (span.offsetTop < box.scrollTop || span.offsetTop + span.offsetHeight > box.scrollTop + box.clientHeight) {
+    box.scrollTop = span.offsetTop - box.clientHeight / 2;
   }
 }
 
