@@ -68,6 +68,7 @@ class Job:
     timeout: float
     future: Future = field(default_factory=Future)
     cancelled: threading.Event = field(default_factory=threading.Event)
+    pid: int | None = None  #: the worker process that took the job
 
     def cancel(self) -> None:
         """Stop the job: dropped if still queued, its worker killed if running."""
@@ -84,6 +85,7 @@ class Pool:
                        for i in range(size)]
         self._workers: list[_Worker] = []
         self._lock = threading.Lock()
+        self._closed = False
         self.restarts = 0  #: workers killed and replaced (cancels, overruns, crashes)
         for slot in self._slots:
             slot.start()
@@ -94,15 +96,17 @@ class Pool:
         return job
 
     def close(self) -> None:
-        """Stop every worker (queued jobs are dropped)."""
+        """Stop every worker; jobs still queued or running fail as cancelled."""
+        with self._lock:
+            self._closed = True
+            workers, self._workers = self._workers, []
         for _ in self._slots:
             self._jobs.put(None)
-        with self._lock:
-            for worker in self._workers:
-                worker.stop()
+        for worker in workers:
+            worker.stop()
 
     def _slot(self) -> None:
-        worker: _Worker | None = None
+        worker = self._start()  # at once: the first query should not wait for a process to start
         while True:
             job = self._jobs.get()
             if job is None:
@@ -112,29 +116,40 @@ class Pool:
                 continue
             if worker is None or not worker.alive():
                 worker = self._start()
+            if worker is None:  # closed
+                self._fail(job, {"kind": "Cancelled", "message": "the server is stopping"})
+                continue
             worker = self._run(worker, job)
 
-    def _start(self) -> _Worker:
-        worker = _Worker(self._context)
+    def _start(self) -> _Worker | None:
+        """A new worker, or None once the pool is closed (none may outlive it)."""
         with self._lock:
+            if self._closed:
+                return None
+            worker = _Worker(self._context)
             self._workers.append(worker)
         return worker
 
-    def _replace(self, worker: _Worker) -> _Worker:
+    def _replace(self, worker: _Worker) -> _Worker | None:
         worker.stop()
         with self._lock:
-            self._workers.remove(worker)
+            if worker in self._workers:
+                self._workers.remove(worker)
             self.restarts += 1
         return self._start()
 
-    def _run(self, worker: _Worker, job: Job) -> _Worker:
+    def _run(self, worker: _Worker, job: Job) -> _Worker | None:
         """Hand ``job`` to ``worker`` and wait for its answer, its cancel or its backstop;
         returns the worker to use next (a new one when this one was killed)."""
         try:
             worker.send((job.kind, job.args, job.timeout))
-        except (OSError, ValueError):  # the worker died between jobs
+        except (OSError, ValueError):  # the worker died between jobs (or the pool closed)
             worker = self._replace(worker)
+            if worker is None:
+                self._fail(job, {"kind": "Cancelled", "message": "the server is stopping"})
+                return None
             worker.send((job.kind, job.args, job.timeout))
+        job.pid = worker.pid
         until = time.monotonic() + job.timeout + GRACE
         while True:
             if job.cancelled.is_set():  # the worker is replaced before the client hears of it
@@ -182,6 +197,10 @@ class _Worker:
 
     def alive(self) -> bool:
         return self._process.is_alive()
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid
 
     def send(self, message) -> None:
         self._conn.send(message)

@@ -61,7 +61,7 @@ class Results:
         """The finished entry of ``spec``: from the cache, or run now (JobError if it fails)."""
         with self._lock:
             entry = self._entries.get(spec)
-            if entry is None:
+            if entry is None or entry.job.cancelled.is_set():  # a cancelled run is not one to wait for
                 job = self.pool.submit("query", min(timeout or self.timeout, self.timeout),
                                        db=self.databases[spec.db], text=spec.text, variations=spec.variations,
                                        gamenumbers=spec.gamenumbers, matchcount=spec.matchcount, source=spec.source)
