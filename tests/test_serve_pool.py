@@ -137,11 +137,32 @@ def test_a_closed_pool_leaves_no_worker_behind(sample_db) -> None:
     before = len(workers())
     closing = Pool(2)
     running = closing.submit("sleep", 30, seconds=20)
-    assert closing.submit("sleep", 30, seconds=0.01).future.result(60) == 0.01
+    assert closing.submit("sleep", 30, lane="quick", seconds=0.01).future.result(60) == 0.01
+    queued = closing.submit("sleep", 30, seconds=0.01)  # behind the running one in the slow lane
     closing.close()
-    with pytest.raises(JobError):
-        running.future.result(10)
+    for job in (running, queued):
+        with pytest.raises(JobError):
+            job.future.result(10)
     deadline = time.monotonic() + 10
     while len(workers()) > before and time.monotonic() < deadline:
         time.sleep(0.1)
     assert len(workers()) == before
+
+
+def test_a_quick_job_does_not_wait_behind_slow_ones() -> None:
+    """Two workers: one takes quick jobs only, so a quick job is answered while two slow ones
+    hold the queue (in one first-come queue it would wait for the first to end)."""
+    lanes = Pool(2)
+    try:
+        slow = [lanes.submit("sleep", 60, seconds=20) for _ in range(2)]
+        deadline = time.monotonic() + 20
+        while not any(job.pid for job in slow) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)  # time for a second slot to take the other, were it allowed to
+        taken = [job for job in slow if job.pid is not None]
+        assert len(taken) == 1  # the slot that takes slow jobs took one; the other waits in the queue
+        quick = lanes.submit("sleep", 60, lane="quick", seconds=0.01)
+        assert quick.future.result(30) == 0.01
+        assert not any(job.future.done() for job in slow)
+    finally:
+        lanes.close()

@@ -67,8 +67,18 @@ class State:
         self.databases = [Path(d).resolve() for d in databases]
         self.connections = [connect(d) for d in self.databases]
         self.pool = Pool(workers)
-        self.results = Results(self.pool, [str(d) for d in self.databases], timeout)
+        self.results = Results(self.pool, [str(d) for d in self.databases], timeout, self.lane_of)
         self.timeout = timeout
+
+    def lane_of(self, spec) -> str:
+        """``quick`` for a query SQL decides (its plan is exact), else ``slow`` (see :class:`Pool`).
+        Planned here, on the index this process keeps open, in a few milliseconds; a query the
+        planner refuses is said here too, without queueing."""
+        from cqlindex.exec.run import plan_for
+
+        plan = plan_for(self.databases[spec.db], spec.text, variations=spec.variations, source=spec.source,
+                        gamenumbers=spec.gamenumbers)
+        return "quick" if plan.exact else "slow"
 
     def cursor(self, db: int):
         return self.connections[db].cursor()
@@ -210,7 +220,7 @@ async def _sql(state: State, request: Request) -> Response:
     if token:  # cancellable as a query is
         state.results.track(token, job)
     try:
-        answer = await asyncio.wrap_future(job.future)
+        answer = await asyncio.shield(asyncio.wrap_future(job.future))
     finally:
         if token:
             state.results.untrack(token)

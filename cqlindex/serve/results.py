@@ -18,6 +18,7 @@ import io
 import json
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from cqlindex.output.records import game_rows
@@ -49,8 +50,10 @@ class Entry:
 class Results:
     """The cache of results and runs in flight, keyed by :class:`QuerySpec`."""
 
-    def __init__(self, pool: Pool, databases: list[str], timeout: float) -> None:
+    def __init__(self, pool: Pool, databases: list[str], timeout: float,
+                 lane_of: Callable[[QuerySpec], str] = lambda spec: "slow") -> None:
         self.pool = pool
+        self.lane_of = lane_of  #: which lane of the pool a query runs in (see :data:`cqlindex.serve.pool.LANES`)
         self.databases = databases
         self.timeout = timeout
         self._entries: OrderedDict[QuerySpec, Entry] = OrderedDict()
@@ -61,8 +64,13 @@ class Results:
         """The finished entry of ``spec``: from the cache, or run now (JobError if it fails)."""
         with self._lock:
             entry = self._entries.get(spec)
-            if entry is None or entry.job.cancelled.is_set():  # a cancelled run is not one to wait for
-                job = self.pool.submit("query", min(timeout or self.timeout, self.timeout),
+            fresh = entry is None or entry.job.cancelled.is_set()  # a cancelled run is not one to wait for
+        if fresh:
+            lane = await asyncio.to_thread(self.lane_of, spec)
+        with self._lock:
+            entry = self._entries.get(spec)
+            if entry is None or entry.job.cancelled.is_set():
+                job = self.pool.submit("query", min(timeout or self.timeout, self.timeout), lane=lane,
                                        db=self.databases[spec.db], text=spec.text, variations=spec.variations,
                                        gamenumbers=spec.gamenumbers, matchcount=spec.matchcount, source=spec.source)
                 entry = self._entries[spec] = Entry(spec, job)
@@ -70,7 +78,8 @@ class Results:
             if token:
                 self._tokens[token] = entry.job
         try:
-            result = await asyncio.wrap_future(entry.job.future)
+            # shielded: a client that goes away must not cancel a run that others may share
+            result = await asyncio.shield(asyncio.wrap_future(entry.job.future))
         except BaseException:
             with self._lock:
                 if self._entries.get(spec) is entry:
@@ -105,10 +114,6 @@ class Results:
             return False
         job.cancel()
         return True
-
-    def held_positions(self) -> int:
-        with self._lock:
-            return sum(e.positions for e in self._entries.values())
 
     def _evict(self) -> None:
         """Drop the least recently used finished results past the budget (the newest always stays)."""
