@@ -185,7 +185,9 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     db = ensure_index(args.shared, args.games, args.db or REPO / "build" / f"bench-{args.games}.duckdb")
-    process, url = start_server(db, args.workers, timeout=30)
+    # The server's own limit far above any query of the mix: only the requests sent with
+    # --timeout-query are meant to time out.
+    process, url = start_server(db, args.workers, timeout=600)
     peak = [rss_tree(process.pid)]
     done = threading.Event()
 
