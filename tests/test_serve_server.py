@@ -61,3 +61,21 @@ def test_a_bad_start_is_one_line_not_a_traceback(sample_db, args, said) -> None:
     assert done.returncode != 0
     err = done.stderr.decode()
     assert said in err and "Traceback" not in err
+
+
+def test_cqlindex_serve_stays_the_function_once_the_package_is_imported(tmp_path) -> None:
+    """In a fresh interpreter: before and after the package's modules are imported,
+    cqlindex.serve(...) is the function (a missing index: its one-line error, not a TypeError)."""
+    import subprocess
+    import sys
+
+    probe = ("import cqlindex\n"
+             "from cqlindex.errors import DatabaseError\n"
+             "for step in ('before', 'after'):\n"
+             "    try:\n"
+             f"        cqlindex.serve([{str(tmp_path / 'none.duckdb')!r}], port=0)\n"
+             "    except DatabaseError as error:\n"
+             "        print(step, 'no such database' in str(error))\n"
+             "    import cqlindex.serve.app\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.stdout.split() == ["before", "True", "after", "True"], done.stderr

@@ -11,3 +11,21 @@ fetched from the internet).
 Starlette and uvicorn are the ``serve`` extra (``pip install 'cqlindex[serve]'``) and are imported
 by this package only, never by ``import cqlindex`` or the other commands.
 """
+
+import sys
+import types
+
+
+class _Package(types.ModuleType):
+    """This package, callable as :func:`cqlindex.serve`. The function and the package share the
+    name ``cqlindex.serve``, and Python sets the package as that attribute once any of its
+    modules is imported: without this, ``cqlindex.serve(...)`` would fail in a process that has
+    imported the package (a second call in a notebook, say)."""
+
+    def __call__(self, *args, **kwargs):
+        from cqlindex.api import serve
+
+        return serve(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _Package
