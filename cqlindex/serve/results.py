@@ -65,8 +65,8 @@ class Results:
         with self._lock:
             entry = self._entries.get(spec)
             fresh = entry is None or entry.job.cancelled.is_set()  # a cancelled run is not one to wait for
-        if fresh:
-            lane = await asyncio.to_thread(self.lane_of, spec)
+        # Planned outside the lock (milliseconds); a result evicted meanwhile runs in the slow lane.
+        lane = await asyncio.to_thread(self.lane_of, spec) if fresh else "slow"
         with self._lock:
             entry = self._entries.get(spec)
             if entry is None or entry.job.cancelled.is_set():
