@@ -13,10 +13,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
-__all__ = ["Database", "Match", "Matches", "__version__", "build", "open"]
+__all__ = ["Database", "Match", "Matches", "__version__", "build", "open", "serve"]
 
 if TYPE_CHECKING:
-    from cqlindex.api import Database, Match, Matches, build, open
+    from cqlindex.api import Database, Match, Matches, build, open, serve
 
 
 def __getattr__(name: str) -> Any:

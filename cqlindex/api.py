@@ -166,20 +166,36 @@ class Database:
         CQL's ``readfile`` and ``writefile`` touch files only with ``allow_files``: without it
         such a query stops with an error, so a query cannot make a service read or write files.
         """
-        from cqlindex.exec.run import run
-
-        try:
-            result = run(self.path, cql, variations=variations, engine=engine, gamenumbers=gamenumbers,
-                         matchcount=matchcount, timeout=timeout, include_unplayable=include_unplayable,
-                         allow_files=allow_files)
-        except RecursionError:  # the limits of cql/limits.py are meant to make this unreachable
-            raise CqlindexError(TOO_DEEP) from None
+        result = self.result(cql, variations=variations, engine=engine, gamenumbers=gamenumbers,
+                             matchcount=matchcount, timeout=timeout, include_unplayable=include_unplayable,
+                             allow_files=allow_files)
         con = connect(self.path)
         try:
             table = match_table(con, result.matches)
         finally:
             con.close()
         return Matches(table, result, self.path)
+
+    def result(self, cql: str, *, variations: bool | None = None, engine: str = "sql",
+               gamenumbers: tuple[int, int] | None = None,
+               matchcount: tuple[int, int | None] | None = None, timeout: float | None = None,
+               include_unplayable: bool = False, allow_files: bool = False,
+               source: str = "<query>") -> QueryResult:
+        """:meth:`query`'s run without its records: the matching position ids per game, in output
+        order, with the sort values and comments the writers of :mod:`cqlindex.output.formats` need.
+
+        For programs that hold many results and read a page of records at a time (``cqlindex
+        serve``): a result of a million positions is a few megabytes here, and far more as records.
+        ``source`` names the query in syntax errors (a ``.cql`` file's name, say).
+        """
+        from cqlindex.exec.run import run
+
+        try:
+            return run(self.path, cql, variations=variations, engine=engine, gamenumbers=gamenumbers,
+                       matchcount=matchcount, timeout=timeout, include_unplayable=include_unplayable,
+                       allow_files=allow_files, source=source)
+        except RecursionError:  # the limits of cql/limits.py are meant to make this unreachable
+            raise CqlindexError(TOO_DEEP) from None
 
     def sql(self, text: str, params: list | None = None, *, allow_files: bool = False,
             timeout: float | None = None) -> pa.Table:
@@ -219,3 +235,15 @@ def absolute_inputs(patterns: list[str]) -> list[str]:
     """The build's inputs (files or globs) as absolute paths, so the index names its sources in a
     way that holds from any working directory: PGN output re-reads the games from them."""
     return [os.path.abspath(os.path.expanduser(p)) for p in patterns]
+
+
+def serve(databases: str | Path | list[str | Path], *, host: str = "127.0.0.1", port: int = 8765,
+          workers: int | None = None, timeout: float = 60.0) -> None:
+    """Serve a local web app and HTTP API over one or more indexes until interrupted (``cqlindex serve``).
+
+    Read-only; binds ``host`` (localhost unless told otherwise) and prints where it listens.
+    Needs the ``serve`` extra: ``pip install 'cqlindex[serve]'``. See :mod:`cqlindex.serve`."""
+    from cqlindex.serve.server import run_server
+
+    paths = [Path(p) for p in databases] if isinstance(databases, list) else [Path(databases)]
+    run_server(paths, host=host, port=port, workers=workers, timeout=timeout)

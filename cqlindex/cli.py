@@ -288,6 +288,24 @@ def filters(
     typer.echo(guard(work))
 
 
+@app.command()
+def serve(
+    db: Annotated[list[Path], typer.Argument(help="One or more indexes written by cqlindex build.")],
+    host: Annotated[str, typer.Option(
+        "--host", help="The address to listen on; 127.0.0.1 (this machine only) unless told otherwise, "
+                       "e.g. 0.0.0.0 for every network of this machine.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="The port (0: any free one).")] = 8765,
+    workers: Annotated[int | None, typer.Option(
+        "--workers", min=1, help="Query worker processes (default: 2 to 4, by cores).", show_default=False)] = None,
+    timeout: Annotated[float, typer.Option(
+        "--timeout", min=0.001, help="Stop any query after this many seconds.")] = 60.0,
+) -> None:
+    """Search indexes in the browser: a local web app and HTTP API, read-only (pip install 'cqlindex[serve]')."""
+    from cqlindex.api import serve as run_serve
+
+    guard(lambda: run_serve(db, host=host, port=port, workers=workers, timeout=timeout))
+
+
 # Registered here, between filters and the end, so that --help lists the commands in this order.
 app.command(cls=CqlStyleCommand, context_settings=CQL_CONTEXT)(query)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from dataclasses import replace
 from enum import Enum
 from functools import partial
@@ -37,7 +38,12 @@ def execute(*, db, cql, input, file, append, fen, flipcolor, reversecolor, flip,
             stderr().print("cqlindex: with -i DB give only the query (or -f FILE.cql)")
             raise SystemExit(2)
         db, cql = input, None if db is None else str(db)
-    if cql is None and file is None and db is not None and db.suffix.lower() == ".cql" and db.is_file():
+    files = list(file or ())  # -f may be given more than once: one count per file
+    file = files[0] if len(files) == 1 else None
+    if len(files) > 1 and cql is not None:
+        stderr().print("cqlindex: give a query or -f FILE.cql, not both")
+        raise SystemExit(2)
+    if cql is None and file is None and not files and db is not None and db.suffix.lower() == ".cql" and db.is_file():
         db, file = None, db  # 'cqlindex query query.cql': the index comes from its cql(input ...)
     if cql is not None and file is None and cql.endswith(".cql") and Path(cql).is_file():
         cql, file = None, Path(cql)  # CQL's habit: the query is a file
@@ -45,13 +51,13 @@ def execute(*, db, cql, input, file, append, fen, flipcolor, reversecolor, flip,
         stderr().print("cqlindex: give a query or -f FILE.cql, not both")
         raise SystemExit(2)
     restricted = any(v is not None for v in (player, white, black, event, site, year, result_tag))
-    if cql is None and file is None and not append and fen is None and not restricted:
+    if cql is None and file is None and len(files) < 2 and not append and fen is None and not restricted:
         stderr().print("cqlindex: give a query, -f FILE.cql, -cql FILTERS or -fen FEN")
         raise SystemExit(2)
     wrap = [name for name, on in (("flipcolor", flipcolor), ("reversecolor", reversecolor), ("flip", flip),
                                   ("shift", shift)) if on]
 
-    def prepare() -> tuple[Path, str, str, tuple | None, tuple | None]:
+    def prepare(file: Path | None = file) -> tuple[Path, str, str, tuple | None, tuple | None]:
         from cqlindex.cql.parser import parse
 
         if file is not None:
@@ -74,6 +80,13 @@ def execute(*, db, cql, input, file, append, fen, flipcolor, reversecolor, flip,
         count = parse_range(matchcount, "-matchcount", open_ended=True) if matchcount else None
         return index, text, source, games, count
 
+    if len(files) > 1:
+        if format is not Format.count or explain or output is not None or engine is Engine.spark or showmatches:
+            stderr().print("cqlindex: several -f files run only with --format count (one row per file)")
+            raise SystemExit(2)
+        _count_each(files, prepare, partial(run, variations=variations, engine=engine.value, timeout=timeout,
+                                            include_unplayable=unplayable, allow_files=True), quiet)
+        return
     index, text, source, games, count = guard(prepare)
     on_spark = engine is Engine.spark
     if explain:
@@ -137,6 +150,36 @@ def execute(*, db, cql, input, file, append, fen, flipcolor, reversecolor, flip,
         summary = _closing_line(result) if cut is None else summary  # a streamed run is counted as written
     if not quiet:
         _say(summary, output is not None)
+
+
+def _count_each(files: list[Path], prepare, run, quiet: bool) -> None:
+    """``-f a.cql -f b.cql --format count``: each file run with the same options, one row per file
+    (``FILE: N games M positions``), as people classify a collection, one file per theme. A file
+    that fails is said on stderr and its row says ``error``; the others still run, and the exit
+    code is the worst error's."""
+    from cqlindex.errors import CqlError, CqlindexError
+
+    status = 0
+    started = time.perf_counter()
+    for file in files:
+        try:
+            index, text, source, games, count = prepare(file)
+            result = run(index, text, source=source, gamenumbers=games, matchcount=count)
+        except CqlError as error:
+            stderr().print(error.render(), markup=False, highlight=False)
+            echo(f"{file}: error")
+            status = max(status, error.exit_code)
+            continue
+        except CqlindexError as error:
+            stderr().print(f"cqlindex: {error}", markup=False, highlight=False)
+            echo(f"{file}: error")
+            status = max(status, error.exit_code)
+            continue
+        echo(f"{file}: {len(result.matches)} games {result.positions} positions")
+    if not quiet:
+        _say(f"{len(files)} query files in {time.perf_counter() - started:.2f} seconds", False)
+    if status:
+        raise SystemExit(status)
 
 
 def _say(line: str, to_stdout: bool) -> None:

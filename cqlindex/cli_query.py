@@ -56,7 +56,9 @@ def query(
     input: Annotated[Path | None, typer.Option(
         "-i", "-input", "--input", help="The index or PGN file, as CQL's -i (then the only argument is the query).",
         show_default=False)] = None,
-    file: Annotated[Path | None, typer.Option("-f", "--file", help="Read the query from a .cql file.")] = None,
+    file: Annotated[list[Path] | None, typer.Option(
+        "-f", "--file", help="Read the query from a .cql file; several -f files with --format count: one row "
+                             "per file.", show_default=False)] = None,
     append: Annotated[list[str] | None, typer.Option(
         "-cql", "--cql", help="Filters appended to the query's body; may be repeated.", show_default=False)] = None,
     fen: Annotated[str | None, typer.Option(

@@ -27,13 +27,13 @@ QUERY: dict = {
     "options": {
         "--black": ["black", "str"], "--boards": ["boards", "int"], "--cql": ["append", "list"],
         "--dialect": ["dialect", "str"], "--engine": ["engine", "engine"], "--event": ["event", "str"],
-        "--fen": ["fen", "str"], "--file": ["file", "path"], "--format": ["format", "format"],
+        "--fen": ["fen", "str"], "--file": ["file", "paths"], "--format": ["format", "format"],
         "--gamenumber": ["gamenumber", "str"], "--input": ["input", "path"], "--limit": ["limit", "int"],
         "--matchcount": ["matchcount", "str"], "--matchstring": ["matchstring", "str"],
         "--output": ["output", "path"], "--player": ["player", "str"], "--result": ["result_tag", "str"],
         "--site": ["site", "str"], "--spark-master": ["spark_master", "str"], "--timeout": ["timeout", "float"],
         "--white": ["white", "str"], "--year": ["year", "str"], "-black": ["black", "str"],
-        "-cql": ["append", "list"], "-event": ["event", "str"], "-f": ["file", "path"], "-fen": ["fen", "str"],
+        "-cql": ["append", "list"], "-event": ["event", "str"], "-f": ["file", "paths"], "-fen": ["fen", "str"],
         "-g": ["gamenumber", "str"], "-gamenumber": ["gamenumber", "str"], "-i": ["input", "path"],
         "-input": ["input", "path"], "-limit": ["limit", "int"], "-matchcount": ["matchcount", "str"],
         "-matchstring": ["matchstring", "str"], "-o": ["output", "path"], "-output": ["output", "path"],
@@ -153,9 +153,9 @@ def query_params(args: list[str]) -> dict | None:
             return None
         name, kind = options[key]
         value = _converted(kind, args[i + 1], QUERY["minimum"].get(name))
-        if value is None or (name in given and kind != "list"):
+        if value is None or (name in given and kind not in _LISTS):
             return None
-        given[name] = [*given.get(name, []), value] if kind == "list" else value
+        given[name] = [*given.get(name, []), value] if kind in _LISTS else value
         i += 2
     if len(positional) > len(QUERY["arguments"]) or "-" in positional:
         return None
@@ -172,13 +172,15 @@ def _kind(name: str) -> str | None:
 
 
 _ENUMS = ("engine", "format")
+#: Kinds of option that may be repeated, each value added to a list.
+_LISTS = ("list", "paths")
 
 
 def _converted(kind: str, value: str, minimum: float | None):
     """``value`` as typer converts it for ``kind``, or None where typer might read it otherwise."""
     if kind in ("str", "list"):
         return value
-    if kind == "path":
+    if kind in ("path", "paths"):
         return Path(value) if value else None
     if kind == "engine":
         from cqlindex.cli_execute import Engine

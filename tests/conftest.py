@@ -7,6 +7,8 @@ a missing data set must never turn into a green run that tested nothing.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import chess
@@ -17,15 +19,36 @@ from cqlindex.board.squares import to_unsigned
 SHARED = Path(os.environ.get("CQLINDEX_SHARED", Path(__file__).resolve().parents[2] / "shared"))
 
 
+def missing(message: str) -> None:
+    """Something a test needs is not here: a failure under CI=true, a skip elsewhere."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
 def shared_path(relative: str) -> Path:
     """The path of a file under ../shared; fails (CI) or skips (elsewhere) when it is absent."""
     path = SHARED / relative
     if not path.exists():
-        message = f"shared data missing: {path}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
+        missing(f"shared data missing: {path}")
     return path
+
+
+def artifacts() -> Path:
+    """Where a test leaves what a person looks at after CI (screenshots): $CQLINDEX_ARTIFACTS, or a
+    folder in the temporary directory."""
+    folder = Path(os.environ.get("CQLINDEX_ARTIFACTS") or Path(tempfile.gettempdir()) / "cqlindex-artifacts")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def program(names: tuple[str, ...], what: str) -> str:
+    """The first of ``names`` on PATH (a browser, its driver); :func:`missing` when none is."""
+    for name in names:
+        if path := shutil.which(name):
+            return path
+    missing(f"no {what} on PATH (looked for {', '.join(names)}); install Debian's package")
+    raise AssertionError("unreachable")
 
 
 @pytest.fixture(scope="session")

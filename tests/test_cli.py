@@ -332,7 +332,7 @@ def test_bad_option_values_are_usage_errors(args: list[str]) -> None:
 def test_every_command_and_option_has_help() -> None:
     group = typer.main.get_command(app)
     assert (group.help or "").strip()
-    assert set(group.commands) == {"build", "add", "info", "sql", "query", "export", "filters"}
+    assert set(group.commands) == {"build", "add", "info", "sql", "query", "export", "filters", "serve"}
     missing = []
     for name, command in group.commands.items():
         if not (command.help or "").strip():

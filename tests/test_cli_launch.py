@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parents[1]
 def described() -> dict:
     """:data:`cqlindex.launch.QUERY` as typer's ``query`` command declares it."""
     command = typer.main.get_command(app).commands["query"]
-    kinds = {str: "str", Path: "path", int: "int", float: "float", list[str]: "list"}
+    kinds = {str: "str", Path: "path", int: "int", float: "float", list[str]: "list", list[Path]: "paths"}
     spec: dict = {"arguments": [], "options": {}, "flags": {}, "minimum": {}, "defaults": {}}
     for param in command.params:
         default = param.default.value if isinstance(param.default, Enum) else param.default
@@ -68,6 +68,7 @@ def _typers(args: list[str], monkeypatch) -> dict | None:
     ["g.duckdb", "Ka1", "--format", "ndjson", "-o", "out.ndjson"],
     ["-i", "g.duckdb", "check", "-gamenumber", "3", "9", "-matchcount", "2"],
     ["g.duckdb", "-f", "q.cql", "--format", "count", "-quiet", "-MainLine"],
+    ["g.duckdb", "-f", "a.cql", "--file", "b.cql", "-F", "c.cql", "--format", "count"],
     ["g.duckdb", "mate", "-cql", "check", "-cql", "wtm", "--engine", "python", "--timeout", "2.5"],
     ["G.DUCKDB", "-fen", "8/8/8/8/8/8/8/8", "-player", "Kasparov", "-year", "1990", "2000", "-flip"],
     ["g.duckdb", "true", "--limit", "3", "--boards", "2", "--format", "html", "-showmatches", "-silent"],

@@ -22,7 +22,6 @@ import shutil
 import signal
 import struct
 import subprocess
-import tempfile
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -33,6 +32,7 @@ from cqlindex.exec.run import run
 from cqlindex.output.html import write_html
 from cqlindex.output.records import match_records
 from cqlindex.store.database import connect
+from conftest import artifacts, program
 
 LICHESS = "data/games/lichess-474.pgn"
 QUERY = "cql(gamenumber 1 10) check"  # 10 games, 26 checks, two games with more than 4
@@ -318,13 +318,7 @@ TIMEOUT = 120  # seconds; a load takes about one
 
 @pytest.fixture(scope="module")
 def browser() -> str:
-    for name in BROWSERS:
-        if path := shutil.which(name):
-            return path
-    message = f"no headless browser on PATH (looked for {', '.join(BROWSERS)}); install Debian's chromium"
-    if os.environ.get("CI") == "true":
-        pytest.fail(message)
-    pytest.skip(message)
+    return program(BROWSERS, "headless browser")
 
 
 def load(browser: str, page: Path, profile: Path, screenshot: Path) -> tuple[str, list[str]]:
@@ -346,12 +340,6 @@ def load(browser: str, page: Path, profile: Path, screenshot: Path) -> tuple[str
         pytest.fail(f"{browser} did not finish loading {page} in {TIMEOUT} s")
     assert process.returncode == 0, log
     return dom, [m.group(0) for m in CONSOLE.finditer(log)]
-
-
-def artifacts() -> Path:
-    folder = Path(os.environ.get("CQLINDEX_ARTIFACTS") or Path(tempfile.gettempdir()) / "cqlindex-artifacts")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def test_the_console_scan_sees_errors(browser, tmp_path) -> None:
