@@ -410,6 +410,10 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
                     raise self.error("'~~' needs strings on both sides", side.span)
             left = ast.Binary(left.span.to(right.span), "~~", left, right)
         if self.at_op(":") and not self.colon_barred:
+            if kind_of(left, self.variables) not in (POSITION, "any"):
+                # the reference: 'move from K : check' is extra text, a ':' needs a position
+                raise self.error("':' needs a position on its left (parent, child, a position variable...)",
+                                 self.peek())
             self.next()
             if self.at_op("#", "~"):
                 # 'source:#[Aa]' counts at the source position
