@@ -410,7 +410,7 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
                     raise self.error("'~~' needs strings on both sides", side.span)
             left = ast.Binary(left.span.to(right.span), "~~", left, right)
         if self.at_op(":") and not self.colon_barred:
-            if kind_of(left, self.variables) not in (POSITION, "any"):
+            if kind_of(left, self.variables) not in (POSITION, "any") and not isinstance(left, ast.Path):
                 # the reference: 'move from K : check' is extra text, a ':' needs a position
                 raise self.error("':' needs a position on its left (parent, child, a position variable...)",
                                  self.peek())
