@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from cqlindex.cql import ast
-from cqlindex.cql.kinds import NUMBER, SET, STRING, kind_of
 from cqlindex.cql.reader import Reader
 from cqlindex.cql.tokens import Kind, Span, Token
 
@@ -38,14 +37,6 @@ class OutputGrammar(Reader):
             raise self.error("'sort' needs a filter, not a constant", body.span)
 
         return ast.Sort(token.span.to(body.span), doc, minimum, body)
-
-    def _key_kind(self, node: ast.Node) -> str:
-        """The kind of a sort key: a comparison has the value of its left side (``sort [Aa] >= 10``
-        sorts by the count), a list the value of its last filter, an echo or a sort its body's."""
-        while isinstance(node, (ast.Compound, ast.Compare, ast.Echo, ast.Sort)):
-            node = node.items[-1] if isinstance(node, ast.Compound) else \
-                node.operands[0] if isinstance(node, ast.Compare) else node.body
-        return kind_of(node, self.variables)
 
     def parse_output(self, token: Token) -> ast.Node:
         """``comment (args)``, ``comment "text"``, ``message [quiet] (args)``: they always match."""
