@@ -14,6 +14,8 @@ name, and lower-cases option names as CQLi does). Two things click cannot declar
 * :data:`REFUSED`: CQL options that make no sense for an index, or that cqlindex does not do,
   each with what to do instead; :func:`refusal` finds one in the arguments before click does, so
   the user reads that message rather than click's guess at a short option (``-t`` for ``-threads``).
+  It also names an unknown one-dash option as typed (``-variation``, with the closest known
+  spelling), where click would read it as a short option and its value (``No such option: -v``).
 
 :func:`compose` builds the query text the options describe. All are plain functions, tested
 without a terminal.
@@ -21,6 +23,8 @@ without a terminal.
 
 from __future__ import annotations
 
+import difflib
+import re
 from collections.abc import Iterable, Sequence
 
 from cqlindex.cql.parser import parse
@@ -72,13 +76,20 @@ def _name(arg: str) -> str | None:
     return arg.lstrip("-").split("=", 1)[0].lower()
 
 
+#: An argument click would split into a short option and its value: one dash, then a word.
+_ONE_DASH_WORD = re.compile(r"-[A-Za-z][A-Za-z0-9]+(=.*)?", re.DOTALL)
+
+
 def refusal(args: Sequence[str], takes_value: Iterable[str] = ()) -> str | None:
     """The message for the first refused CQL option in ``args``, or None.
 
     ``takes_value`` are cqlindex's own option spellings whose next argument is a value (never
-    read as an option: ``-matchstring -s`` marks matches with ``-s``).
+    read as an option: ``-matchstring -s`` marks matches with ``-s``). A one-dash word that is
+    none of those, nor a CQL option cqlindex takes (:data:`ACCEPTED`), is unknown, and named as
+    typed with the closest spellings.
     """
     valued = {v.lower() for v in takes_value}
+    known = set(ACCEPTED) | {v.lstrip("-") for v in valued}
     i = 0
     while i < len(args):
         arg = args[i]
@@ -87,6 +98,10 @@ def refusal(args: Sequence[str], takes_value: Iterable[str] = ()) -> str | None:
         name = _name(arg)
         if name in REFUSED:
             return f"-{name}: {REFUSED[name][1]}"
+        if name is not None and _ONE_DASH_WORD.fullmatch(arg) and name not in known:
+            close = difflib.get_close_matches(name, sorted(known | set(REFUSED)), n=3, cutoff=0.7)
+            offer = f" (did you mean {' or '.join('-' + c for c in close)}?)" if close else ""
+            return f"No such option: {arg.split('=', 1)[0]}{offer}"
         i += 2 if arg.lower() in valued and "=" not in arg else 1
     return None
 

@@ -18,8 +18,8 @@ echo
 echo "CQL: a queen given up, then mate (samples/sacrifice.cql), either colour:"
 "$VENV/bin/cqlindex" query build/sample.duckdb -f samples/sacrifice.cql --format table
 echo
-echo "How that query runs (--explain prints the SQL; the last lines say where each filter is decided):"
-"$VENV/bin/cqlindex" query build/sample.duckdb -f samples/sacrifice.cql --explain | tail -3
+echo "How that query runs (--explain prints the SQL after its comment lines, which say where each filter is decided):"
+"$VENV/bin/cqlindex" query build/sample.duckdb -f samples/sacrifice.cql --explain | grep '^--'
 echo
 echo "The mates as a page of boards (open it in a browser) and as PGN with the matches marked:"
 "$VENV/bin/cqlindex" query build/sample.duckdb 'mate' --variations -o build/mates.html

@@ -395,7 +395,7 @@ def test_query_from_file(sample_db: Path, tmp_path: Path) -> None:
     ("check and", "<query>:1:10: syntax error"),
     ("{mate", "expected '}'"),
     ("similarposition", "syntax error"),
-    ("3", "a number is not a filter"),
+    ("3", "a number here is only asked whether it matches"),
 ])
 def test_query_errors_show_where(sample_db: Path, query: str, words: str) -> None:
     result = invoke("query", sample_db, query)

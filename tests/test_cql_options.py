@@ -219,6 +219,10 @@ def test_a_pgn_without_an_index_says_how_to_build_one(tmp_path: Path) -> None:
     (["--matchcount", "x", "check"], "--matchcount A [B]"),
     (["--matchcount", "1-x", "check"], "--matchcount A [B]"),
     (["-flip", "Ka1 {"], "expected '}'"),
+    # an unknown one-dash option is named as typed, not as click's short option (-v)
+    (["-variation", "check"], "No such option: -variation (did you mean -variations?)"),
+    (["-Matchcnt", "2", "check"], "No such option: -Matchcnt (did you mean -matchcount?)"),
+    (["-zzz", "check"], "No such option: -zzz"),
 ])
 def test_bad_options_are_one_clear_message(db: Path, args: list[str], words: str) -> None:
     result = runner.invoke(app, ["query", str(db), *args])

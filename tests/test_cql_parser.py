@@ -368,7 +368,7 @@ def _dash(query: str) -> ast.Dash:
 
 @pytest.mark.parametrize(("query", "target"), [
     ("--(btm)", ["Keyword"]), ("e2--Qa4=q(btm check)", ["Keyword", "Keyword"]), ("[x](to)", ["Keyword"]),
-    ("--(o-o to)", ["Keyword", "Keyword"]), ("-- (k)", ["Pieces"]), ("v=e4--(to)", ["Keyword"]),
+    ("--(o-o to)", ["Keyword", "Keyword"]), ("v=e4--(to)", ["Keyword"]),
     ("B[x]h7(check k[x]h7(N--g5 check))", ["Keyword", "Dash"]),
 ])
 def test_dash_target_is_parsed(query: str, target: list[str]) -> None:
@@ -389,8 +389,9 @@ def test_move_kinds_are_filters_inside_a_target(query: str) -> None:
 
 
 @pytest.mark.parametrize(("query", "words"), [
-    ("-- (k) --", "cannot be chained"), ("[x] (k) [x]", "cannot be chained"), ("--(k)--", "cannot be chained"),
-    ("-- (k)--", "cannot be chained"), ("--(btm)+2", "needs numbers"), ("--()", "must hold a filter"),
+    ("-- (k) --", "no space between '--' and the '('"), ("[x] (k) [x]", "no space between '[x]' and the '('"),
+    ("--(k)--", "cannot be chained"), ("-- (k)--", "no space between"), ("e2--Qa4\n(btm)", "no space between"),
+    ("--(btm)+2", "needs numbers"), ("--()", "must hold a filter"),
     ("v=--(btm)", "cannot be assigned"),
 ])
 def test_dash_target_rejected(query: str, words: str) -> None:

@@ -43,7 +43,7 @@ _SYMBOL_WORDS = {"✵": "flip", "⬓": "flipcolor", "∀": "all", "⊢": "path",
 _BARE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\"}
 _BRACKET_WORDS = {"element": "in", "forall": "all"}
 _SYMBOL_OPS = {"≺": "[<]", "≻": "[>]", "≼": "[<=]", "≽": "[>=]", "→": "->", "←": "<-", "≤": "<=", "≥": ">=", "≠": "!=", "∪": "|", "∩": "&", "×": "[x]",
-               "――": "--", "―": "--", "▦": "."}
+               "――": "--", "▦": "."}  # a lone "―" is no symbol (the reference: invalid character)
 
 
 def square_mask(text: str) -> int:
@@ -234,6 +234,7 @@ class Lexer:
         return Token(Kind.PIECES, self.text[start:self.pos], self._span(start, self.pos), pieces, squares)
 
     def _figurines(self, start: int) -> Token:
+        text = self.text
         letters: set[str] = set()
         while self.pos < len(self.text) and self.text[self.pos] in _FIGURINES:
             for letter in _FIGURINES[self.text[self.pos]]:
@@ -246,6 +247,10 @@ class Lexer:
             mask = square_mask(squares.group(0))
         elif self._at_square_list():
             mask = self._square_list()
+        elif self.pos < len(text) and text[self.pos].isdigit():
+            # '[Aa]6-8': a rank without its files (the squares are 'a-h6-8')
+            raise self.error(f"not a square after {text[start:self.pos]!r}: squares name their files, as a-h6-8",
+                             self.pos, self.pos + 1)
         return self._pieces(start, frozenset(letters), mask)
 
     def _string(self, start: int) -> Token:
@@ -285,6 +290,10 @@ class Lexer:
         if end < 0:
             raise self.error("unterminated '[': missing ']'", start)
         inner = text[start + 1:end].strip()
+        against = start > 0 and (text[start - 1] in '")]_$' or text[start - 1].isalnum())
+        if not against and any(ch.isspace() for ch in text[start + 1:end]):
+            # the reference reads '[...]' as one word: '[Aa ]', '[a1, b2]' or a line break inside are typos
+            raise self.error(f"no space inside {text[start:end + 1]!r}: CQL reads '[...]' as one word", start, end + 1)
         if inner == "x":
             self.pos = end + 1
             return Token(Kind.OP, "[x]", self._span(start, self.pos))
@@ -303,7 +312,7 @@ class Lexer:
             return self._pieces(start, frozenset(), 0)
         if any(ch in _FIGURINES for ch in inner) and any(ch in _PIECE_LETTERS for ch in inner):
             raise self.error(f"do not mix figurines and letters in {text[start:end + 1]!r}", start, end + 1)
-        if start > 0 and (text[start - 1] in '")]_$' or text[start - 1].isalnum()) and any(
+        if against and any(
                 ch not in _PIECE_LETTERS and ch not in _FIGURINES and not ch.isspace() for ch in inner):
             # written against a string or a name, and no piece designator: an index, "mate"[1] or x[1:3]
             self.pos = start + 1
@@ -325,6 +334,10 @@ class Lexer:
             mask = square_mask(squares.group(0))
         elif self._at_square_list():
             mask = self._square_list()
+        elif self.pos < len(text) and text[self.pos].isdigit():
+            # '[Aa]6-8': a rank without its files (the squares are 'a-h6-8')
+            raise self.error(f"not a square after {text[start:self.pos]!r}: squares name their files, as a-h6-8",
+                             self.pos, self.pos + 1)
         return self._pieces(start, frozenset(letters), mask)
 
 

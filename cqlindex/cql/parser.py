@@ -402,7 +402,7 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
     @nested
     def parse_colon(self) -> ast.Node:
         left = self.parse_indexed()
-        while self.at_op("~~"):  # CQL 6.1 regular-expression match on strings
+        while self.at_op("~~") and not self.match_barred:  # CQL 6.1 regular-expression match on strings
             self.next()
             right = self.parse_indexed()
             for side in (left, right):
@@ -410,6 +410,10 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
                     raise self.error("'~~' needs strings on both sides", side.span)
             left = ast.Binary(left.span.to(right.span), "~~", left, right)
         if self.at_op(":") and not self.colon_barred:
+            if kind_of(left, self.variables) not in (POSITION, "any") and not isinstance(left, ast.Path):
+                # the reference: 'move from K : check' is extra text, a ':' needs a position
+                raise self.error("':' needs a position on its left (parent, child, a position variable...)",
+                                 self.peek())
             self.next()
             if self.at_op("#", "~"):
                 # 'source:#[Aa]' counts at the source position
@@ -459,9 +463,9 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
             if self.at_repetition():
                 raise self.error("a repetition '{m,n}' only follows a line constituent", token)
             self.next()
-            barred, self.colon_barred = self.colon_barred, 0
+            barred, self.colon_barred, matching, self.match_barred = self.colon_barred, 0, self.match_barred, 0
             items = self.parse_items()
-            self.colon_barred = barred
+            self.colon_barred, self.match_barred = barred, matching
             end = self.expect_op("}", "to close '{'")
             if not items:
                 raise self.error("'{}' must hold at least one filter", token.span.to(end.span))
@@ -470,9 +474,9 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
             self.next()
             if self.at_op(")"):
                 raise self.error("'()' must hold a filter", self.peek())
-            barred, self.colon_barred = self.colon_barred, 0
+            barred, self.colon_barred, matching, self.match_barred = self.colon_barred, 0, self.match_barred, 0
             node = self.parse_filter()
-            self.colon_barred = barred
+            self.colon_barred, self.match_barred = barred, matching
             self.expect_op(")", "to close '('")
             return node
         if token.kind is Kind.OP and token.text.startswith("\\"):

@@ -54,6 +54,7 @@ class Reader(ABC):
         # a syntax error anywhere still wins (as it does in the reference engine).
         self.deferred: list[CqlUnsupportedError] = []
         self.colon_barred = 0  # inside 'position N', whose ':' is the position's
+        self.match_barred = 0  # inside the set argument of 'typename' & co, whose '~~' is outside
         self.in_dash_target = 0  # inside '--(...)', where o-o, o-o-o, castle and enpassant are filters
 
     # -- token helpers -------------------------------------------------------------------------

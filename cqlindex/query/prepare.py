@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from cqlindex.cql import ast
 from cqlindex.cql.frozen import Frozen, frozen
+from cqlindex.cql.idle import idle_value
 from cqlindex.cql.limits import simplify
 from cqlindex.cql.parser import parse
 from cqlindex.errors import CqlSyntaxError
@@ -37,11 +38,14 @@ class Prepared(Frozen):
 
 
 def parse_body(text: str, source: str = "<query>") -> ast.Query:
-    """Parse ``text`` and refuse what no engine runs (a bare number is not a filter)."""
+    """Parse ``text`` and refuse, as the reference engine does once it has parsed a query, a value
+    that is only asked whether it matches (``check or 1``, a label without its ``sort``: cql/idle.py)."""
     query = parse(text, source)
-    for item in query.body.items:
-        if isinstance(item, ast.Number):
-            raise CqlSyntaxError("a number is not a filter", query.text, item.span, source)
+    idle = idle_value(query.body)
+    if idle:
+        node, what = idle
+        raise CqlSyntaxError(f"{what} here is only asked whether it matches, which it always does "
+                             "(a 'sort', a comparison or an assignment missing?)", query.text, node.span, source)
     return query
 
 

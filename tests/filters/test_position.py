@@ -45,7 +45,7 @@ TABLE = [
     Row("light [Bb] == 2", EXACT),
     Row("dark K", EXACT),
     Row("#passedpawns >= 3", NARROWED),
-    Row("passedpawns & [Pp]6-7", NARROWED),
+    Row("passedpawns & [Pp]a-h6-7", NARROWED),
     Row("isolatedpawns & p", NARROWED),
     Row("#doubledpawns > 2", NARROWED),
     Row("connectedpawns & P == 0", NARROWED),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tests.filters.differential import EXACT, NARROWED, Row, cases, check
+from tests.filters.reference import RefRow, check_reference, ref_cases
 
 TABLE = [
     Row('eco ~~ "C[0-4]"', EXACT),
@@ -32,7 +33,7 @@ TABLE = [
     Row('originalcomment "!"', EXACT),
     Row('hascomment ~~ "[Dd]raw"', EXACT),
     Row('originalcomment ~~ "\\d+"', NARROWED),  # '\d': left to Python's re
-    Row('player white + " " + player black ~~ "^[A-M]"', NARROWED),
+    Row('(player white + " " + player black) ~~ "^[A-M]"', NARROWED),
     Row('lowercase event ~~ "world"', NARROWED),
     Row('eco ~~ "(C)(\\d)" \\2 == "4"', NARROWED),
     Row('"RBNQ" ~~ "N" \\-0 == 2 wtm', NARROWED),
@@ -51,3 +52,23 @@ TABLE = [
 @pytest.mark.parametrize("row, cell", cases(TABLE))
 def test_sql_against_python(filter_indexes, row: Row, cell: tuple[str, bool]) -> None:
     check(filter_indexes, row, cell)
+
+
+#: Held to the reference engine's answers (tests/filters/reference.py), on both engines.
+REFERENCE = [
+    # 'tag' takes its name alone: the '~~' (or '+') after it applies to the tag's value (issue 35)
+    RefRow('tag "Termination" ~~ "Normal"', "lichess"),
+    RefRow('tag "Termination" ~~ "Time" ply > 60', "lichess"),
+    RefRow('tag "Termination" + "!" == "Normal!"', "lichess"),
+    RefRow('tag "Termination" == "Normal"', "lichess"),
+    # the piece names take a set; the '~~' after it is the name's
+    RefRow('piecename e1 ~~ "K"'),
+    RefRow('typename (K | Q) ~~ "Q" ply < 3'),
+    RefRow('(lowercase event) ~~ "ty"'),
+    RefRow('lowercase (event ~~ "Moscow") == "moscow"'),
+]
+
+
+@pytest.mark.parametrize("row, engine", ref_cases(REFERENCE))
+def test_against_the_reference(build_db, row: RefRow, engine: str) -> None:
+    check_reference(build_db, row, engine)

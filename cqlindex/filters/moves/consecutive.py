@@ -6,8 +6,9 @@ that is also a run of consecutive moves of T (the longest common substring, not 
 That is CQL 6.1's definition; the rules below are where it says nothing:
 
 * Two moves are identical when they move the same kind of piece of the same colour between the
-  same squares with the same promotion (a null move is identical to a null move of the same
-  side). The reference example files use it to compare a try with the solution, where the
+  same squares, whatever a pawn promotes to (as the reference engine reads them: ``c8=N+`` and
+  ``c8=Q`` from one position have a run of 1); a null move is identical to a null move of the
+  same side. The reference example files use it to compare a try with the solution, where the
   "same" move is made in a slightly different position.
 * When x is an ancestor of y (or the same position) S is empty and the value is 0, which
   matches like any number unless a range excludes it.
@@ -25,12 +26,16 @@ from cqlindex.evaluate.values import count
 from cqlindex.store.trees import Position
 
 
+def _identity(pos: Position) -> tuple:
+    """What makes the move into ``pos`` the same move as another (the module's first rule)."""
+    return ("null", pos.wtm) if pos.null_move else (pos.move_from, pos.move_to, pos.move_piece, pos.wtm)
+
+
 def _moves_from(ancestor: int, pos: Position, positions: list[Position]) -> list[tuple]:
     """The moves from ``ancestor`` down to ``pos``, in the order they were played."""
     moves = []
     while pos.id != ancestor:
-        moves.append(("null", pos.wtm) if pos.null_move else
-                     (pos.move_from, pos.move_to, pos.move_piece, pos.promotion, pos.wtm))
+        moves.append(_identity(pos))
         pos = positions[pos.parent]
     moves.reverse()
     return moves
@@ -117,9 +122,8 @@ def all_pairs(positions: list[Position]) -> np.ndarray:
     """
     n = len(positions)
     codes: dict[tuple, int] = {}
-    moves = np.array([-1 if p.parent is None else codes.setdefault(
-        ("null", p.wtm) if p.null_move else (p.move_from, p.move_to, p.move_piece, p.promotion, p.wtm), len(codes))
-        for p in positions], dtype=np.int64)
+    moves = np.array([-1 if p.parent is None else codes.setdefault(_identity(p), len(codes))
+                      for p in positions], dtype=np.int64)
     parent = np.array([0 if p.parent is None else p.parent for p in positions], dtype=np.intp)
     last = np.array([p.last_descendant for p in positions], dtype=np.intp)
     ids = np.arange(n)

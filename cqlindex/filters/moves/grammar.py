@@ -29,11 +29,9 @@ class MovesGrammar(Reader):
         A ``-`` written against a dash starts its right side, a negation and so not a set: the
         reference refuses ``countmoves --- 2`` and ``2---(btm)`` though it takes ``-- + 2``.
 
-        Dashes cannot be chained: no move filter may be written against the end of a dash. The
-        reference parser also takes a ``(`` after a bare dash across white space as the target
-        (``path -- ( -- -- )`` is refused just as ``path --(-- --)``), and a target so written
-        cannot be followed by a move filter even after white space (``-- (k) --`` is refused,
-        ``--(k) --`` is two filters).
+        Dashes cannot be chained: no move filter may be written against the end of a dash. A ``(``
+        after a dash across white space or a line break is refused, as the reference refuses
+        it (``-- (btm)``: no space between the dash and its target); ``--(k) --`` is two filters.
         """
         dash = self.next()
         start = left.span if left is not None else dash.span
@@ -62,8 +60,9 @@ class MovesGrammar(Reader):
         if adjacent() and self.at_op("="):
             self.next()
             promote, end, promote_by = self.parse_promotion(dash, self.parse_or())
-        spaced_target = right is None and promote is None and self.at_op("(") and not adjacent()
-        if self.at_op("(") and (adjacent() or spaced_target):
+        if self.at_op("(") and not adjacent():
+            raise self.error(f"no space between '{dash.text}' and the '(' of its target", self.peek())
+        if self.at_op("(") and adjacent():
             opening = self.next()
             self.in_dash_target += 1
             items = []
@@ -77,7 +76,7 @@ class MovesGrammar(Reader):
                 raise self.error(f"'{dash.text}()' must hold a filter", opening.span.to(close.span))
             target = tuple(items)
             end = close.span
-        if self.at_op("--", "[x]") and (adjacent() or spaced_target):
+        if self.at_op("--", "[x]") and adjacent():
             raise self.error("CQL 6.2 move filters cannot be chained", self.peek())
         return ast.Dash(start.to(end), left, right, dash.text == "[x]", promote, target, promote_by=promote_by)
 

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 import chess
 
 from cqlindex.cql import ast
+from cqlindex.cql.kinds import SET, kind_of
 from cqlindex.evaluate.context import Evaluator, evaluates
 from cqlindex.evaluate.values import MATCH, Squares
 from cqlindex.filters.moves.legal import generated_moves, legal_dash, legal_dash_moves, promotion_letters
@@ -81,9 +82,13 @@ def _candidates(ev: Evaluator, node: ast.Move, pos: Position) -> tuple[list, Pos
 
 @evaluates(ast.Move)
 def move(ev: Evaluator, node: ast.Move, pos: Position) -> object:
+    """A move filter whose value is a set (``move from``, ``to``, ``capture`` first) always has one,
+    empty where no move matches, as in the reference: ``move from A previous | K`` holds at the
+    first position too, and ``#(move to a previous) == 0`` where no move went to the a-file."""
+    value_kind = node.params[0][0] if node.params and node.params[0][0] in ("from", "to", "capture") else None
     found = _candidates(ev, node, pos)
     if found is None:
-        return None
+        return Squares(0) if value_kind else None
     candidates, at = found
     white = at.wtm
     sets: dict[str, int] = {}
@@ -94,8 +99,10 @@ def move(ev: Evaluator, node: ast.Move, pos: Position) -> object:
                 return None
             sets[name] = mask
     if any(name == "count" for name, _ in node.params):  # 'move legal count': how many, 0 included
-        return sum(1 for candidate in candidates if _accepts(ev, node, candidate, sets, at, white))
-    value_kind = node.params[0][0] if node.params and node.params[0][0] in ("from", "to", "capture") else None
+        # A promotion counts once, whatever it promotes to: the reference's move list holds one
+        # move per pawn step to the last rank (as 'countmoves' below).
+        return len({(candidate.source, candidate.target) for candidate in candidates
+                    if _accepts(ev, node, candidate, sets, at, white)})
     result = 0
     matched = False
     says = next((value for name, value in node.params if name == "comment"), None)
@@ -111,9 +118,9 @@ def move(ev: Evaluator, node: ast.Move, pos: Position) -> object:
             result |= 1 << candidate.target
         elif value_kind == "capture" and candidate.captured_square is not None:
             result |= 1 << candidate.captured_square
-    if not matched:
-        return None
-    return Squares(result) if value_kind else MATCH
+    if value_kind:
+        return Squares(result)
+    return MATCH if matched else None
 
 
 def _comment_after(ev: Evaluator, says: ast.Node, at: Position, reached: int) -> None:
@@ -186,7 +193,10 @@ def dash(ev: Evaluator, node: ast.Dash, pos: Position) -> object:
         if type(value) is not Squares:
             return value
         union = (union or 0) | value
-    return None if union is None else Squares(union)
+    if union is None:
+        # no move: a set-valued target gives the empty set, as 'move to' does (v=--e5(to) assigns)
+        return Squares(0) if kind_of(node.target[-1]) == SET else None
+    return Squares(union)
 
 
 def _target_value(ev: Evaluator, node: ast.Dash, child: Position) -> object:

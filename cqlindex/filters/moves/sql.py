@@ -29,9 +29,10 @@ class MovesSQL:
         return TRUE  # a count, 0 included: it always has a value
 
     def _num_move(self, node: ast.Move, row: Row) -> NumTerm | None:
-        """``move legal count`` alone is the stored number of legal moves."""
+        """``move legal count`` alone is at most the stored number of legal moves: that number counts
+        a promotion once per piece, the reference once per pawn step, so it bounds the count."""
         if node.mode == "legal" and [name for name, _ in node.params if name != "legal"] == ["count"]:
-            return NumTerm(S.col("legal_moves", row.alias))
+            return NumTerm(S.col("legal_moves", row.alias), exact=False)
         return None
 
     def _cond_move(self, node: ast.Move, row: Row) -> Cond:

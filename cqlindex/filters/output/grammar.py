@@ -35,6 +35,7 @@ class OutputGrammar(Reader):
         body = self.parse_filter()
         if isinstance(body, ast.Number):
             raise self.error("'sort' needs a filter, not a constant", body.span)
+
         return ast.Sort(token.span.to(body.span), doc, minimum, body)
 
     def parse_output(self, token: Token) -> ast.Node:

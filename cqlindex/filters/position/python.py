@@ -45,6 +45,8 @@ def keyword(ev: Evaluator, node: ast.Keyword, pos: Position) -> object:
     if name in ("to", "from"):
         # CQL 6.2: the square the move that led here went to / came from (none at the start).
         square = pos.move_to if name == "to" else pos.move_from
+        if pos.null_move:  # a null move is its side's king moving to its own square (moves/python.py)
+            square = pos.board().king(not pos.wtm)
         if square is None:
             return Squares(0)
         mask = 1 << square

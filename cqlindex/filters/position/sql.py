@@ -34,8 +34,8 @@ class PositionSQL:
             if row.linear:
                 return RESIDUAL  # a line constituent sees only the line's next position as a child
             return Cond(S.cmp("==" if name == "terminal" else ">", S.col("children", a), S.num(0)), True)
-        if name in ("to", "from"):
-            return Cond(S.not_null(S.col("move_to", a)), True)
+        if name in ("to", "from"):  # a null move's are its king's square (moves/python.py)
+            return Cond(S.either(S.not_null(S.col("move_to", a)), S.definite(S.col("null_move", a))), True)
         from cqlindex.filters.position.matepatterns import NAMES as MATE_PATTERNS  # python-chess: when used
 
         if name in MATE_PATTERNS:  # narrowed to the mates (stalemates) the build flagged

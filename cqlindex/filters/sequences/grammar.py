@@ -125,6 +125,8 @@ class SequencesGrammar(Reader):
             raise self.error("no spaces inside a repetition '{m,n}'", token)
         if check and (plus or _may_match_nothing(node)):
             raise self.error("'{m,n}' cannot repeat a '+' nor a constituent that may match no position", token)
+        if self.peek(1).is_op(",") and self.peek(2).is_op("}"):
+            raise self.error("an empty repetition '{,}': write '*'", token)
         self.next()
         low = self.number("in '{m,n}'") if self.peek().kind is Kind.NUMBER else 0
         high: int | None = low

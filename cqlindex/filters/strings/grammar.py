@@ -2,9 +2,12 @@
 piece names, game tags by name, files, and the postfix ``x[i]``, ``x[i:j]`` and ``\\n`` forms.
 
 Each function's argument is read at the level the reference engine reads it (the parse cases
-in acceptance/parse-cases.jsonl fix them): ``int``, ``ascii`` bind like ``#``; ``tag``,
-``lowercase``, ``readfile`` and the piece names take an arithmetic expression; ``str`` takes
-one filter or a parenthesised list.
+in acceptance/parse-cases.jsonl and the reference's own parse trees fix them): ``tag`` takes its
+name as a quoted string and nothing else (``tag "Termination" ~~ "Normal"`` matches the tag's
+value); ``int``, ``ascii``, ``lowercase``, ``uppercase`` and ``readfile`` bind like ``#``, a
+``~~`` included (``lowercase event ~~ "a"`` lowercases the match); the piece names take a set
+of squares, the ``~~`` after it applying to the name (``typename K ~~ "King"``); ``removetag``
+takes an arithmetic expression; ``str`` takes one filter or a parenthesised list.
 """
 
 from __future__ import annotations
@@ -15,11 +18,12 @@ from cqlindex.cql.reader import Reader
 from cqlindex.cql.tokens import Kind, Token
 
 #: One-argument functions read up to '+ -', and the kinds their argument may have.
-_ADDITIVE = {"lowercase": (STRING,), "uppercase": (STRING,), "readfile": (STRING,), "tag": (STRING,),
-             "removetag": (STRING,),
-             "typename": (SET,), "piecename": (SET,), "pieceid": (SET,)}
+_ADDITIVE = {"removetag": (STRING,)}
 #: One-argument functions that bind like '#'.
-_TIGHT = {"int": (STRING,), "ascii": (STRING, NUMBER)}
+_TIGHT = {"int": (STRING,), "ascii": (STRING, NUMBER), "lowercase": (STRING,), "uppercase": (STRING,),
+          "readfile": (STRING,)}
+#: One-argument functions of a set: a '~~' after the set is the name's, not the set's.
+_SQUARES = {"typename": (SET,), "piecename": (SET,), "pieceid": (SET,)}
 #: Functions of a parenthesised pair of strings.
 _PAIRS = ("indexof", "settag", "writefile")
 
@@ -29,9 +33,21 @@ class StringsGrammar(Reader):
 
     def parse_string_function(self, token: Token) -> ast.Node:
         name = token.text
-        if name in _ADDITIVE or name in _TIGHT:
-            arg = self.parse_additive() if name in _ADDITIVE else self.parse_unary()
-            wanted = _ADDITIVE.get(name) or _TIGHT[name]
+        if name == "tag":  # the reference's TagNode: a name, never a computed string
+            if self.peek().kind is not Kind.STRING:
+                raise self.error("'tag' takes the tag's name as a quoted string: tag \"Termination\"", self.peek())
+            value = self.next()
+            return ast.Call(token.span.to(value.span), name, (ast.String(value.span, value.text),))
+        if name in _ADDITIVE or name in _TIGHT or name in _SQUARES:
+            if name in _SQUARES:
+                self.match_barred += 1
+                try:
+                    arg = self.parse_union()
+                finally:
+                    self.match_barred -= 1
+            else:
+                arg = self.parse_additive() if name in _ADDITIVE else self.parse_unary()
+            wanted = _ADDITIVE.get(name) or _TIGHT.get(name) or _SQUARES[name]
             if kind_of(arg, self.variables) not in (*wanted, "any"):
                 raise self.error(f"'{name}' takes a {' or a '.join(wanted)}", arg.span)
             return ast.Call(token.span.to(arg.span), name, (arg,))

@@ -177,7 +177,9 @@ def iterate(ev: Evaluator, node: ast.Iterate, pos: Position) -> object:
     held, every = _iterate(ev, node, pos, stop_at=False if node.all and _plain_body(ev, node) else None)
     if node.all:
         return MATCH if every else None
-    return Squares(held) if held else None
+    # the squares where the body held: a set, empty where it held nowhere (the reference:
+    # 'v = square x in A F' always assigns), no value only where the domain has none
+    return None if held is None else Squares(held)
 
 
 @decides(ast.Iterate)
@@ -191,12 +193,12 @@ def iterate_matches(ev: Evaluator, node: ast.Iterate, pos: Position) -> bool:
     return every if node.all else bool(held)
 
 
-def _iterate(ev: Evaluator, node: ast.Iterate, pos: Position, stop_at: bool | None) -> tuple[int, bool]:
+def _iterate(ev: Evaluator, node: ast.Iterate, pos: Position, stop_at: bool | None) -> tuple[int | None, bool]:
     """(the squares where the body held, whether it held on all of them); the loop stops at the
     first square whose outcome is ``stop_at``. None when the domain does not match."""
     domain = as_set(ev.eval(node.domain, pos))
     if domain is None:
-        return 0, False
+        return None, False
     if node.kind == "piece":
         domain &= pos.board().occupied
     saved = ev.variables.get(node.var)
