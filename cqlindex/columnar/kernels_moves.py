@@ -16,6 +16,7 @@ from cqlindex.columnar import bitboards as B
 from cqlindex.columnar.engine import EVERY_CHILD, Columnar, Ctx, kernel
 from cqlindex.columnar.values import SET, NotColumnar, Val, matched, squares
 from cqlindex.cql import ast
+from cqlindex.cql.kinds import SET as SET_KIND, kind_of
 
 #: Parameters the kernel tests (the rest, 'comment' and the generated modes, go to the tree-walker).
 PARAMS = frozenset({"from", "to", "capture", "promote", "enpassant", "null", "o-o", "o-o-o", "castle", "primary",
@@ -89,6 +90,7 @@ def move(cm: Columnar, node: ast.Move, ctx: Ctx) -> Val:
     sets: dict[str, np.ndarray] = {}
     defined = np.zeros(size, bool)
     defined[owner if node.mode == "previous" else np.arange(size)] = True
+    params_ok = np.ones(size, bool)  # where every parameter set has a value (at the first position: true)
     for name, value in node.params:
         if name in ("from", "to", "capture", "enpassantsquare"):
             got = cm.eval(value, set_ctx)
@@ -97,6 +99,7 @@ def move(cm: Columnar, node: ast.Move, ctx: Ctx) -> Val:
             ok = np.zeros(size, bool)
             ok[owner if node.mode == "previous" else np.arange(size)] = got.ok
             defined &= ok
+            params_ok[owner if node.mode == "previous" else np.arange(size)] &= got.ok
             sets[name] = got.data[set_owner]
     source, target, captured, has_source, has_capture = _squares_of_moves(cm, child)
     accept = np.ones(len(child), bool)
@@ -134,7 +137,10 @@ def move(cm: Columnar, node: ast.Move, ctx: Ctx) -> Val:
     where, has = squares_of[value_kind]
     keep = accept & has
     bits = B.bits_of(np.where(keep, where, 0)[keep])
-    return squares(B.or_by_owner(owner[keep], bits, size), hit)
+    # A set value always has one, empty where no move matches (at the first position too, for
+    # 'move previous'), as the reference reads it; only a parameter without a value leaves none.
+    defined = np.ones(size, bool) if node.mode == "previous" else defined
+    return squares(B.or_by_owner(owner[keep], bits, size), defined & params_ok)
 
 
 def _has(boards: np.ndarray | None, squares_: np.ndarray, has: np.ndarray) -> np.ndarray:
@@ -208,6 +214,11 @@ def _target_value(cm: Columnar, node: ast.Dash, ctx: Ctx, owner: np.ndarray, chi
     owner = owner[alive]
     hit = np.zeros(size, bool)
     hit[owner] = True
+    if kind_of(node.target[-1]) == SET_KIND and value.kind in (SET, "bool"):
+        # a set-valued target: the union over the moves reached, the empty set where none is
+        # (the tree-walker's rule: 'v = --e5(to)' always assigns)
+        data = B.or_by_owner(owner, value.data, size) if value.kind == SET else np.zeros(size, np.uint64)
+        return squares(data, np.ones(size, bool))
     if value.kind == SET:
         return squares(B.or_by_owner(owner, value.data, size), hit)
     if value.kind == "bool":

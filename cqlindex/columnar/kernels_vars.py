@@ -80,4 +80,4 @@ def iterate(cm: Columnar, node: ast.Iterate, ctx: Ctx) -> Val:
     held = B.or_by_owner(owner[holds], bits[holds], len(ctx))
     if node.all:
         return matched(domain.ok & (held == boards))
-    return squares(held, held != 0)
+    return squares(held, domain.ok)  # empty where the body held nowhere; none where the domain has none

@@ -30,7 +30,7 @@ def pawn_structure(name: str, white: np.ndarray, black: np.ndarray) -> np.ndarra
     """passedpawns, isolatedpawns, doubledpawns, connectedpawns of the white and black pawns'
     boards: pawns of both colours, as :func:`cqlindex.filters.sets.python.pawn_structure`
     finds them, by file fills."""
-    out = np.zeros(len(rows), np.uint64)
+    out = np.zeros(len(white), np.uint64)
     for own, enemy, up in ((white, black, True), (black, white, False)):
         files = _north(own) | _south(own)
         if name == "passedpawns":  # no enemy pawn ahead on its file or a file beside

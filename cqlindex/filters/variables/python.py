@@ -188,7 +188,8 @@ def iterate_matches(ev: Evaluator, node: ast.Iterate, pos: Position) -> bool:
     nothing, one square that holds (``all``: one that fails) settles it, so the others are not
     tried. ``square x in . square y in . square z in . F`` then costs 64 bodies, not 64**3."""
     if not _plain_body(ev, node):
-        return ev.eval(node, pos) is not None
+        value = ev.eval(node, pos)  # a set matches where it is not empty ('all': a bare match)
+        return value is not None and not (type(value) is Squares and not value)
     held, every = _iterate(ev, node, pos, stop_at=not node.all)
     return every if node.all else bool(held)
 
