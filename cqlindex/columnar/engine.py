@@ -29,6 +29,8 @@ from cqlindex.query.rewrite import Expansions
 
 Kernel = Callable[["Columnar", ast.Node, "Ctx"], Val]
 _KERNELS: dict[type, Kernel] = {}
+#: Filters cheaper to evaluate at every row than to look up per distinct position.
+_CHEAP = (ast.Pieces, ast.Number, ast.Keyword, ast.Variable, ast.Compound, ast.And, ast.Or, ast.Not)
 #: Filters that cost more than sorting their inputs: evaluated once per distinct input.
 _COSTLY = (ast.Pin, ast.Ray, ast.Iterate, ast.Find, ast.Line, ast.Echo, ast.Direction, ast.Transform, ast.Move,
            ast.Dash)
@@ -104,7 +106,8 @@ class Columnar:
         fn = _KERNELS.get(type(node))
         if fn is None:
             raise NotColumnar(node, f"no columnar kernel for {type(node).__name__}")
-        if ctx.repeats and ctx.linear is None and len(ctx) > 64 and isinstance(node, _COSTLY):
+        if ctx.repeats and ctx.linear is None and len(ctx) > 64 and (
+                isinstance(node, _COSTLY) or (not isinstance(node, _CHEAP) and self.reads_position_only(node))):
             found = self._distinct_inputs(node, ctx)
             if found is not None:  # worth it: the same question asked again and again
                 inner, back = found

@@ -81,7 +81,7 @@ def _move_squares(cm: Columnar, name: str, rows: np.ndarray) -> Val:
     out = np.where(square >= 0, B.bits_of(np.maximum(square, 0)), np.uint64(0))
     null = frame.null_move[rows].astype(bool)
     if null.any():  # a null move is its side's king moving to its own square
-        passer_king = np.where(frame.wtm[rows], frame.boards[0, rows], frame.boards[6, rows])
+        passer_king = np.where(frame.wtm[rows], frame.boards[6, rows], frame.boards[0, rows])
         out = np.where(null, passer_king & (~passer_king + np.uint64(1)), out)
     castles = frame.castle[rows] >= 0
     if castles.any():
