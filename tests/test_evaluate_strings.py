@@ -117,7 +117,7 @@ def test_files_only_where_allowed(db, tmp_path, monkeypatch) -> None:
         assert run(db, query, engine=engine, allow_files=True).matches == {1: [0]}
     assert (tmp_path / "out.txt").read_text() == "Scholar\nScholar\n"
     with pytest.raises(CqlError, match="cannot read 'missing.txt'"):
-        run(db, 'readfile "missing.txt"', allow_files=True)
+        run(db, 'x = readfile "missing.txt"', allow_files=True)
 
 
 @pytest.mark.parametrize("text, words", [

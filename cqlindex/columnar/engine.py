@@ -95,6 +95,9 @@ class Columnar:
         self.variations = variations
         self.expansions = expansions if expansions is not None else Expansions(query.body)
         self.frame: Frame | None = None
+        #: Checked at every filter evaluated: anything with a ``check()`` that raises when the
+        #: query's time is up (cqlindex.exec.timeout.Deadline), or None.
+        self.deadline = None
         #: Per frame: values of pure filters computed at every row (find's body, a line's step).
         self.memo: dict[int, tuple[ast.Node, Val]] = {}
         #: Per node: the variables it reads, None if it has an effect (see _reads).
@@ -103,6 +106,8 @@ class Columnar:
         self.sorts: dict[ast.Sort, list[tuple[np.ndarray, np.ndarray]]] = {}
 
     def eval(self, node: ast.Node, ctx: Ctx) -> Val:
+        if self.deadline is not None:
+            self.deadline.check()  # a batch's work can be long: --timeout holds inside it too
         fn = _KERNELS.get(type(node))
         if fn is None:
             raise NotColumnar(node, f"no columnar kernel for {type(node).__name__}")

@@ -16,6 +16,8 @@ from functools import cached_property
 import duckdb
 import numpy as np
 
+from cqlindex.columnar.values import NotColumnar
+
 BITBOARDS = ("wk", "wq", "wr", "wb", "wn", "wp", "bk", "bq", "br", "bb", "bn", "bp")
 #: Read with every frame: what places the rows in their trees, and the boards.
 _CORE = ("gamenumber", "positionid", "parent", "last_descendant", "ply", *BITBOARDS)
@@ -186,6 +188,10 @@ def load(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations:
             computed[name] = f"fact_{i}"
     table = read(select)
     columns = _arrays(table)
+    if np.count_nonzero(columns["positionid"] == 0) != len(np.unique(columns["gamenumber"])):
+        # Some game's rows are not all here (a Spark task given the candidate rows alone): its
+        # tree cannot be rebuilt, so the tree-walker, which reads such rows as they are, answers.
+        raise NotColumnar(None, "the games' rows are not whole")
     n = table.num_rows
     out_facts = {}
     for name, where_ in computed.items():

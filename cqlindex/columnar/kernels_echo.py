@@ -83,13 +83,19 @@ def _pairs(cm: Columnar, node: ast.Echo, rows: np.ndarray) -> tuple[np.ndarray, 
 @kernel(ast.Echo)
 def echo(cm: Columnar, node: ast.Echo, ctx: Ctx) -> Val:
     size = len(ctx)
-    owner_all, target_all = _pairs(cm, node, ctx.rows)
     hit = np.zeros(size, bool)
     best = np.full(size, np.iinfo(np.int64).min, np.int64)
     numeric = False
-    for first in range(0, len(owner_all), PAIRS_PER_CHUNK):
-        owner = owner_all[first:first + PAIRS_PER_CHUNK]
-        target = target_all[first:first + PAIRS_PER_CHUNK]
+    # A range of sources at a time, so that a chunk's pairs stay near PAIRS_PER_CHUNK (a game's
+    # pairs are its size squared, and a nested echo multiplies them again).
+    frame = cm.frame
+    spans = np.cumsum(frame.end[ctx.rows] - frame.start[ctx.rows] + 1)
+    begin = 0
+    while begin < size:
+        done = spans[begin - 1] if begin else 0
+        stop = min(size, max(begin + 1, int(np.searchsorted(spans, done + PAIRS_PER_CHUNK, side="right"))))
+        owner, target = _pairs(cm, node, ctx.rows[begin:stop])
+        owner = owner + begin
         inner = ctx.moved(owner, target)
         inner.vars[node.source] = Val(POS, ctx.rows[owner], np.ones(len(owner), bool))
         inner.vars[node.target] = Val(POS, target.copy(), np.ones(len(owner), bool))
@@ -99,6 +105,7 @@ def echo(cm: Columnar, node: ast.Echo, ctx: Ctx) -> Val:
         if value.kind == NUM:
             numeric = True
             np.maximum.at(best, owner[holds], value.data[holds])
+        begin = stop
     if numeric:
         return number(best, hit)
     return matched(hit)

@@ -63,6 +63,10 @@ def assign(cm: Columnar, node: ast.Assign, ctx: Ctx) -> Val:
     return matched(assigned)
 
 
+#: (position, square) rows of an iteration evaluated at once: memory stays bounded by it.
+ROWS_PER_CHUNK = 1 << 20
+
+
 @kernel(ast.Iterate)
 def iterate(cm: Columnar, node: ast.Iterate, ctx: Ctx) -> Val:
     domain = cm.eval(node.domain, ctx)
@@ -72,12 +76,22 @@ def iterate(cm: Columnar, node: ast.Iterate, ctx: Ctx) -> Val:
     boards = np.where(domain.ok, domain.data, np.uint64(0))
     if node.kind == "piece":
         boards &= cm.frame.occupied[ctx.rows]
-    owner, bits = B.explode(boards)
-    inner = ctx.take(owner)
-    inner.repeats = True
-    inner.vars[node.var] = PieceVar(inner.rows.copy(), bits) if node.kind == "piece" else squares(bits)
-    holds = cm.test(node.body, inner) if len(owner) else np.zeros(0, bool)
-    held = B.or_by_owner(owner[holds], bits[holds], len(ctx))
+    held = np.zeros(len(ctx), np.uint64)
+    # A range of positions at a time, so that their (position, square) rows stay near
+    # ROWS_PER_CHUNK: nested iterations multiply them by up to 64 each.
+    ends = np.cumsum(np.bitwise_count(boards).astype(np.int64))
+    begin = 0
+    while begin < len(ctx):
+        done = ends[begin - 1] if begin else 0
+        stop = min(len(ctx), max(begin + 1, int(np.searchsorted(ends, done + ROWS_PER_CHUNK, side="right"))))
+        owner, bits = B.explode(boards[begin:stop])
+        owner = owner + begin
+        inner = ctx.take(owner)
+        inner.repeats = True
+        inner.vars[node.var] = PieceVar(inner.rows.copy(), bits) if node.kind == "piece" else squares(bits)
+        holds = cm.test(node.body, inner) if len(owner) else np.zeros(0, bool)
+        held[begin:stop] = B.or_by_owner(owner[holds] - begin, bits[holds], stop - begin)
+        begin = stop
     if node.all:
         return matched(domain.ok & (held == boards))
     return squares(held, domain.ok)  # empty where the body held nowhere; none where the domain has none

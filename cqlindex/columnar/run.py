@@ -60,6 +60,7 @@ def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, lis
         frame = load(cursor, batch, variations, facts, present, games_too)
         wanted = _wanted(frame, batch, candidates, every_position)
         engine = Columnar(prepared.query, variations, prepared.expansions)
+        engine.deadline = deadline
         hits = wanted[engine.matches(frame, wanted)]
         by_game: dict[int, list[int]] = {}
         for game, pid in zip(frame.gamenumber[hits].tolist(), frame.positionid[hits].tolist()):
