@@ -5,13 +5,15 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import duckdb
 import pytest
 
 from cqlindex.errors import InputError
-from cqlindex.ingest import worker
+from cqlindex.ingest import pool, worker
 from cqlindex.ingest.pipeline import build
 
 SAMPLE = Path(__file__).resolve().parents[1] / "samples" / "gnuchess-300.pgn"
@@ -20,8 +22,13 @@ SAMPLE = Path(__file__).resolve().parents[1] / "samples" / "gnuchess-300.pgn"
 _real_parse_chunk = worker.parse_chunk
 _MARKER: Path | None = None
 
-pytestmark = pytest.mark.skipif(multiprocessing.get_start_method() != "fork",
+pytestmark = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),
                                 reason="the stand-in worker reaches the workers by fork")
+
+
+@pytest.fixture(autouse=True)
+def _forked_workers(monkeypatch) -> None:
+    monkeypatch.setattr(pool, "START_METHOD", "fork")
 
 
 def _killed_once(*args, **kwargs):
@@ -61,3 +68,26 @@ def test_workers_lost_twice_end_the_build_with_a_message(tmp_path: Path, monkeyp
     with pytest.raises(InputError, match="parse workers ended abruptly twice"):
         build([str(SAMPLE)], tmp_path / "lost.duckdb", workers=2, chunk_bytes=16_384)
     assert not (tmp_path / "lost.duckdb").exists()
+
+
+def test_workers_are_not_forked_from_the_build(monkeypatch) -> None:
+    """The build's process runs DuckDB's threads: a fork of it inherits their locks (CI saw the
+    workers crash so). The stand-in fixture above is undone here."""
+    monkeypatch.setattr(pool, "START_METHOD", None)
+    workers = pool._pool(1)
+    try:
+        assert workers._mp_context.get_start_method() != "fork"
+    finally:
+        workers.shutdown()
+
+
+def test_a_script_without_a_main_guard_builds_once(tmp_path: Path) -> None:
+    """Workers started clean re-import the main script unless it is hidden from them; a script
+    whose top level builds would then build again in every worker."""
+    script = tmp_path / "script.py"
+    script.write_text("import cqlindex.api as api\n"
+                      f"api.build({str(SAMPLE)!r}, {str(tmp_path / 'x.duckdb')!r}, workers=2)\n"
+                      "print('built')\n")
+    run = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["built"]

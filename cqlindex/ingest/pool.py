@@ -1,8 +1,8 @@
 """The build's parse workers: pieces of input parsed in worker processes, handed back in order.
 
 A worker can be lost in the middle of a build: the out-of-memory killer picks it, someone kills
-it, or native code crashes in it (a forked child can inherit a lock that another thread of the
-build held). Python then marks the whole pool broken and every piece in flight fails with
+it, or native code crashes in it. (Workers are not forked from the build, whose DuckDB threads
+hold locks a fork would inherit: :func:`cqlindex.ingest.lifeline.clean_context`.) Python then marks the whole pool broken and every piece in flight fails with
 ``BrokenProcessPool``. The build used to end there with that traceback, and all it had read
 was lost: CI saw it once, in three builds of one test file, cause unknown. Now the pieces not
 yet read go to a new pool, once per build, and the build's summary warns of it. A worker lost
@@ -12,6 +12,7 @@ every time would.
 
 from __future__ import annotations
 
+import multiprocessing
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -25,7 +26,7 @@ from cqlindex.errors import InputError
 from cqlindex.ingest import worker
 from cqlindex.ingest.chunks import Chunk
 from cqlindex.ingest.heap import reuse_freed_memory
-from cqlindex.ingest.lifeline import lifeline_options, tie_to_parent
+from cqlindex.ingest.lifeline import clean_context, lifeline_options, main_hidden, tie_to_parent
 
 
 def parsed_by_workers(pieces: Iterator[tuple[Chunk, int]], workers: int, reader: str, schema: pa.Schema,
@@ -35,7 +36,8 @@ def parsed_by_workers(pieces: Iterator[tuple[Chunk, int]], workers: int, reader:
     spool.mkdir(exist_ok=True)
 
     def submit(pool: ProcessPoolExecutor, chunk: Chunk) -> Future:
-        return pool.submit(worker.parse_chunk, chunk, reader, schema, batch_games, str(spool))
+        with main_hidden():  # a submit may start a worker
+            return pool.submit(worker.parse_chunk, chunk, reader, schema, batch_games, str(spool))
 
     source = iter(pieces)
     pending: deque[tuple[Chunk, int, Future]] = deque()
@@ -78,11 +80,17 @@ def _finished(future: Future) -> bool:
     return future.done() and not future.cancelled() and future.exception() is None
 
 
+#: How workers start: None for :func:`cqlindex.ingest.lifeline.clean_context`; tests whose stand-in
+#: worker must reach the workers by fork set "fork".
+START_METHOD: str | None = None
+
+
 def _pool(workers: int) -> ProcessPoolExecutor:
-    return ProcessPoolExecutor(max_workers=workers, **lifeline_options(_start_worker))
+    context = multiprocessing.get_context(START_METHOD) if START_METHOD else clean_context((worker.__name__,))
+    return ProcessPoolExecutor(max_workers=workers, **lifeline_options(_start_worker, context))
 
 
-def _start_worker(build_pid: int | None) -> None:
+def _start_worker(build_pid: int) -> None:
     """A parse worker's start: it ends with the build, its pyarrow never imports pandas, and its
     malloc keeps what a batch frees for the next (:mod:`cqlindex.ingest.heap`)."""
     tie_to_parent(build_pid)

@@ -18,7 +18,7 @@ each worker costs ~0.4 CPU s to start. They are spawned, not forked: a forked ch
 this process's DuckDB instance without the threads that run it. A spawned child runs the parent's
 main script again unless told otherwise, which a script using :mod:`cqlindex.api` without an
 ``if __name__ == "__main__"`` guard would not survive: the workers are started with the main module
-hidden (:func:`_main_hidden`), as they need nothing of it. A worker that dies (killed, out
+hidden (:func:`cqlindex.ingest.lifeline.main_hidden`), as they need nothing of it. A worker that dies (killed, out
 of memory) breaks the pool; its part and every later one are then written in this process, so
 nothing is lost. On any other exception (Ctrl-C included) the workers are ended at once, and they
 end with this process should it be killed (:mod:`cqlindex.ingest.lifeline`).
@@ -29,18 +29,15 @@ from __future__ import annotations
 import io
 import multiprocessing
 import os
-import sys
-import types
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TextIO
 
 from cqlindex import no_pandas
-from cqlindex.ingest.lifeline import tie_to_parent
+from cqlindex.ingest.lifeline import main_hidden, tie_to_parent
 from cqlindex.output.pgn import BATCH, HEADS, PgnSummary, index_directory, write_games, write_pgn
 from cqlindex.output.sources import Sources
 from cqlindex.output.threaded import usable_cores
@@ -140,18 +137,6 @@ def _pool(database: str, workers: int) -> ProcessPoolExecutor:
                                initializer=_start, initargs=(os.getpid(), database))
 
 
-@contextmanager
-def _main_hidden() -> Iterator[None]:
-    """``__main__`` replaced by an empty module: what multiprocessing then tells a spawned child
-    to import before its work is nothing (it would run a script's top level again)."""
-    main = sys.modules["__main__"]
-    sys.modules["__main__"] = types.ModuleType("__main__")
-    try:
-        yield
-    finally:
-        sys.modules["__main__"] = main
-
-
 def _terminate(pool: ProcessPoolExecutor) -> None:
     """End the workers now, their parts unfinished (Python 3.14 has ``terminate_workers``)."""
     processes = list((getattr(pool, "_processes", None) or {}).values())
@@ -179,7 +164,7 @@ class _Here:
         if self.broken:
             return None
         try:
-            with _main_hidden():  # a submit may start a worker
+            with main_hidden():  # a submit may start a worker
                 return pool.submit(_write_part, part, self.options)
         except BrokenProcessPool:
             self.broken = True
