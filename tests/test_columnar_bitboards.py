@@ -78,6 +78,11 @@ def test_explode_lists_each_boards_squares_in_order(boards) -> None:
     assert [int(x) for x in B.or_by_owner(owner, bits, len(occupied))] == [int(x) for x in occupied]
 
 
+def test_between_is_python_chess_between() -> None:
+    assert [[int(x) for x in row] for row in B.BETWEEN] == [[chess.between(a, b) for b in chess.SQUARES]
+                                                             for a in chess.SQUARES]
+
+
 def test_lowest_square_and_popcount() -> None:
     boards = np.array([1, 1 << 63, (1 << 20) | (1 << 40)], np.uint64)
     assert B.lowest_square(boards).tolist() == [0, 63, 20]

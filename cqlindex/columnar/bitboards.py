@@ -120,24 +120,23 @@ def bits_of(squares: np.ndarray) -> np.ndarray:
 def explode(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every set bit of every board: (index of its board, the one-square board), boards in order
     and squares ascending within each, as a set iteration visits them. One round per bit of the
-    fullest board, each round taking every board's lowest bit at once."""
-    owners, bits = [], []
-    index = np.arange(len(boards))
-    rest = boards
+    fullest board, each round taking every board's lowest bit at once and writing it straight to
+    its place (its board's offset plus the round)."""
+    counts = np.bitwise_count(boards).astype(np.int64)
+    owner = np.repeat(np.arange(len(boards)), counts)
+    offsets = np.cumsum(counts) - counts
+    bits = np.empty(len(owner), np.uint64)
+    index = np.flatnonzero(counts)
+    rest = boards[index]
+    round_ = 0
     while len(index):
+        low = rest & (~rest + U64(1))
+        bits[offsets[index] + round_] = low
+        rest = rest ^ low
         live = rest != EMPTY
         index, rest = index[live], rest[live]
-        if not len(index):
-            break
-        low = rest & (~rest + U64(1))
-        owners.append(index)
-        bits.append(low)
-        rest = rest ^ low
-    if not owners:
-        return np.zeros(0, np.int64), np.zeros(0, np.uint64)
-    owner = np.concatenate(owners)
-    order = np.argsort(owner, kind="stable")
-    return owner[order], np.concatenate(bits)[order]
+        round_ += 1
+    return owner, bits
 
 
 def or_by_owner(owner: np.ndarray, boards: np.ndarray, size: int) -> np.ndarray:
@@ -245,3 +244,20 @@ KNIGHT = knight_attacks(bits_of(np.arange(64)))
 KING = king_attacks(bits_of(np.arange(64)))
 WHITE_PAWN = white_pawn_attacks(bits_of(np.arange(64)))
 BLACK_PAWN = black_pawn_attacks(bits_of(np.arange(64)))
+
+
+def _between(a: int, b: int) -> int:
+    """The squares strictly between squares ``a`` and ``b`` when they share a line, else none."""
+    df, dr = b % 8 - a % 8, b // 8 - a // 8
+    if (a == b) or not (df == 0 or dr == 0 or abs(df) == abs(dr)):
+        return 0
+    step = (dr > 0) - (dr < 0), (df > 0) - (df < 0)
+    out, square = 0, a + 8 * step[0] + step[1]
+    while square != b:
+        out |= 1 << square
+        square += 8 * step[0] + step[1]
+    return out
+
+
+#: The squares strictly between two squares on a rank, file or diagonal, by their indexes.
+BETWEEN = np.array([[_between(a, b) for b in range(64)] for a in range(64)], np.uint64)

@@ -7,6 +7,11 @@ every start square of every row at once (definitions: :mod:`cqlindex.filters.set
 A pin is found the same way from the pinning pieces: the first piece their line meets, of the
 other colour, and what lies behind it; then walking back from what was found keeps only the
 pinned pieces and pinners that belong to a complete pin.
+
+Pins to the kings (``pin`` alone, ``pin through x``, ``to k``: the usual question) are found
+from each king instead: its own pieces its rook and bishop lines meet first, and the enemy
+sliders those lines meet behind them, by one-square table look-ups; only the rows where some
+slider stands behind a piece (few) then look at which piece lies between.
 """
 
 from __future__ import annotations
@@ -84,6 +89,44 @@ def pins(cm: Columnar, rows: np.ndarray, pinners: np.ndarray, pinned: np.ndarray
     return found[0], found[1], found[2]
 
 
+def pinned_to_kings(cm: Columnar, rows: np.ndarray, pinners: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """``pins(cm, rows, pinners, everyone, targets)[1]`` where every square of ``targets`` holds a
+    king and each side has one king (rows that do not are left to :func:`pins`)."""
+    frame = cm.frame
+    boards = frame.boards
+    white_king, black_king = boards[0, rows], boards[6, rows]
+    usual = (np.bitwise_count(white_king) == 1) & (np.bitwise_count(black_king) == 1)
+    if not usual.all():
+        out = np.zeros(len(rows), np.uint64)
+        odd = np.flatnonzero(~usual)
+        out[odd] = pins(cm, rows[odd], pinners[odd], frame.occupied[rows[odd]], targets[odd])[1]
+        keep = np.flatnonzero(usual)
+        out[keep] = pinned_to_kings(cm, rows[keep], pinners[keep], targets[keep])
+        return out
+    white, black = frame.white[rows], frame.black[rows]
+    occupied = white | black
+    out = np.zeros(len(rows), np.uint64)
+    for king, own, enemy in ((white_king, white, 6), (black_king, black, 0)):
+        wanted = np.flatnonzero((king & targets) != 0)
+        if not len(wanted):
+            continue
+        square = B.lowest_square(king[wanted])
+        occ, mine = occupied[wanted], own[wanted]
+        queens = boards[enemy + 1, rows[wanted]]
+        for attacks_from, movers in ((B.rook_attacks_from, queens | boards[enemy + 2, rows[wanted]]),
+                                     (B.bishop_attacks_from, queens | boards[enemy + 3, rows[wanted]])):
+            direct = attacks_from(square, occ)
+            shields = direct & mine
+            behind = attacks_from(square, occ & ~shields) & ~direct & movers & pinners[wanted]
+            hit = np.flatnonzero(behind != 0)
+            if not len(hit):
+                continue
+            owner, pinner = B.explode(behind[hit])
+            lines = B.BETWEEN[square[hit][owner], B.lowest_square(pinner)] & shields[hit][owner]
+            out[wanted[hit]] |= B.or_by_owner(owner, lines, len(hit))
+    return out
+
+
 @kernel(ast.Pin)
 def pin(cm: Columnar, node: ast.Pin, ctx: Ctx) -> Val:
     """The pinned pieces (or the pinning ones, or what is behind) with the parameters' sets.
@@ -110,7 +153,11 @@ def pin(cm: Columnar, node: ast.Pin, ctx: Ctx) -> Val:
         everyone = frame.occupied[rows]
         sets = {name: cm.eval(arg, inner).data for name, arg in node.params if name != "through"}
         kings = frame.boards[0, rows] | frame.boards[6, rows]
-        pinned = pins(cm, rows, sets.get("from", everyone), everyone, sets.get("to", kings))[1]
+        targets = sets.get("to", kings)
+        if ((targets & ~kings) == 0).all():
+            pinned = pinned_to_kings(cm, rows, sets.get("from", everyone), targets)
+        else:
+            pinned = pins(cm, rows, sets.get("from", everyone), everyone, targets)[1]
         if back is not None:
             pinned = pinned[back]
         through = given.get("through")
