@@ -20,7 +20,6 @@ from cqlindex.cql import ast
 
 _LETTERS = "KQRBNPkqrbnp"
 _POWER = (0, 9, 5, 3, 3, 1)  # K Q R B N P
-_BETWEEN = np.array([[chess.between(a, b) for b in range(64)] for a in range(64)], np.uint64)
 
 
 def occupancy(cm: Columnar, letters: frozenset[str]) -> np.ndarray:
@@ -47,15 +46,19 @@ def pieces(cm: Columnar, node: ast.Pieces, ctx: Ctx) -> Val:
 
 
 def kinds(cm: Columnar, rows: np.ndarray) -> tuple[np.ndarray, ...]:
-    """(kings, queens, rooks, bishops, knights, white pawns, black pawns, occupied) at ``rows``."""
-    key = ("kinds",)
-    table = cm.memo.get(key)
+    """(kings, queens, rooks, bishops, knights, white pawns, black pawns, occupied) at ``rows``.
+    Kept for the frame, and gathered once for the last row array asked: ``A attacks (. attackedby
+    k)`` asks twice at the same rows."""
+    table = cm.memo.get(("kinds",))
     if table is None:
         boards = cm.frame.boards
-        table = cm.memo[key] = np.stack([boards[0] | boards[6], boards[1] | boards[7], boards[2] | boards[8],
-                                         boards[3] | boards[9], boards[4] | boards[10], boards[5], boards[11],
-                                         cm.frame.occupied])
-    return tuple(table[:, rows])
+        table = cm.memo[("kinds",)] = (boards[0] | boards[6], boards[1] | boards[7], boards[2] | boards[8],
+                                       boards[3] | boards[9], boards[4] | boards[10], boards[5], boards[11],
+                                       cm.frame.occupied)
+    last = cm.memo.get(("kinds at",))
+    if last is None or last[0] is not rows:
+        last = cm.memo[("kinds at",)] = (rows, tuple(column[rows] for column in table))
+    return last[1]
 
 
 def _by_square(fast, slow, cm: Columnar, rows: np.ndarray, boards: np.ndarray) -> np.ndarray:
@@ -85,15 +88,20 @@ def _attackers_of_square(cm: Columnar, rows: np.ndarray, square: np.ndarray) -> 
 
 
 def _attacks_of_square(cm: Columnar, rows: np.ndarray, square: np.ndarray) -> np.ndarray:
+    """The squares attacked by the piece on ``square`` (none where it is empty): each piece kind's
+    look-up only at the rows where that kind stands there (``. attackedby k``: the king table alone)."""
     kings, queens, rooks, bishops, knights, white_pawns, black_pawns, occupied = kinds(cm, rows)
     bit = B.bits_of(square)
-    zero = np.uint64(0)
-    out = np.where((knights & bit) != 0, B.KNIGHT[square], zero)
-    out |= np.where((kings & bit) != 0, B.KING[square], zero)
-    out |= np.where(((rooks | queens) & bit) != 0, B.rook_attacks_from(square, occupied), zero)
-    out |= np.where(((bishops | queens) & bit) != 0, B.bishop_attacks_from(square, occupied), zero)
-    out |= np.where((white_pawns & bit) != 0, B.WHITE_PAWN[square], zero)
-    out |= np.where((black_pawns & bit) != 0, B.BLACK_PAWN[square], zero)
+    out = np.zeros(len(rows), np.uint64)
+    for board, table in ((kings, B.KING), (knights, B.KNIGHT), (white_pawns, B.WHITE_PAWN),
+                         (black_pawns, B.BLACK_PAWN)):
+        here = np.flatnonzero(board & bit)
+        if len(here):
+            out[here] = table[square[here]]
+    for movers, attacks_from in ((rooks | queens, B.rook_attacks_from), (bishops | queens, B.bishop_attacks_from)):
+        here = np.flatnonzero(movers & bit)
+        if len(here):
+            out[here] |= attacks_from(square[here], occupied[here])
     return out
 
 
@@ -198,13 +206,14 @@ def set_unary(cm: Columnar, node: ast.Unary, ctx: Ctx) -> Val:
     if node.op in ("light", "dark"):
         return squares(data & (B.LIGHT if node.op == "light" else B.DARK), ok)
     if node.op == "power":
-        boards = cm.frame.boards[:, ctx.rows]
-        total = np.zeros(len(ctx), np.int64)
-        for index in range(12):
-            weight = _POWER[index % 6]
-            if weight:
-                total += weight * np.bitwise_count(boards[index] & data).astype(np.int64)
-        return number(total, ok)
+        if cm.reads_position_only(node.arg):  # 'power A': once for the whole frame, then gathered
+            whole = cm.everywhere(node.arg)
+            key = ("power", id(node))
+            entry = cm.memo.get(key)
+            if entry is None or entry[0] is not node:
+                entry = cm.memo[key] = (node, _power(cm.frame.boards, whole.data))
+            return number(entry[1][ctx.rows], ok)
+        return number(_power(cm.frame.boards[:, ctx.rows], data), ok)
     square, ok = one_square(value)
     if node.op == "rank":
         return number(square // 8 + 1, ok)
@@ -216,6 +225,18 @@ def set_unary(cm: Columnar, node: ast.Unary, ctx: Ctx) -> Val:
             kind = np.where(white, kind, -kind)
         return number(kind, ok)
     raise NotColumnar(node, f"the operator {node.op}")
+
+
+def _power(boards: np.ndarray, squares: np.ndarray) -> np.ndarray:
+    """The material on ``squares`` of each board column (Q 9, R 5, B and N 3, P 1)."""
+    total = np.zeros(len(squares), np.int64)
+    for index in range(12):
+        weight = _POWER[index % 6]
+        if weight:
+            mine = boards[index] & squares
+            if mine.any():
+                total += weight * np.bitwise_count(mine).astype(np.int64)
+    return total
 
 
 def shift_board(boards: np.ndarray, df: int, dr: int) -> np.ndarray:
@@ -259,7 +280,7 @@ def between(a: Val, b: Val) -> Val:
     x, y = a.data, b.data
     single = ok & (np.bitwise_count(x) == 1) & (np.bitwise_count(y) == 1)
     out = np.zeros(len(ok), np.uint64)
-    out[single] = _BETWEEN[B.lowest_square(x[single]), B.lowest_square(y[single])]
+    out[single] = B.BETWEEN[B.lowest_square(x[single]), B.lowest_square(y[single])]
     for row in np.flatnonzero(ok & ~single):  # several squares on a side: rare, square by square
         total = 0
         for s in chess.scan_forward(int(x[row])):
