@@ -13,6 +13,7 @@ import numpy as np
 
 from cqlindex.columnar.engine import EVERY_CHILD, NO_CHILD, Columnar, Ctx, kernel
 from cqlindex.columnar import bitboards as B
+from cqlindex.columnar.find_threshold import find_by_threshold
 from cqlindex.columnar.values import POS, NotColumnar, Val, matched, number, scatter, squares
 from cqlindex.columnar.pawns import PAWN_STRUCTURES, pawn_structure
 from cqlindex.columnar.variables import free_variables
@@ -177,7 +178,9 @@ def find(cm: Columnar, node: ast.Find, ctx: Ctx) -> Val:
     frame = cm.frame
     rows = ctx.rows
     if free_variables(node.body):
-        hits, first, found = _find_pairs(cm, node, ctx)
+        want_first = not node.all and node.low is None
+        answer = find_by_threshold(cm, node, ctx, want_first)
+        hits, first, found = answer if answer is not None else _find_pairs(cm, node, ctx)
     else:
         hits, first, found = _find_everywhere(cm, node, ctx)
     if not node.all and node.low is None:
