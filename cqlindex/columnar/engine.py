@@ -87,6 +87,21 @@ class Ctx:
         return Ctx(rows, {k: v.take(index) for k, v in self.vars.items()}, None, True)
 
 
+#: Contiguous stretches of a context's keys looked at before sorting all of them.
+_SAMPLE_CHUNKS, _SAMPLE_SIZE = 4, 1024
+
+
+def _mostly_distinct(key: np.ndarray) -> bool:
+    """Whether a sample says the keys hardly repeat, so sorting them all would not pay. A key
+    holds its row, and a context's rows come grouped, so the repeats lie close together:
+    contiguous stretches catch them where a strided sample would not."""
+    if len(key) <= 2 * _SAMPLE_CHUNKS * _SAMPLE_SIZE:
+        return False
+    starts = np.linspace(0, len(key) - _SAMPLE_SIZE, _SAMPLE_CHUNKS).astype(np.int64)
+    sample = np.concatenate([key[s:s + _SAMPLE_SIZE] for s in starts])
+    return len(np.unique(sample)) * 2 > len(sample)
+
+
 class Columnar:
     """Evaluates one query's body at chosen rows of one frame at a time."""
 
@@ -157,6 +172,8 @@ class Columnar:
                 return None
             code = np.where(data != 0, np.bitwise_count((data & (~data + np.uint64(1))) - np.uint64(1)) + 1, 0)
             key = key * 65 + code.astype(np.int64)
+        if _mostly_distinct(key):
+            return None
         key, first, back = np.unique(key, return_index=True, return_inverse=True)
         if len(key) * 2 > len(ctx):
             return None
@@ -169,7 +186,12 @@ class Columnar:
         working once per position to pay, else None."""
         if not ctx.repeats or ctx.linear is not None or len(ctx) <= 64:
             return None
-        rows, back = np.unique(ctx.rows, return_inverse=True)
+        rows = ctx.rows
+        if (rows[1:] >= rows[:-1]).all():  # an iteration's rows come in order: no sort needed
+            new = np.r_[True, rows[1:] != rows[:-1]]
+            rows, back = rows[new], np.cumsum(new) - 1
+        else:
+            rows, back = np.unique(rows, return_inverse=True)
         return (Ctx(rows), back) if len(rows) * 2 <= len(ctx) else None
 
     def test(self, node: ast.Node, ctx: Ctx) -> np.ndarray:
