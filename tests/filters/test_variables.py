@@ -54,6 +54,10 @@ REFERENCE = [
     RefRow("#(square w in A A in Q) == 0", variations=True),
     RefRow("v = piece w in A A in Q"),
     RefRow("square w in A A in Q"),
+    # 'all' stops at the first square where its body fails, whatever the body does (CQL 6.2)
+    RefRow("cnt = 0 not square all s in [Aa] { cnt += 1 s & A } cnt < #[Aa]"),
+    RefRow("cnt = 0 not piece all z in [Aa] { cnt += 1 z & [KQRBN] } cnt == 2", variations=True),
+    RefRow("cnt = 0 square s in [Aa] { cnt += 1 s & a } cnt == #[Aa]"),
 ]
 
 

@@ -173,8 +173,10 @@ def _bind_piece(ev: Evaluator, node: ast.Assign, value: object, pos: Position) -
 
 @evaluates(ast.Iterate)
 def iterate(ev: Evaluator, node: ast.Iterate, pos: Position) -> object:
-    # 'all' has no squares for a value: when the body changes nothing, one failure settles it.
-    held, every = _iterate(ev, node, pos, stop_at=False if node.all and _plain_body(ev, node) else None)
+    # 'all' has no squares for a value, and one failure settles it: CQL 6.2 stops there whatever
+    # the body does ('cnt = 0  not square all s in [Aa] {cnt += 1  s & A}' leaves cnt at 17 on
+    # the initial position, not 32).
+    held, every = _iterate(ev, node, pos, stop_at=False if node.all else None)
     if node.all:
         return MATCH if every else None
     # the squares where the body held: a set, empty where it held nowhere (the reference:
