@@ -95,7 +95,6 @@ class Walk:
         self._mark = len(ev.pending)
         self._tests: dict[tuple[int, int], bool] | None = {} if pure else None
         self._steps: dict[tuple[int, int], list[int]] = {}
-        self._static: dict[int, bool] = {}
         self.ends = 0  # walks that reached their end (kept or not)
         self._failed = failures(ev, node, focus) if memo else None
         #: (position, what is left) -> (moves, end) of its first longest walk, or None: when the
@@ -254,11 +253,7 @@ class Walk:
         if item.capture and not any(positions[c].captured is not None or positions[c].en_passant
                                     for c in pos.children):
             return []
-        static = self._static.get(id(item))
-        if static is None:
-            static = not any(isinstance(n, (ast.Variable, ast.Keyword, ast.Path, ast.Call))
-                             for n in ast.walk((item.left, item.right, item.promote_by)))
-            self._static[id(item)] = static
+        static = self.ev.fact("static dash", item, _static_dash)  # once per run, not per walk
         if not static:
             return list(dash_moves(self.ev, item, pos))
         kept = self.ev.memo.setdefault(_STATIC_STEPS, {})
@@ -298,6 +293,13 @@ class Walk:
         self.best_atomic = self._atomic_values()
 
 
+def _static_dash(item: ast.Dash) -> bool:
+    """Whether a move of the path names no variable, keyword, path or call: the same children
+    from any start."""
+    return not any(isinstance(n, (ast.Variable, ast.Keyword, ast.Path, ast.Call))
+                   for n in ast.walk((item.left, item.right, item.promote_by)))
+
+
 def failures(ev: Evaluator, node: ast.Path, focus: Focus | None) -> set | None:
     """The (position, what is left) states of ``node`` known, in this game, to reach no end.
 
@@ -314,7 +316,8 @@ def _per_game(ev: Evaluator, memo_key: str, node: ast.Path, focus: Focus | None,
     """The game's store under ``memo_key`` for ``node`` with the current values of the variables
     it reads (and the focused pieces), made by ``factory`` when new; None when a variable's value
     cannot be a key."""
-    names = sorted({n.name for n in ast.walk(node.items) if isinstance(n, ast.Variable)})
+    names = ev.fact("path variables", node,  # once per path: a walk starts at every position
+                    lambda n: tuple(sorted({x.name for x in ast.walk(n.items) if isinstance(x, ast.Variable)})))
     values = []
     for name in names:
         value = ev.variables.get(name)
