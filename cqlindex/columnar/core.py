@@ -9,6 +9,7 @@ import cqlindex.columnar.kernels_rays
 import cqlindex.columnar.kernels_logic
 import cqlindex.columnar.kernels_moves
 import cqlindex.columnar.kernels_sets
+import cqlindex.columnar.kernels_strings
 import cqlindex.columnar.kernels_tree
 import cqlindex.columnar.kernels_vars  # noqa: F401  (each import registers a family)
 from cqlindex.columnar.engine import Columnar

@@ -13,7 +13,7 @@ import operator
 import numpy as np
 
 from cqlindex.columnar.engine import Columnar, Ctx, kernel
-from cqlindex.columnar.values import BOOL, NUM, POS, SET, NotColumnar, Val, matched, number, scatter
+from cqlindex.columnar.values import BOOL, NUM, POS, SET, STR, NotColumnar, Val, matched, number, scatter
 from cqlindex.cql import ast
 
 _COMPARE = {"<": operator.lt, "<=": operator.le, "==": operator.eq, ">=": operator.ge, ">": operator.gt,
@@ -111,8 +111,10 @@ def _holds(op: str, left: Val, right: Val) -> np.ndarray:
     a, b = left.kind, right.kind
     plain = op.strip("[]")
     compare = _COMPARE[plain]
-    if a == NUM and b == NUM:
+    if a == NUM and b == NUM or a == STR and b == STR:
         return compare(left.data, right.data)
+    if STR in (a, b):
+        raise NotColumnar(None, f"a comparison of a {a} with a {b}")
     if POS in (a, b):
         if a == b == POS:
             if plain in ("==", "!="):
@@ -135,7 +137,7 @@ def comparison(cm: Columnar, node: ast.Compare, ctx: Ctx) -> Val:
     current, alive = ctx, None
     for operand in node.operands:  # an operand without a value ends the chain there
         value = cm.eval(operand, current)
-        if value.kind not in (BOOL, NUM, SET, POS):
+        if value.kind not in (BOOL, NUM, SET, POS, STR):
             raise NotColumnar(operand, f"a comparison of {value.kind}")
         values.append(value if alive is None else scatter(value, alive, len(ctx)))
         ok &= values[-1].ok

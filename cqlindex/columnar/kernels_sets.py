@@ -311,6 +311,10 @@ def call(cm: Columnar, node: ast.Call, ctx: Ctx) -> Val:
         ok = f.ok & r.ok & (f.data >= 1) & (f.data <= 8) & (r.data >= 1) & (r.data <= 8)
         square = np.where(ok, (r.data - 1) * 8 + f.data - 1, 0)
         return squares(B.bits_of(square), ok)
+    if node.name in ("typename", "piecename"):
+        from cqlindex.columnar.kernels_strings import piece_name
+
+        return piece_name(cm, node, ctx)
     from cqlindex.columnar.kernels_tree import tree_call
 
     return tree_call(cm, node, ctx)

@@ -15,6 +15,7 @@ from cqlindex.columnar.engine import has_kernel
 from cqlindex.columnar.kernels_game import NAMES as GAME_NAMES
 from cqlindex.columnar.kernels_line import PARAMS as LINE_PARAMS
 from cqlindex.columnar.kernels_moves import PARAMS as MOVE_PARAMS
+from cqlindex.columnar.kernels_strings import NAMES as PIECE_NAMES, code
 from cqlindex.columnar.pawns import PAWN_STRUCTURES
 from cqlindex.columnar.kernels_tree import FACTS
 from cqlindex.columnar.variables import scoping_problem
@@ -23,7 +24,7 @@ from cqlindex.query.rewrite import Expansions
 
 _KEYWORDS = frozenset({"terminal", "parent", "child", "currentposition", "initialposition", "lastgamenumber", "to",
                        "from", *PAWN_STRUCTURES})
-_CALLS = frozenset({"max", "min", "between", "makesquare", "ancestor", "descendant"})
+_CALLS = frozenset({"max", "min", "between", "makesquare", "ancestor", "descendant", *PIECE_NAMES})
 _BINARY = frozenset({"|", "&", "attacks", "attackedby", "in", "+", "-", "*", "/", "%"})
 _UNARY = frozenset({"-", "abs", "sqrt", "#", "~", "light", "dark", "power", "rank", "file", "type", "colortype"})
 
@@ -36,6 +37,8 @@ def _why_not(node: ast.Node) -> str | None:
         return f"{type(node).__name__.lower()} has no columnar kernel yet"
     if isinstance(node, ast.Keyword) and node.name not in FACTS and node.name not in _KEYWORDS:
         return f"'{node.name}' has no columnar kernel yet"
+    if isinstance(node, ast.String) and code(node.value) is None:
+        return "a string longer than one letter has no columnar kernel yet"
     if isinstance(node, ast.Call) and (node.name not in _CALLS or (node.name == "makesquare" and len(node.args) != 2)):
         return f"'{node.name}' has no columnar kernel yet"
     if isinstance(node, ast.Binary) and node.op not in _BINARY:

@@ -2,7 +2,8 @@
 
 The tree-walking evaluator returns None where a filter does not match and a Python value
 where it does; here a filter returns a :class:`Val`: its kind (``bool`` for a bare match,
-``num``, ``set`` as uint64 boards, ``pos`` as row indexes of the frame), the data aligned with
+``num``, ``set`` as uint64 boards, ``pos`` as row indexes of the frame, ``str`` for the one-letter
+strings of piece names as their code points, ``""`` as 0), the data aligned with
 the context's rows, and ``ok``, where it has a value. A set matches where it is defined and
 not empty, as in :meth:`cqlindex.evaluate.context.Evaluator.test`.
 """
@@ -15,8 +16,8 @@ import numpy as np
 
 from cqlindex.cql import ast
 
-BOOL, NUM, SET, POS = "bool", "num", "set", "pos"
-_DTYPES = {NUM: np.int64, SET: np.uint64, POS: np.int64}
+BOOL, NUM, SET, POS, STR = "bool", "num", "set", "pos", "str"
+_DTYPES = {NUM: np.int64, SET: np.uint64, POS: np.int64, STR: np.int64}
 
 
 class NotColumnar(Exception):

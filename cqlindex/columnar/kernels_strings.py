@@ -1,0 +1,51 @@
+"""Piece names on columns: ``typename``, ``piecename`` and the one-letter strings they are compared with.
+
+``piecename Piece == source:piecename up 1 Piece`` (chameleon echoes) compares the letters of
+pieces: one letter each, or ``_`` on an empty square, as :mod:`cqlindex.filters.strings.pieces`
+gives them. A one-letter string is held as its code point, and ``""`` as 0, so equality and
+order are those of the strings (one letter against another, or against nothing). Longer strings,
+and what joins or searches strings, stay with the tree-walker (:mod:`cqlindex.columnar.support`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cqlindex.columnar.engine import Columnar, Ctx, kernel
+from cqlindex.columnar.kernels_sets import one_square
+from cqlindex.columnar.values import SET, STR, NotColumnar, Val
+from cqlindex.cql import ast
+
+#: The letters of the frame's boards, in their order (K Q R B N P k q r b n p).
+_LETTERS = np.array([ord(c) for c in "KQRBNPkqrbnp"], np.int64)
+_EMPTY = ord("_")
+#: The names :func:`piece_name` answers.
+NAMES = ("typename", "piecename")
+
+
+def code(text: str) -> int | None:
+    """A string literal as this kind holds it, None when it is longer than one letter."""
+    return ord(text) if len(text) == 1 else 0 if not text else None
+
+
+@kernel(ast.String)
+def string(cm: Columnar, node: ast.String, ctx: Ctx) -> Val:
+    value = code(node.value)
+    if value is None:
+        raise NotColumnar(node, "a string longer than one letter")
+    return Val(STR, np.full(len(ctx), value, np.int64), np.ones(len(ctx), bool))
+
+
+def piece_name(cm: Columnar, node: ast.Call, ctx: Ctx) -> Val:
+    """The letter on the one square of the argument (``typename``: in upper case), ``_`` if empty."""
+    value = cm.eval(node.args[0], ctx)
+    if value.kind != SET:
+        return Val(STR, np.zeros(len(ctx), np.int64), np.zeros(len(ctx), bool))
+    square, ok = one_square(value)
+    bits = np.uint64(1) << square.astype(np.uint64)
+    letters = np.full(len(ctx), _EMPTY, np.int64)
+    boards = cm.frame.boards
+    for index in range(12):
+        here = (boards[index, ctx.rows] & bits) != 0
+        letters[here] = _LETTERS[index % 6 if node.name == "typename" else index]
+    return Val(STR, letters, ok)
