@@ -105,3 +105,19 @@ def test_parsing_a_query_loads_neither_sqlglot_nor_duckdb() -> None:
                           capture_output=True, text=True, cwd=REPO, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "sqlglot" in json.loads(done.stdout)
+
+
+def test_the_search_loop_loads_neither_sqlglot_nor_the_parser() -> None:
+    """What runs SQL that is already written (exec/search.py and what it imports: the rows, the
+    result, the deadline) must not bring the planner's sqlglot or the parser (issue 34)."""
+    probe = ("import json, sys\n"
+             "import cqlindex.exec.search\n"
+             "print(json.dumps(sorted(m for m in sys.modules if m.startswith(('sqlglot', 'cqlindex.cql.parser',"
+             " 'cqlindex.plan', 'numpy')))))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == []
+    done = subprocess.run([sys.executable, "-c", probe.replace("exec.search", "exec.streamed")], capture_output=True,
+                          text=True, cwd=REPO, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "sqlglot" in json.loads(done.stdout)  # the planning run does: the probe can tell

@@ -22,6 +22,7 @@ from cqlindex.errors import CqlError
 from cqlindex.evaluate.lasting import keeps_state, persistent_report
 from cqlindex.exec.result import QueryResult
 from cqlindex.exec.rows import grouped
+from cqlindex.exec.search import games_examined
 from cqlindex.exec.timeout import Deadline, running
 from cqlindex.plan.planner import Plan, plan
 from cqlindex.query.prepare import Prepared, prepare
@@ -163,9 +164,7 @@ def _run_plan(con, prepared: Prepared, result: QueryResult, deadline: Deadline, 
     """SQL for the candidates (or the matches), the evaluator for what SQL cannot decide."""
     p = plan_prepared(con, prepared, include_unplayable)
     candidates, result.candidates = grouped(con, p.select, p.batched)
-    span = prepared.gamenumbers
-    count_sql = "SELECT count(*) FROM games" + (" WHERE gamenumber BETWEEN ? AND ?" if span else "")
-    result.games_examined = con.execute(count_sql, list(span) if span else []).fetchall()[0][0]
+    result.games_examined = games_examined(con, prepared.gamenumbers)
     if p.exact:
         result.keep_all(candidates)
         return
