@@ -1,8 +1,9 @@
 """A streamed run's search, one range of games at a time, given each range's SQL.
 
-The loop is apart from the plan that wrote the SQL (:func:`cqlindex.exec.streamed.run_streamed`
-writes each range's SQL as the search comes to it), and imports neither the planner nor sqlglot:
-a run that has the SQL already can go through it without them.
+The loop is apart from the plan that wrote the SQL so that both runs that stream go through it:
+:func:`cqlindex.exec.streamed.run_streamed`, which plans the query and writes each range's SQL as
+it goes, and :func:`cqlindex.exec.cached.run_query`, which reads the SQL of a plan kept from an
+earlier run (:mod:`cqlindex.exec.plan_cache`) and must not import the planner to run it.
 """
 
 from __future__ import annotations
