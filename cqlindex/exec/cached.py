@@ -8,8 +8,8 @@ nor the planner imported. Otherwise it hands the open connection and the key to
 :func:`cqlindex.exec.streamed.run_streamed` (or for output that holds every match,
 :func:`cqlindex.exec.run.run`), which plans, runs, and keeps the plan if it may.
 
-This module imports neither sqlglot nor the parser (tests/test_startup_imports.py holds it to
-that): they are most of a query's start-up.
+This module imports neither sqlglot nor the parser (tests/test_exec_plan_cache.py holds a run
+from a kept plan to that): they are most of a query's start-up.
 """
 
 from __future__ import annotations

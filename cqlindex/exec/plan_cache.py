@@ -36,7 +36,7 @@ from pathlib import Path
 
 #: The entries' layout; a new one makes the old entries unreadable (a miss), not wrong.
 FORMAT = 1
-#: Entries kept at most (a few kilobytes each).
+#: Entries kept at most (10-20 kB each, most of it the key: the code's file list).
 ENTRIES = 1000
 
 
