@@ -31,7 +31,6 @@ class Engine(str, Enum):
 def execute(*, db, cql, input, file, append, fen, flipcolor, reversecolor, flip, shift, variations, gamenumber, matchcount, player, white, black, event, site, year, result_tag, engine, spark_master, explain, dialect, format, matchstring, silent, noheader, quiet, showmatches, nosettag, limit, unplayable, boards, output, version, timeout) -> None:
     """Run ``cqlindex query`` with its parameters as :func:`cqlindex.cli_query.query` declares them."""
     from cqlindex.cql_options import compose, fen_filter, game_filters, parse_range
-    from cqlindex.exec.run import plan_for, run
 
     if input is not None:
         if cql is not None:
@@ -58,14 +57,14 @@ def execute(*, db, cql, input, file, append, fen, flipcolor, reversecolor, flip,
                                   ("shift", shift)) if on]
 
     def prepare(file: Path | None = file) -> tuple[Path, str, str, tuple | None, tuple | None]:
-        from cqlindex.cql.parser import parse
-
         if file is not None:
             text, source = _read_query(file), str(file)
         else:
             text, source = cql or "", "<query>"
         named = db
         if named is None:
+            from cqlindex.cql.parser import parse  # here: a query run from a kept plan is not parsed
+
             named = Path(parse(text, source).header.input or "") if text.strip() else None
             if not named or not named.name:
                 raise InputError("which index? cqlindex query DB QUERY, -i DB, or cql(input FILE) in the query")
@@ -81,6 +80,8 @@ def execute(*, db, cql, input, file, append, fen, flipcolor, reversecolor, flip,
         return index, text, source, games, count
 
     if len(files) > 1:
+        from cqlindex.exec.run import run
+
         if format is not Format.count or explain or output is not None or engine is Engine.spark or showmatches:
             stderr().print("cqlindex: several -f files run only with --format count (one row per file)")
             raise SystemExit(2)
@@ -90,6 +91,8 @@ def execute(*, db, cql, input, file, append, fen, flipcolor, reversecolor, flip,
     index, text, source, games, count = guard(prepare)
     on_spark = engine is Engine.spark
     if explain:
+        from cqlindex.exec.run import plan_for
+
         planner = partial(plan_for, portable=dialect != "duckdb")  # another engine has no rowids
         if on_spark:
             from cqlindex.exec.spark import plan_exported as planner
@@ -105,16 +108,20 @@ def execute(*, db, cql, input, file, append, fen, flipcolor, reversecolor, flip,
 
         result = guard(lambda: run_spark(index, text, variations=variations, source=source, gamenumbers=games,
                                           matchcount=count, include_unplayable=unplayable, master=spark_master))
-    elif engine is Engine.sql and not showmatches and not limit and (
-            format or (default_format(output, False) if output else None)) in STREAMED:
-        # The matches come a range of games at a time, written as they come (issue 16). (The
-        # other shapes, and a query that names its own output file, hold them: run() below.)
-        from cqlindex.exec.streamed import run_streamed
+    elif engine is Engine.sql and not showmatches and not limit:
+        # For output that streams the matches come a range of games at a time, written as they
+        # come (issue 16); the other shapes, and a query that names its own output file, hold
+        # them, as run() does. A plan kept from an earlier run of the same query is run without
+        # parsing or planning (issue 34).
+        from cqlindex.exec.cached import run_query
 
-        result = guard(lambda: run_streamed(index, text, variations=variations, source=source, gamenumbers=games,
-                                            matchcount=count, timeout=timeout, include_unplayable=unplayable,
-                                            allow_files=True))
+        held = (format or (default_format(output, False) if output else None)) not in STREAMED
+        result = guard(lambda: run_query(index, text, variations=variations, source=source, gamenumbers=games,
+                                         matchcount=count, timeout=timeout, include_unplayable=unplayable,
+                                         allow_files=True, held=held))
     else:
+        from cqlindex.exec.run import run
+
         result = guard(lambda: run(index, text, variations=variations, source=source, gamenumbers=games,
                                     matchcount=count, engine=engine.value, timeout=timeout,
                                     include_unplayable=unplayable, allow_files=True))  # files, as CQL's command line

@@ -23,11 +23,9 @@ without a terminal.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Sequence
 
-from cqlindex.cql.parser import parse
 from cqlindex.errors import InputError
 
 #: Options written as ``A [B]`` (any dash count, any case) and declared with one value ``A`` or ``A-B``.
@@ -99,6 +97,8 @@ def refusal(args: Sequence[str], takes_value: Iterable[str] = ()) -> str | None:
         if name in REFUSED:
             return f"-{name}: {REFUSED[name][1]}"
         if name is not None and _ONE_DASH_WORD.fullmatch(arg) and name not in known:
+            import difflib  # here: only a mistyped option needs it
+
             close = difflib.get_close_matches(name, sorted(known | set(REFUSED)), n=3, cutoff=0.7)
             offer = f" (did you mean {' or '.join('-' + c for c in close)}?)" if close else ""
             return f"No such option: {arg.split('=', 1)[0]}{offer}"
@@ -199,6 +199,8 @@ def compose(text: str, source: str, *, append: Iterable[str] = (), wrap: Iterabl
     else:
         combined = "\n".join(extra)
     if transforms:
+        from cqlindex.cql.parser import parse  # here: a query run from a kept plan is not parsed
+
         if text.strip():
             parse(text, source)  # report the user's own mistakes at their own line and column
         start = parse(combined, source).body.span.start

@@ -51,6 +51,13 @@ def program(names: tuple[str, ...], what: str) -> str:
     raise AssertionError("unreachable")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _plan_cache_folder(tmp_path_factory):
+    """The plans the command line keeps (cqlindex.exec.plan_cache) go to this session's own folder,
+    not the user's; subprocesses inherit it."""
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+
+
 @pytest.fixture(scope="session")
 def build_db(tmp_path_factory):
     """Build (once per session and input) an index of shared files; returns its path."""

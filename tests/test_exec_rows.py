@@ -106,14 +106,14 @@ def test_batches_cover_every_game_once_and_grow_when_they_take_little(took, grow
     con = _table(rows)
     con.execute("CREATE TABLE games AS SELECT DISTINCT gamenumber FROM positions")
     ranges: list[tuple[int, int]] = []
-    real = rows_module._fetched
+    real = rows_module.fetched
 
     def spy(con, sql):
         low, high = (int(x) for x in sql.split("BETWEEN ")[1].split(" ")[0:3:2])
         ranges.append((low, high))
         return real(con, sql)
 
-    monkeypatch.setattr(rows_module, "_fetched", spy)
+    monkeypatch.setattr(rows_module, "fetched", spy)
     monkeypatch.setattr(rows_module, "BATCH_POSITIONS", 50)  # five games
     monkeypatch.setattr(rows_module.memory, "Watch", lambda: _Watched(took))
     expected = {g: [i for i in range(10) if i % 3 != 1] for g in range(1, 201)}

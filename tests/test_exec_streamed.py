@@ -77,13 +77,13 @@ def test_a_sorted_query_is_held(db, small_ranges) -> None:
 
 def test_the_search_runs_a_range_ahead_of_the_writer_at_most(db, small_ranges, monkeypatch) -> None:
     searched: list[tuple[int, int]] = []
-    real = streamed.grouped_range
+    real = streamed.range_sql
 
-    def counted(con, select, batched, low, high):
+    def counted(con, select, batched, low, high):  # each range's SQL is written as the search comes to it
         searched.append((low, high))
         return real(con, select, batched, low, high)
 
-    monkeypatch.setattr(streamed, "grouped_range", counted)
+    monkeypatch.setattr(streamed, "range_sql", counted)
     result = run_streamed(db, "true")
     assert len(searched) == 1  # the first range, found before anything is written
     seen = []

@@ -82,3 +82,42 @@ def test_a_query_through_the_console_script_loads_no_command_line_framework(tmp_
     assert not tops & set(FRAMEWORKS), tops & set(FRAMEWORKS)
     # Help is typer's: the probe sees typer when it is loaded.
     assert "typer" in {m.split(".")[0] for m in _loaded(db, "", "--help")}
+
+
+def test_parsing_a_query_loads_neither_sqlglot_nor_duckdb() -> None:
+    """The parser reads every filter's declaration, whose SQL is built only when the planner asks
+    (issue 34: ~0.1 s of sqlglot and ~0.05 s of DuckDB were imported by the parser alone): a
+    query that another engine answers, or a plan that is cached, must not pay for them."""
+    probe = ("import json, sys\n"
+             "from cqlindex.query.prepare import prepare\n"
+             "prepare(sys.argv[1])\n"
+             "print(json.dumps(sorted(m.split('.')[0] for m in sys.modules)))\n")
+    for query in ("Ka1 Kh8 or Qd1", "o-o-o sidetomove == 1 primary", 'hhdb prize similarposition "x.pgn"'):
+        done = subprocess.run([sys.executable, "-c", probe, query], capture_output=True, text=True, cwd=REPO,
+                              timeout=120)
+        assert done.returncode == 0, done.stderr
+        loaded = set(json.loads(done.stdout))
+        assert not loaded & {"sqlglot", "duckdb", *HEAVY}, (query, loaded & {"sqlglot", "duckdb", *HEAVY})
+    # The same probe sees sqlglot once the planner's SQL is built: the check can tell the two apart.
+    done = subprocess.run([sys.executable, "-c", probe.replace("prepare(sys.argv[1])",
+                                                               "from cqlindex.plan.planner import plan\n"
+                                                               "plan(prepare(sys.argv[1]).query, False)"), "o-o-o"],
+                          capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "sqlglot" in json.loads(done.stdout)
+
+
+def test_the_search_loop_loads_neither_sqlglot_nor_the_parser() -> None:
+    """What runs SQL that is already written (exec/search.py and what it imports: the rows, the
+    result, the deadline) must not bring the planner's sqlglot or the parser (issue 34)."""
+    probe = ("import json, sys\n"
+             "import cqlindex.exec.search\n"
+             "print(json.dumps(sorted(m for m in sys.modules if m.startswith(('sqlglot', 'cqlindex.cql.parser',"
+             " 'cqlindex.plan', 'numpy')))))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == []
+    done = subprocess.run([sys.executable, "-c", probe.replace("exec.search", "exec.streamed")], capture_output=True,
+                          text=True, cwd=REPO, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "sqlglot" in json.loads(done.stdout)  # the planning run does: the probe can tell

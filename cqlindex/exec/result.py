@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from cqlindex.cql.ast import Node, Query
 from cqlindex.exec.game_rows import GameRows, positions_of
-from cqlindex.query.analyse import SortKey
+
+if TYPE_CHECKING:  # the analysis brings the filter catalogue, which a cached plan's run does without
+    from cqlindex.query.analyse import SortKey
 
 
 class Evaluated(Protocol):

@@ -27,13 +27,14 @@ import sys
 from collections.abc import Mapping
 from itertools import groupby
 from operator import itemgetter
-
-from sqlglot import exp
+from typing import TYPE_CHECKING
 
 from cqlindex.exec import memory
 from cqlindex.exec.game_rows import GameRows
-from cqlindex.plan.sql import conjuncts
 from cqlindex.store import rowmap
+
+if TYPE_CHECKING:  # imported where a select is read or changed: a cached plan's run fetches its SQL alone
+    from sqlglot import exp
 
 #: Rows fetched as tuples before switching to numpy. A tuple per row costs ~0.6 us more to fetch
 #: than numpy's arrays and importing numpy ~0.06 s, so the two break even near 100,000 rows; as
@@ -64,10 +65,11 @@ def grouped(con, select: exp.Select, batched: bool = False) -> tuple[Mapping[int
     benchmark, castling moves) thus runs in a few batches, not one per million positions, each
     costing DuckDB a new plan (issue 16: d2 at 34 M positions, 4.1 s in 35 batches, 3.0 s in one).
     """
+    whole = whole_sql(con, select, batched)
+    if whole is not None:
+        return fetched(con, whole)
     unsorted = select.copy()
     unsorted.set("order", None)
-    if not batched and not per_game(unsorted):
-        return _fetched(con, _sql(con, unsorted))
     found: dict[int, list[int]] = {}
     total = 0
     extent = _extent(con)
@@ -78,12 +80,20 @@ def grouped(con, select: exp.Select, batched: bool = False) -> tuple[Mapping[int
     while low <= high:
         step = max(1, int(size / per_game_positions))
         with memory.Watch() as watch:
-            rows, count = _fetched(con, _sql(con, in_games(unsorted, low, min(low + step - 1, high))))
+            rows, count = fetched(con, _sql(con, in_games(unsorted, low, min(low + step - 1, high))))
         found.update(rows.items())  # ranges ascending and disjoint: the games stay in order
         total += count
         size = next_batch(size, watch.taken, step * per_game_positions)
         low += step
     return found, total
+
+
+def whole_sql(con, select: exp.Select, batched: bool = False) -> str | None:
+    """The one SQL :func:`grouped` runs for ``select`` over the whole index, unsorted, or None
+    where it runs batches (their sizes follow the memory each took)."""
+    unsorted = select.copy()
+    unsorted.set("order", None)
+    return None if batched or per_game(unsorted) else _sql(con, unsorted)
 
 
 #: Positions of a batched plan's first batch: the window's memory is about a few hundred bytes each.
@@ -123,7 +133,13 @@ def game_batches(con) -> list[tuple[int, int]]:
 
 def grouped_range(con, select: exp.Select, batched: bool, low: int,
                   high: int) -> tuple[Mapping[int, list[int]], int]:
-    """:func:`grouped` for the games ``low`` .. ``high`` alone (a streamed run, one range at a time).
+    """:func:`grouped` for the games ``low`` .. ``high`` alone (a streamed run, one range at a time)."""
+    return fetched(con, range_sql(con, select, batched, low, high))
+
+
+def range_sql(con, select: exp.Select, batched: bool, low: int, high: int) -> str:
+    """The SQL :func:`grouped_range` runs: its rows are the (gamenumber, positionid) of ``select``
+    in the games ``low`` .. ``high``, unsorted.
 
     Where restricting every scan of ``positions`` to the range keeps the answer (``batched``, or
     every subquery tied to its row's game, or none), :func:`in_games` does it, so DuckDB reads
@@ -132,9 +148,17 @@ def grouped_range(con, select: exp.Select, batched: bool, low: int,
     unsorted = select.copy()
     unsorted.set("order", None)
     if batched or not _subquery_scans(unsorted) or per_game(unsorted):
-        return _fetched(con, _sql(con, in_games(unsorted, low, high)))
-    return _fetched(con, f"SELECT * FROM ({_sql(con, unsorted)}) AS _range "
-                         f"WHERE _range.gamenumber BETWEEN {int(low)} AND {int(high)}")
+        return _sql(con, in_games(unsorted, low, high))
+    return (f"SELECT * FROM ({_sql(con, unsorted)}) AS _range "
+            f"WHERE _range.gamenumber BETWEEN {int(low)} AND {int(high)}")
+
+
+def ranges_in(con, span: tuple[int, int] | None) -> list[tuple[int, int]]:
+    """The index's ranges of games (:func:`game_batches`) that meet ``span``, cut to it."""
+    ranges = game_batches(con)
+    if span is None:
+        return ranges
+    return [(max(low, span[0]), min(high, span[1])) for low, high in ranges if low <= span[1] and high >= span[0]]
 
 
 def per_game(select: exp.Select) -> bool:
@@ -148,12 +172,16 @@ def per_game(select: exp.Select) -> bool:
 
 def _subquery_scans(select: exp.Select) -> list[exp.Table]:
     """The scans of ``positions`` in ``select`` but its main one."""
+    from sqlglot import exp
+
     source = select.args.get("from_") or select.args.get("from")
     main = source.this if source is not None else None
     return [t for t in select.find_all(exp.Table) if t.name == "positions" and t is not main]
 
 
 def _tied_to_a_game(table: exp.Table) -> bool:
+    from sqlglot import exp
+
     scope = table.find_ancestor(exp.Select)
     if scope is None:
         return False
@@ -175,15 +203,21 @@ def _tied_to_a_game(table: exp.Table) -> bool:
 
 
 def _gamenumber_of(alias: str) -> exp.Column:
+    from sqlglot import exp
+
     return exp.column("gamenumber", table=alias)
 
 
 def _is_gamenumber(e: exp.Expression) -> bool:
+    from sqlglot import exp
+
     return isinstance(e, exp.Column) and e.name == "gamenumber" and bool(e.table)
 
 
 def in_games(select: exp.Select, low: int, high: int) -> exp.Select:
     """``select`` with every scan of ``positions`` in it restricted to games ``low`` .. ``high``."""
+    from sqlglot import exp
+
     out = select.copy()
     for table in list(out.find_all(exp.Table)):
         scope = table.find_ancestor(exp.Select)
@@ -207,6 +241,10 @@ def _sql(con, select: exp.Select) -> str:
 def _game_range(select: exp.Select) -> tuple[int, int] | None:
     """The gamenumbers the main scan of ``select`` is restricted to by its WHERE's top-level
     ``gamenumber BETWEEN low AND high`` terms (``-gamenumber``, a streamed range), or None."""
+    from sqlglot import exp
+
+    from cqlindex.plan.sql import conjuncts
+
     source = select.args.get("from_") or select.args.get("from")
     where = select.args.get("where")
     if source is None or where is None:
@@ -226,6 +264,8 @@ def _game_range(select: exp.Select) -> tuple[int, int] | None:
 def _rowid_select(select: exp.Select) -> exp.Select | None:
     """``select`` choosing its main scan's ``rowid`` as ``r`` instead of that scan's gamenumber
     and positionid; None unless it selects exactly those two, row by row (no grouping)."""
+    from sqlglot import exp
+
     if not isinstance(select, exp.Select) or any(select.args.get(k) for k in ("group", "having", "qualify")):
         return None
     source = select.args.get("from_") or select.args.get("from")
@@ -245,7 +285,8 @@ def _numpy_loaded() -> bool:
     return "numpy" in sys.modules
 
 
-def _fetched(con, sql: str) -> tuple[Mapping[int, list[int]], int]:
+def fetched(con, sql: str) -> tuple[Mapping[int, list[int]], int]:
+    """The rows (gamenumber, positionid) of ``sql`` grouped per game, and their number."""
     cursor = con.execute(sql)
     if _numpy_loaded():
         return _grouped_arrays([], cursor.fetchnumpy())

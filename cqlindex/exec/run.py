@@ -20,8 +20,10 @@ from pathlib import Path
 from cqlindex.cql import ast
 from cqlindex.errors import CqlError
 from cqlindex.evaluate.lasting import keeps_state, persistent_report
+from cqlindex.exec import plan_cache
 from cqlindex.exec.result import QueryResult
-from cqlindex.exec.rows import grouped
+from cqlindex.exec.rows import fetched, grouped, whole_sql
+from cqlindex.exec.search import games_examined
 from cqlindex.exec.timeout import Deadline, running
 from cqlindex.plan.planner import Plan, plan
 from cqlindex.query.prepare import Prepared, prepare
@@ -62,7 +64,8 @@ def plan_prepared(con, prepared: Prepared, include_unplayable: bool = False, por
 def run(db: str | Path, text: str, *, variations: bool | None = None, source: str = "<query>",
         gamenumbers: tuple[int, int] | None = None, matchcount: tuple[int, int | None] | None = None,
         engine: Engine | str = Engine.sql, timeout: float | None = None,
-        include_unplayable: bool = False, allow_files: bool = False) -> QueryResult:
+        include_unplayable: bool = False, allow_files: bool = False, con=None,
+        keep_as: str | None = None) -> QueryResult:
     """Parse ``text`` and find its matches in the index at ``db``.
 
     ``gamenumbers`` and ``matchcount`` override the query's header, as CQL's options of those names do.
@@ -70,24 +73,36 @@ def run(db: str | Path, text: str, *, variations: bool | None = None, source: st
     Games marked unplayable (:mod:`cqlindex.store.playable`) are left out unless ``include_unplayable``.
     ``readfile`` and ``writefile`` touch files only with ``allow_files`` (else the run stops with
     CqlError before it starts); a query that writes files is evaluated at every position, as CQL does.
+
+    ``con``: a connection to ``db`` already open, used and closed here. ``keep_as``: the key
+    (:func:`cqlindex.exec.plan_cache.key`, made on ``con``) under which to keep the plan if it
+    is exact and runs as one SQL (see :mod:`cqlindex.exec.plan_cache`).
     """
     started = time.perf_counter()
     deadline = Deadline(timeout)
-    prepared = prepare(text, source, variations=variations, gamenumbers=gamenumbers, matchcount=matchcount)
-    if prepared.analysis.files is not None and not allow_files:
-        query = prepared.query
-        raise CqlError(f"'{prepared.analysis.files.name}' reads or writes files, which is off here "
-                       "(allow_files=True allows it; the command line does)", query.text, prepared.analysis.files.span,
-                       query.source)
-    con = connect(db)
-    prepared = with_collection_size(con, prepared)
+    try:
+        prepared = prepare(text, source, variations=variations, gamenumbers=gamenumbers, matchcount=matchcount)
+        if prepared.analysis.files is not None and not allow_files:
+            query = prepared.query
+            raise CqlError(f"'{prepared.analysis.files.name}' reads or writes files, which is off here "
+                           "(allow_files=True allows it; the command line does)", query.text,
+                           prepared.analysis.files.span, query.source)
+    except BaseException:
+        if con is not None:
+            con.close()
+        raise
+    con = connect(db) if con is None else con
+    sized = with_collection_size(con, prepared)
+    # Kept only where the key says all: not the collection's size (lastgamenumber), nor a file's text.
+    keep_as = keep_as if sized is prepared and prepared.analysis.files is None else None
+    prepared = sized
     result = QueryResult(prepared.query, prepared.variations, prepared.analysis.sort_keys)
     with closing(con), running(con, deadline, text):
         if evaluates_every_game(prepared, engine):
             _evaluate_every_game(con, prepared, result, deadline, include_unplayable, allow_files)
         else:
             _run_plan(con, prepared, result, deadline, include_unplayable, allow_files,
-                      columnar=Engine(engine) is Engine.sql)
+                      columnar=Engine(engine) is Engine.sql, keep_as=keep_as)
     result.order()
     result.seconds = time.perf_counter() - started
     return result
@@ -159,15 +174,18 @@ def _evaluate_every_game(con, prepared: Prepared, result: QueryResult, deadline:
 
 
 def _run_plan(con, prepared: Prepared, result: QueryResult, deadline: Deadline, include_unplayable: bool,
-              allow_files: bool = False, columnar: bool = True) -> None:
-    """SQL for the candidates (or the matches), the evaluator for what SQL cannot decide."""
+              allow_files: bool = False, columnar: bool = True, keep_as: str | None = None) -> None:
+    """SQL for the candidates (or the matches), the evaluator for what SQL cannot decide; an
+    exact plan run as one SQL is kept under ``keep_as`` if given."""
     p = plan_prepared(con, prepared, include_unplayable)
-    candidates, result.candidates = grouped(con, p.select, p.batched)
-    span = prepared.gamenumbers
-    count_sql = "SELECT count(*) FROM games" + (" WHERE gamenumber BETWEEN ? AND ?" if span else "")
-    result.games_examined = con.execute(count_sql, list(span) if span else []).fetchall()[0][0]
+    whole = whole_sql(con, p.select, p.batched)
+    candidates, result.candidates = fetched(con, whole) if whole is not None else grouped(con, p.select, p.batched)
+    result.games_examined = games_examined(con, prepared.gamenumbers)
     if p.exact:
         result.keep_all(candidates)
+        if keep_as is not None and whole is not None and not prepared.analysis.sort_keys:
+            plan_cache.store(keep_as, (prepared.query, prepared.variations, prepared.gamenumbers,
+                                       [(None, None, whole)]))
         return
     confirm(con, prepared, p, candidates, result.keep, deadline, allow_files, columnar)
 

@@ -106,6 +106,27 @@ def facts(family: str):
     return fact
 
 
+def built(build: Callable[[Any, Any, str], object]) -> Callable[[str], object]:
+    """A declaration's ``sql_of`` written as ``build(S, exp, alias)``: :mod:`cqlindex.plan.sql` as
+    ``S`` and sqlglot's ``exp``, imported when the planner first asks for the SQL. The parser reads
+    every declaration on every query, and a query answered from a cached plan or by another engine
+    builds no SQL: importing sqlglot here cost each ``cqlindex query`` ~0.1 s (issue 34: start-up)."""
+
+    def sql_of(alias: str) -> object:
+        from sqlglot import exp
+
+        from cqlindex.plan import sql as S
+
+        return build(S, exp, alias)
+
+    return sql_of
+
+
+def column(name: str) -> Callable[[str], object]:
+    """The ``sql_of`` of a fact that is a column of the row."""
+    return built(lambda S, exp, alias: S.col(name, alias))
+
+
 def declare(family: str):
     """A shorthand for one family file: ``d = declare("moves")`` then ``d("move", ast.Move, ...)``."""
 

@@ -18,12 +18,11 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import TYPE_CHECKING
 
-import duckdb
-
 from cqlindex.errors import DatabaseError
 
-if TYPE_CHECKING:  # python-chess and pyarrow are imported where used: the parser imports this module
+if TYPE_CHECKING:  # imported where used: the parser imports this module (through the evaluator's context)
     import chess
+    import duckdb
     import pyarrow as pa
 
 _BITBOARD_COLUMNS = ("wk", "wq", "wr", "wb", "wn", "wp", "bk", "bq", "br", "bb", "bn", "bp")

@@ -1,11 +1,8 @@
 """Moves: the ``move`` filter and its parameters, CQL 6.2's dash filters, what the last move was."""
 
-from sqlglot import exp
-
 from cqlindex.cql import ast
 from cqlindex.filters.spec import (DASH_TARGET, EXACT, FILTER, LOGICAL, NARROWED, NUMBER, PYTHON, SET, SQUARES, TREE, Traits,
-                                   declare, facts)
-from cqlindex.plan import sql as S
+                                   built, declare, facts)
 
 d = declare("moves")
 fact = facts("moves")
@@ -44,12 +41,12 @@ DECLS = (
         sql_of=sql_of, traits=_LAST_MOVE, example=f"--({word})" if word == "enpassant" else word)
       for word, what, python, sql_of in (
           ("o-o", "castling kingside", lambda ev, pos: pos.castle == 1,
-           lambda a: S.definite(exp.EQ(this=S.col("castle", a), expression=S.num(1)))),
+           built(lambda S, exp, a: S.definite(exp.EQ(this=S.col("castle", a), expression=S.num(1))))),
           ("o-o-o", "castling queenside", lambda ev, pos: pos.castle == 2,
-           lambda a: S.definite(exp.EQ(this=S.col("castle", a), expression=S.num(2)))),
-          ("castle", "castling", lambda ev, pos: pos.castle is not None, lambda a: S.not_null(S.col("castle", a))),
+           built(lambda S, exp, a: S.definite(exp.EQ(this=S.col("castle", a), expression=S.num(2))))),
+          ("castle", "castling", lambda ev, pos: pos.castle is not None, built(lambda S, exp, a: S.not_null(S.col("castle", a)))),
           ("enpassant", "an en passant capture", lambda ev, pos: bool(pos.en_passant),
-           lambda a: S.definite(S.col("en_passant", a))))),
+           built(lambda S, exp, a: S.definite(S.col("en_passant", a)))))),
     *(d(word, None, LOGICAL, f"'{word}' outside a move filter", refused="written outside the move filter it belongs to",
         at_once=True, example=word)
       for word in ("enpassantsquare",)),
@@ -71,13 +68,14 @@ DECLS = (
       grammar="parse_currentmove", sql=PYTHON, traits=_MOVED, example="currentmove P--"),
     fact("primary", LOGICAL, "the move that led here is its position's main continuation (CQL 6.2)",
          lambda ev, pos: pos.parent is not None and ev.tree.positions[pos.parent].children[0] == pos.id,
-         lambda a: S.both(S.not_null(S.col("parent", a)),
-                          S.definite(exp.EQ(this=S.col("child_index", a), expression=S.num(0)))), "primary",
+         built(lambda S, exp, a: S.both(S.not_null(S.col("parent", a)),
+                                        S.definite(exp.EQ(this=S.col("child_index", a), expression=S.num(0))))),
+         "primary",
          traits=TREE),
     fact("secondary", LOGICAL, "the move that led here is not its position's main continuation (CQL 6.2)",
          lambda ev, pos: pos.parent is not None and ev.tree.positions[pos.parent].children[0] != pos.id,
-         lambda a: S.definite(exp.GT(this=S.col("child_index", a), expression=S.num(0))), "secondary",
+         built(lambda S, exp, a: S.definite(exp.GT(this=S.col("child_index", a), expression=S.num(0)))), "secondary",
          traits=TREE),
     fact("nullmove", LOGICAL, "the move that led here was a null move (CQL 6.2)", lambda ev, pos: pos.null_move,
-         lambda alias: S.col("null_move", alias), "nullmove"),
+         built(lambda S, exp, alias: S.col("null_move", alias)), "nullmove"),
 )

@@ -5,23 +5,16 @@ fact of this kind is one declaration here and its test; :mod:`.python` and :mod:
 this file read them.
 """
 
-from sqlglot import exp
-
 from cqlindex.cql import ast
-from cqlindex.filters.spec import EXACT, LOGICAL, NARROWED, NUMBER, PYTHON, SET, TREE, Traits, declare, facts
-from cqlindex.plan import sql as S
+from cqlindex.filters.spec import (EXACT, LOGICAL, NARROWED, NUMBER, PYTHON, SET, TREE, Traits, built, column, declare,
+                                   facts)
 
 d = declare("position")
 fact = facts("position")
 
 
-def column(name: str):
-    """The SQL of a fact that is a column of the row."""
-    return lambda alias: S.col(name, alias)
-
-
-def _side_to_move(alias: str) -> exp.Expression:
-    return exp.Case(ifs=[exp.If(this=S.col("wtm", alias), true=S.num(1))], default=S.num(-1))
+_side_to_move = built(lambda S, exp, alias: exp.Case(ifs=[exp.If(this=S.col("wtm", alias), true=S.num(1))],
+                                                     default=S.num(-1)))
 
 
 DECLS = (
@@ -31,16 +24,16 @@ DECLS = (
          column("is_stalemate"), "stalemate"),
     fact("wtm", LOGICAL, "white to move", lambda ev, pos: pos.wtm, column("wtm"), "wtm",
          traits=Traits(colour_swap="btm")),
-    fact("btm", LOGICAL, "black to move", lambda ev, pos: not pos.wtm, lambda a: S.negate(S.col("wtm", a)), "btm",
+    fact("btm", LOGICAL, "black to move", lambda ev, pos: not pos.wtm, built(lambda S, exp, a: S.negate(S.col("wtm", a))), "btm",
          traits=Traits(colour_swap="wtm")),
     fact("initial", LOGICAL, "the game's first position", lambda ev, pos: pos.parent is None,
-         lambda a: S.cmp("==", S.col("positionid", a), S.num(0)), "initial"),
+         built(lambda S, exp, a: S.cmp("==", S.col("positionid", a), S.num(0))), "initial"),
     fact("mainline", LOGICAL, "the position is on the main line", lambda ev, pos: pos.mainline, column("mainline"),
          "mainline"),
     fact("variation", LOGICAL, "the position is in a variation", lambda ev, pos: not pos.mainline,
-         lambda a: S.negate(S.col("mainline", a)), "variation"),
+         built(lambda S, exp, a: S.negate(S.col("mainline", a))), "variation"),
     fact("true", LOGICAL, "always matches", lambda ev, pos: True, lambda a: None, "true"),
-    fact("false", LOGICAL, "never matches", lambda ev, pos: False, lambda a: S.false(), "false"),
+    fact("false", LOGICAL, "never matches", lambda ev, pos: False, built(lambda S, exp, a: S.false()), "false"),
     fact("ply", NUMBER, "half-moves played to reach the position", lambda ev, pos: pos.ply, column("ply"), "ply > 10"),
     fact("movenumber", NUMBER, "the move number of the next move", lambda ev, pos: pos.movenumber,
          column("movenumber"), "movenumber == 20"),
