@@ -15,7 +15,7 @@ import numpy as np
 from cqlindex.board.directions import COMPOSITE, STEPS
 from cqlindex.columnar import bitboards as B
 from cqlindex.columnar.engine import Columnar, Ctx, kernel
-from cqlindex.columnar.values import NUM, POS, SET, NotColumnar, Val, matched, number, squares
+from cqlindex.columnar.values import NUM, POS, SET, NotColumnar, Val, matched, number, one_square, squares
 from cqlindex.cql import ast
 
 _LETTERS = "KQRBNPkqrbnp"
@@ -169,13 +169,6 @@ def same_contents(cm: Columnar, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         same |= boards[index, a] & boards[index, b]
     occupied = cm.frame.occupied
     return same | (~occupied[a] & ~occupied[b])
-
-
-def one_square(value: Val) -> tuple[np.ndarray, np.ndarray]:
-    """(square index, defined): where the set has exactly one square."""
-    data = value.data
-    ok = value.ok & (np.bitwise_count(data) == 1)
-    return B.lowest_square(np.where(ok, data, np.uint64(1))), ok
 
 
 def piece_type_at(cm: Columnar, rows: np.ndarray, bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

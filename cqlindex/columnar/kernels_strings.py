@@ -12,8 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from cqlindex.columnar.engine import Columnar, Ctx, kernel
-from cqlindex.columnar.kernels_sets import one_square
-from cqlindex.columnar.values import SET, STR, NotColumnar, Val
+from cqlindex.columnar.values import SET, STR, NotColumnar, Val, one_square
 from cqlindex.cql import ast
 
 #: The letters of the frame's boards, in their order (K Q R B N P k q r b n p).

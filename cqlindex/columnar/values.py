@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from cqlindex.columnar import bitboards as B
 from cqlindex.cql import ast
 
 BOOL, NUM, SET, POS, STR = "bool", "num", "set", "pos", "str"
@@ -72,6 +73,13 @@ def number(data: np.ndarray, ok: np.ndarray) -> Val:
 
 def squares(data: np.ndarray, ok: np.ndarray | None = None) -> Val:
     return Val(SET, data, np.ones(len(data), bool) if ok is None else ok)
+
+
+def one_square(value: Val) -> tuple[np.ndarray, np.ndarray]:
+    """(square index, defined): where the set has exactly one square."""
+    data = value.data
+    ok = value.ok & (np.bitwise_count(data) == 1)
+    return B.lowest_square(np.where(ok, data, np.uint64(1))), ok
 
 
 def scatter(value: Val, index: np.ndarray, size: int) -> Val:
