@@ -53,8 +53,15 @@ def run_server(databases: list[Path], *, host: str = "127.0.0.1", port: int = 87
     if timeout <= 0:
         raise InputError("--timeout takes a positive number of seconds")
     workers = workers or max(2, min(4, os.cpu_count() or 2))
-    app = create_app(databases, workers=workers, timeout=timeout)
+    # The socket first: the app starts its worker processes, and a start that fails after them
+    # (an address that cannot be bound) left them reading from a parent already gone, each
+    # printing a traceback (CI saw it).
     sock = bind(host, port)
+    try:
+        app = create_app(databases, workers=workers, timeout=timeout)
+    except BaseException:
+        sock.close()
+        raise
     where = sock.getsockname()
     shown = f"[{where[0]}]" if ":" in where[0] else where[0]
     names = ", ".join(str(d) for d in databases)
