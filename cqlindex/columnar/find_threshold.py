@@ -12,18 +12,14 @@ where they are many, the pairs are cheaper and this declines.
 
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
 from cqlindex.columnar.engine import Columnar, Ctx
-from cqlindex.columnar.values import NUM, SET
+from cqlindex.columnar.values import COMPARE, NUM, SET
 from cqlindex.cql import ast
 
 #: Above this many distinct thresholds in a batch, a prefix sum each costs more than the pairs.
 MOST_THRESHOLDS = 256
-_COMPARE = {"<": operator.lt, "<=": operator.le, "==": operator.eq, ">=": operator.ge, ">": operator.gt,
-            "!=": operator.ne}
 _MIRROR = {"<": ">", "<=": ">=", "==": "==", ">=": "<=", ">": "<", "!=": "!="}
 _ARITHMETIC = ("+", "-", "*", "/", "%")
 
@@ -37,7 +33,7 @@ def _start_only(node: ast.Node) -> bool:
 def split(cm: Columnar, body: ast.Node) -> tuple[ast.Node, str, ast.Node] | None:
     """(the position's side, the operator as seen from it, the start's side) of a body this
     answers, else None."""
-    if not isinstance(body, ast.Compare) or len(body.operands) != 2 or body.ops[0] not in _COMPARE:
+    if not isinstance(body, ast.Compare) or len(body.operands) != 2 or body.ops[0] not in COMPARE:
         return None
     left, right = body.operands
     op = body.ops[0]
@@ -73,7 +69,7 @@ def find_by_threshold(cm: Columnar, node: ast.Find, ctx: Ctx,
     first = np.full(size, frame.size, np.int64)
     order = np.argsort(which, kind="stable")
     bounds = np.searchsorted(which[order], np.arange(len(levels) + 1))
-    compare = _COMPARE[op]
+    compare = COMPARE[op]
     index = np.arange(frame.size)
     for level, (begin, stop) in enumerate(zip(bounds[:-1], bounds[1:])):
         starts = order[begin:stop]

@@ -8,16 +8,11 @@ zero has no value.
 
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
 from cqlindex.columnar.engine import Columnar, Ctx, kernel
-from cqlindex.columnar.values import BOOL, NUM, POS, SET, STR, NotColumnar, Val, matched, number, scatter
+from cqlindex.columnar.values import BOOL, COMPARE, NUM, POS, SET, STR, NotColumnar, Val, matched, number, scatter
 from cqlindex.cql import ast
-
-_COMPARE = {"<": operator.lt, "<=": operator.le, "==": operator.eq, ">=": operator.ge, ">": operator.gt,
-            "!=": operator.ne}
 
 
 @kernel(ast.Compound)
@@ -110,7 +105,7 @@ def _holds(op: str, left: Val, right: Val) -> np.ndarray:
     """Where ``left op right`` holds, as the tree-walker's _holds decides it (both defined)."""
     a, b = left.kind, right.kind
     plain = op.strip("[]")
-    compare = _COMPARE[plain]
+    compare = COMPARE[plain]
     if a == NUM and b == NUM or a == STR and b == STR:
         return compare(left.data, right.data)
     if STR in (a, b):

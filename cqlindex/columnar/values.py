@@ -10,6 +10,7 @@ not empty, as in :meth:`cqlindex.evaluate.context.Evaluator.test`.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,6 +19,9 @@ from cqlindex.columnar import bitboards as B
 from cqlindex.cql import ast
 
 BOOL, NUM, SET, POS, STR = "bool", "num", "set", "pos", "str"
+#: CQL's comparison operators, each applied to whole arrays.
+COMPARE = {"<": operator.lt, "<=": operator.le, "==": operator.eq, ">=": operator.ge, ">": operator.gt,
+           "!=": operator.ne}
 _DTYPES = {NUM: np.int64, SET: np.uint64, POS: np.int64, STR: np.int64}
 
 
