@@ -7,7 +7,7 @@ go to tests/reference/answers.jsonl, one record per row, position ids kept as ru
 (tests/filters/reference.py reads them). Rows already answered are kept unless --all is given.
 
 ``--sample N`` first draws the table of tests/test_evaluate_reference_sample.py: N mutated
-queries of tests/reference/verdicts.jsonl (scripts/reference_verdicts.py), seeded, among those
+queries of tests/reference/verdicts.jsonl.zst (scripts/reference_verdicts.py), seeded, among those
 both the reference and cqlindex run (a file's mutations left out: their headers name other
 PGN files), each kept only if cqlindex's Python engine answers it on the studies file with
 variations within a few seconds, so the default suite stays short, and the reference runs it
@@ -25,6 +25,8 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+
+import zstandard
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from reference_engine import ROOT, SHARED, matches  # noqa: E402
@@ -49,7 +51,8 @@ def draw_sample(count: int, seed: int = 35) -> None:
     from cqlindex.query.prepare import parse_body
     from tests.filters.reference import DATASETS
 
-    records = [json.loads(line) for line in (ROOT / "tests/reference/verdicts.jsonl").read_text().splitlines()]
+    data = zstandard.ZstdDecompressor().decompress((ROOT / "tests/reference/verdicts.jsonl.zst").read_bytes())
+    records = [json.loads(line) for line in data.decode("utf-8").splitlines()]
     # '[>]' and '[>=]' (≻ ≽) left out: the reference's own comparison of positions by them is broken
     # (its run stops on them with "CQL internal error: rncompare: bad name" on some games)
     pool = sorted({r["text"] for r in records if r["mutation"] and not r["file"] and r["run"] == "accept"

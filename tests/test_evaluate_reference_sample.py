@@ -2,7 +2,7 @@
 
 The grammar test (test_cql_reference_grammar.py) checks that cqlindex accepts what CQL 6.2
 accepts; this one checks that where both accept a query, they find the same positions. The
-queries are a seeded sample of the mutated strings of tests/reference/verdicts.jsonl (typos of
+queries are a seeded sample of the mutated strings of tests/reference/verdicts.jsonl.zst (typos of
 the parse cases: tokens dropped, swapped, doubled, moved across lines) that the reference runs,
 drawn by ``scripts/reference_answers.py --sample``; each runs on studies/cql6-sample.pgn with
 variations on both engines, against the reference's answers recorded by the same script.
