@@ -166,3 +166,30 @@ def test_a_quick_job_does_not_wait_behind_slow_ones() -> None:
         assert not any(job.future.done() for job in slow)
     finally:
         lanes.close()
+
+
+def test_a_worker_stopped_from_two_threads_closes_its_pipe_once() -> None:
+    """The pool's close and a slot that finds its worker dead both stop it, each from its own
+    thread; the pipe's close must not run twice at once (the second os.close fails with EBADF)."""
+    import multiprocessing
+    import threading
+
+    worker = pool_module._Worker(multiprocessing.get_context("spawn"))
+    real = worker._conn
+    inside, overlaps = [], []
+
+    class SlowToClose:
+        def close(self) -> None:
+            inside.append(1)
+            overlaps.append(len(inside))
+            time.sleep(0.2)  # widen the window in which a second close would overlap
+            real.close()
+            inside.pop()
+
+    worker._conn = SlowToClose()
+    stoppers = [threading.Thread(target=worker.stop) for _ in range(2)]
+    for thread in stoppers:
+        thread.start()
+    for thread in stoppers:
+        thread.join(30)
+    assert overlaps and max(overlaps) == 1 and not worker.alive()

@@ -219,6 +219,9 @@ class _Worker:
     """One spawned process and the parent's end of its pipe."""
 
     def __init__(self, context) -> None:
+        # The pool's close and a slot that finds the worker dead may stop it at once, from two
+        # threads: the pipe must be closed once, not twice (the second os.close fails with EBADF).
+        self._stopping = threading.Lock()
         self._conn, child = context.Pipe()
         self._process = context.Process(target=_main, args=(child, os.getpid()), daemon=True,
                                         name="cqlindex-serve-worker")
@@ -242,10 +245,11 @@ class _Worker:
         return self._conn.recv()
 
     def stop(self) -> None:
-        if self._process.is_alive():
-            self._process.kill()
-        self._process.join(5)
-        self._conn.close()
+        with self._stopping:
+            if self._process.is_alive():
+                self._process.kill()
+            self._process.join(5)
+            self._conn.close()  # a no-op once closed
 
 
 def _main(conn, parent: int) -> None:
