@@ -63,6 +63,7 @@ GOLDEN_QUERIES = [
     ("path -- [x]", True),
     ("mate echo (s t) t : check", True),
     ("square x in [Rr] abs(file x - file k) <= 1", False),
+    ("piece x in N {x attacks k x attacks [qr]}", False),  # the body narrows, x standing for all of N
     ("distance(lca(currentposition initialposition) currentposition) > 70", True),
     ("pin from B through n to q", False),
     ("K--g1 move o-o", False),

@@ -691,6 +691,26 @@ ORDER BY
   p.gamenumber,
   p.positionid;
 
+-- piece x in N {x attacks k x attacks [qr]}  [main line, candidates]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline
+  AND p.wn <> 0
+  AND CASE WHEN (
+    p.bk & p.white_attacks
+  ) <> 0 THEN p.wn ELSE 0 END <> 0
+  AND CASE WHEN (
+    (
+      p.bq | p.br
+    ) & p.white_attacks
+  ) <> 0 THEN p.wn ELSE 0 END <> 0
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
 -- distance(lca(currentposition initialposition) currentposition) > 70  [variations, candidates]
 SELECT
   p.gamenumber,

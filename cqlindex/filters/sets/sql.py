@@ -70,7 +70,37 @@ class SetsSQL:
         domain = self.set(node.domain, row)  # the value is the part of the domain where the body holds
         if domain.const is not None and not domain.const:
             return Cond(S.false(), True)
-        return Cond(S.nonzero(domain.sql), False) if domain.sql is not None else RESIDUAL
+        if domain.sql is None:
+            return RESIDUAL
+        # Some square of the domain must satisfy the body, so the body holds with the variable
+        # standing for any square of the domain: compiled so, its SQL is a necessary condition.
+        body = self._bound(node, domain, row)
+        return Cond(S.both(S.nonzero(domain.sql), body.sql), False)
+
+    def _bound(self, node: ast.Iterate, domain: SetTerm, row: Row) -> Cond:
+        """The body's condition with the variable bound to its domain as an upper bound, at ``row``
+        only: at another position a piece variable follows its piece wherever it went."""
+        if any(isinstance(n, ast.Assign) and n.name == node.var for n in ast.walk(node.body)):
+            return RESIDUAL
+        saved = self.bindings.get(node.var)
+        self.bindings[node.var] = (row.alias, SetTerm(domain.sql, False), node.domain)
+        try:
+            return self.cond(node.body, row)
+        finally:
+            if saved is None:
+                del self.bindings[node.var]
+            else:
+                self.bindings[node.var] = saved
+
+    def _set_variable(self, node: ast.Variable, row: Row) -> SetTerm:
+        bound = self.bindings.get(node.name)
+        return bound[1] if bound is not None and bound[0] == row.alias else UNBOUNDED
+
+    def _cond_variable(self, node: ast.Variable, row: Row) -> Cond:
+        if node.name not in self.bindings:
+            return RESIDUAL
+        term = self._set_variable(node, row)
+        return Cond(S.nonzero(term.sql), False) if term.sql is not None else RESIDUAL
 
     def _set_pieces(self, node: ast.Pieces, row: Row) -> SetTerm:
         if len(node.pieces) == 13 or node.squares == 0:
@@ -131,7 +161,8 @@ class SetsSQL:
         """The squares the pieces of ``node``'s colours attack (None without attack maps)."""
         if not self.attack_maps:
             return None
-        colours = _colours(node, self.expansions)
+        bound = self.bindings.get(node.name) if isinstance(node, ast.Variable) else None
+        colours = _colours(bound[2] if bound is not None else node, self.expansions)
         columns = [f"{side}_attacks" for side in ("white", "black") if side[0] in colours]
         if not columns:
             return S.num(0)
