@@ -59,3 +59,47 @@ def test_a_value_no_kernel_takes_sends_the_rest_to_the_tree_walker(db, monkeypat
 ])
 def test_explain_names_the_engine_that_confirms(db, query, engine) -> None:
     assert postfilter(plan_for(db, query, variations=True)).startswith(engine)
+
+
+@pytest.mark.parametrize("query, rows_only", [
+    ("flipcolor { piece x in N { x attacks k x attacks [qr] } }", True),  # the position alone
+    ("square s in [qrbn] { #(A attacks s) >= 2 }", True),
+    ("parent : {Q attacks k}", False),  # another position: whole games
+    ("line --> check {2,} --> mate", False),
+])
+def test_a_query_of_the_position_alone_reads_its_candidate_rows_alone(db, monkeypatch, query, rows_only) -> None:
+    """A frame of whole games costs every position of each candidate game; a query that looks at
+    no other position needs its candidate rows alone, and gets the same answer from them."""
+    sizes = []
+    original = columnar_run.load
+
+    def spy(*args, **kwargs):
+        frame = original(*args, **kwargs)
+        sizes.append((frame.rows_only, frame.size))
+        return frame
+
+    monkeypatch.setattr(columnar_run, "load", spy)
+    assert _answer(db, query) == _answer(db, query, "python")
+    assert sizes and all(only == rows_only for only, _ in sizes)
+
+
+def test_a_kernel_that_walks_the_tree_gets_whole_games_after_all(db, monkeypatch) -> None:
+    """Were the analysis wrong about a query (said to read its own row alone while it reads its
+    parent's), the frame of candidate rows refuses the tree walk and the batch is read whole."""
+    from cqlindex.query.prepare import prepare
+    from cqlindex.store.database import connect
+
+    query = "parent : {Q attacks k}"
+    con = connect(db)
+    try:
+        candidates: dict[int, list[int]] = {}
+        for game, position in con.execute("SELECT gamenumber, positionid FROM positions ORDER BY 1, 2").fetchall():
+            candidates.setdefault(game, []).append(position)
+        found: dict[int, list[int]] = {}
+        left, refusal = columnar_run.confirm(con, prepare(query, "<query>", variations=True), True, candidates,
+                                             lambda game, ids, _: ids and found.__setitem__(game, ids),
+                                             row_local=True)
+    finally:
+        con.close()
+    assert not left and refusal is None
+    assert found and found == dict(run(db, query, variations=True, engine="python").matches)

@@ -44,11 +44,23 @@ def _arrays(table) -> dict[str, np.ndarray]:
     return out
 
 
+#: What places a row in its tree: absent from a frame of candidate rows alone.
+_TREE = frozenset({"start", "end", "parent", "last"})
+
+
+class WholeGamesNeeded(Exception):
+    """A kernel asked a frame of candidate rows alone for its rows' trees: the caller reads the
+    batch's whole games instead. (The analysis says whether a query looks at other positions;
+    a kernel that walks the tree anyway is met here rather than answered wrong.)"""
+
+
 class Frame:
-    """The rows of a batch of games, pre-order within each game, as numpy arrays."""
+    """The rows of a batch of games, pre-order within each game, as numpy arrays; or, where the
+    query reads no other position than the current one (``rows_only``), the candidate rows
+    alone, in the same order, without tree links."""
 
     def __init__(self, columns: dict[str, np.ndarray], facts: dict[str, np.ndarray], variations: bool,
-                 fetch=None) -> None:
+                 fetch=None, rows_only: bool = False) -> None:
         self.size = n = len(columns["positionid"])
         self.variations = variations
         self.gamenumber = columns["gamenumber"]
@@ -61,6 +73,9 @@ class Frame:
         self.facts = facts
         #: gamenumber -> its GAME_COLUMNS, where the frame was asked to read them.
         self.games: dict[int, tuple] = {}
+        self.rows_only = rows_only
+        if rows_only:
+            return
         first = self.positionid == 0
         game = np.cumsum(first) - 1
         starts = np.flatnonzero(first)
@@ -80,6 +95,8 @@ class Frame:
         """A lazy column (_LAZY), read with the rest of its kind on first use: the move that
         led to each row, its side to move. ``rook_from``/``rook_to`` are None where the index
         does not hold them."""
+        if name in _TREE:
+            raise WholeGamesNeeded(name)
         if name not in _LAZY or name.startswith("_"):
             raise AttributeError(name)
         columns = self._fetch(_LAZY)
@@ -159,17 +176,27 @@ class Frame:
 GAME_COLUMNS = ("gamenumber", "result", "year", "white_elo", "black_elo", "white", "black", "tags")
 
 
+#: A position's key in a frame of candidate rows alone: gamenumber * _KEY + positionid.
+_KEY = 1 << 24
+
+
 def load(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations: bool,
-         facts: dict[str, object], present: set[str] | None = None, games: bool = False) -> Frame:
+         facts: dict[str, object], present: set[str] | None = None, games: bool = False,
+         rows: dict[int, list[int]] | None = None) -> Frame:
     """The frame of ``gamenumbers`` (ascending); ``facts``: name -> SQL over the alias ``p``
     (a sqlglot expression, an int constant, or None for true everywhere); ``present``: the
     columns of the index's positions (None: it has the optional ones); ``games``: read the
-    games' rows too (``Frame.games``), for game filters."""
-    where = "p.gamenumber BETWEEN ? AND ? AND p.gamenumber IN (SELECT unnest(?::INTEGER[]))"
-    if not variations:
-        where += " AND p.mainline"
+    games' rows too (``Frame.games``), for game filters; ``rows`` (gamenumber -> positionids):
+    read those rows alone, a frame without tree links."""
     numbers = [int(g) for g in gamenumbers]
-    params = [numbers[0], numbers[-1], numbers] if numbers else [0, -1, []]
+    params: list = [numbers[0], numbers[-1], numbers] if numbers else [0, -1, []]
+    games_where = "p.gamenumber BETWEEN ? AND ? AND p.gamenumber IN (SELECT unnest(?::INTEGER[]))"
+    if rows is not None:
+        keys = [g * _KEY + i for g in numbers for i in rows.get(g, ())]
+        where = "p.gamenumber BETWEEN ? AND ? AND p.gamenumber::BIGINT * ? + p.positionid IN (SELECT unnest(?::BIGINT[]))"
+        params = [*params[:2], _KEY, keys]
+    else:
+        where = games_where if variations else games_where + " AND p.mainline"
 
     def read(select: list[str]):
         return con.sql(f"SELECT {', '.join(select)} FROM positions AS p WHERE {where} "
@@ -188,7 +215,7 @@ def load(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations:
             computed[name] = f"fact_{i}"
     table = read(select)
     columns = _arrays(table)
-    if np.count_nonzero(columns["positionid"] == 0) != len(np.unique(columns["gamenumber"])):
+    if rows is None and np.count_nonzero(columns["positionid"] == 0) != len(np.unique(columns["gamenumber"])):
         # Some game's rows are not all here (a Spark task given the candidate rows alone): its
         # tree cannot be rebuilt, so the tree-walker, which reads such rows as they are, answers.
         raise NotColumnar(None, "the games' rows are not whole")
@@ -201,9 +228,10 @@ def load(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations:
             out_facts[name] = np.full(n, where_, np.int64)
         else:
             out_facts[name] = columns.pop(where_)
-    frame = Frame(columns, out_facts, variations, fetch)
+    frame = Frame(columns, out_facts, variations, fetch, rows_only=rows is not None)
     if games:
         frame.games = {row[0]: row for row in con.execute(
             f"SELECT {', '.join(GAME_COLUMNS)} FROM games WHERE gamenumber BETWEEN ? AND ? "
-            "AND gamenumber IN (SELECT unnest(?::INTEGER[]))", params).fetchall()}
+            "AND gamenumber IN (SELECT unnest(?::INTEGER[]))", [numbers[0], numbers[-1], numbers]
+            if numbers else [0, -1, []]).fetchall()}
     return frame

@@ -16,7 +16,7 @@ from itertools import chain
 import numpy as np
 
 from cqlindex.columnar.core import Columnar, needed_facts, reads_games
-from cqlindex.columnar.frame import load
+from cqlindex.columnar.frame import WholeGamesNeeded, load
 from cqlindex.columnar.values import NotColumnar
 from cqlindex.query.prepare import Prepared
 from cqlindex.store.database import columns
@@ -42,26 +42,39 @@ def _wanted(frame, batch: list[int], candidates: dict[int, list[int]], every_pos
 
 
 def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, list[int]],
-            keep: Callable, deadline=None, every_position: bool = False) -> tuple[list[int], NotColumnar | None]:
+            keep: Callable, deadline=None, every_position: bool = False,
+            row_local: bool = False) -> tuple[list[int], NotColumnar | None]:
     """Confirm ``candidates`` (gamenumber -> positionids) with the columnar engine, calling
     ``keep(gamenumber, ids, evaluator)`` for each candidate game in order; returns the games left
     unanswered (from the first batch a kernel could not evaluate on) and why. ``every_position``:
-    evaluate at every position of the candidate games (for sort values), not only the candidates."""
+    evaluate at every position of the candidate games (for sort values), not only the candidates;
+    ``row_local``: the query reads no other position than the current one, so a batch reads its
+    candidate rows alone (a few rows of each game, often), not whole games."""
     facts = needed_facts(prepared.query, prepared.expansions)
     games_too = reads_games(prepared.query, prepared.expansions)
     present = columns(con, "positions")
     games = sorted(candidates)
     batch_games, threads = BATCH_GAMES, THREADS
     batches = [games[first:first + batch_games] for first in range(0, len(games), batch_games)]
+    rows_only = [row_local and not every_position]  # cleared if a kernel walks the tree after all
+
+    def evaluate(frame, wanted: np.ndarray):
+        engine = Columnar(prepared.query, variations, prepared.expansions)
+        engine.deadline = deadline
+        return wanted[engine.matches(frame, wanted)], engine
 
     def work(batch: list[int], cursor) -> tuple[dict[int, list[int]], dict]:
         if deadline is not None:
             deadline.check()
-        frame = load(cursor, batch, variations, facts, present, games_too)
-        wanted = _wanted(frame, batch, candidates, every_position)
-        engine = Columnar(prepared.query, variations, prepared.expansions)
-        engine.deadline = deadline
-        hits = wanted[engine.matches(frame, wanted)]
+        try:
+            if not rows_only[0]:
+                raise WholeGamesNeeded("the query reads other positions")
+            frame = load(cursor, batch, variations, facts, present, games_too, rows=candidates)
+            hits, engine = evaluate(frame, np.arange(frame.size))
+        except WholeGamesNeeded:
+            rows_only[0] = False
+            frame = load(cursor, batch, variations, facts, present, games_too)
+            hits, engine = evaluate(frame, _wanted(frame, batch, candidates, every_position))
         by_game: dict[int, list[int]] = {}
         for game, pid in zip(frame.gamenumber[hits].tolist(), frame.positionid[hits].tolist()):
             by_game.setdefault(game, []).append(pid)

@@ -232,7 +232,8 @@ def confirm(con, prepared: Prepared, p: Plan, candidates: dict[int, list[int]], 
         found: dict[int, list[int]] = {}
         left, _ = confirm_columnar(con, prepared, p.variations, candidates,
                                    (lambda game, ids, _: ids and found.__setitem__(game, ids)) if writes else keep,
-                                   deadline, every_position=prepared.analysis.sorts_beyond_candidates)
+                                   deadline, every_position=prepared.analysis.sorts_beyond_candidates,
+                                   row_local=p.row_local)
         if not left and not writes:
             return
         # Comments are the tree-walker's to write: it goes over the positions the columnar
