@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cached_property
+from itertools import chain
 
 import duckdb
 import numpy as np
+import pyarrow as pa
 
 from cqlindex.columnar.values import NotColumnar
 
@@ -180,6 +182,14 @@ GAME_COLUMNS = ("gamenumber", "result", "year", "white_elo", "black_elo", "white
 _KEY = 1 << 24
 
 
+def _keys(numbers: list[int], rows: dict[int, list[int]]) -> np.ndarray:
+    """The keys of the candidate rows of games ``numbers``, in order."""
+    lists = [rows.get(g, ()) for g in numbers]
+    lengths = np.fromiter(map(len, lists), np.int64, len(lists))
+    ids = np.fromiter(chain.from_iterable(lists), np.int64, int(lengths.sum()))
+    return np.repeat(np.asarray(numbers, np.int64) * _KEY, lengths) + ids
+
+
 def load(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations: bool,
          facts: dict[str, object], present: set[str] | None = None, games: bool = False,
          rows: dict[int, list[int]] | None = None) -> Frame:
@@ -191,16 +201,27 @@ def load(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations:
     numbers = [int(g) for g in gamenumbers]
     params: list = [numbers[0], numbers[-1], numbers] if numbers else [0, -1, []]
     games_where = "p.gamenumber BETWEEN ? AND ? AND p.gamenumber IN (SELECT unnest(?::INTEGER[]))"
+    keys = None
     if rows is not None:
-        keys = [g * _KEY + i for g in numbers for i in rows.get(g, ())]
-        where = "p.gamenumber BETWEEN ? AND ? AND p.gamenumber::BIGINT * ? + p.positionid IN (SELECT unnest(?::BIGINT[]))"
-        params = [*params[:2], _KEY, keys]
+        # The keys as an Arrow column the query scans: a list parameter of a million numbers
+        # costs seconds to bind, a registered array nothing.
+        keys = pa.table({"k": _keys(numbers, rows)})
+        name = f"cqlindex_candidates_{id(keys)}"
+        where = (f"p.gamenumber BETWEEN ? AND ? AND p.gamenumber::BIGINT * {_KEY} + p.positionid "
+                 f"IN (SELECT k FROM {name})")
+        params = params[:2]
     else:
         where = games_where if variations else games_where + " AND p.mainline"
 
     def read(select: list[str]):
-        return con.sql(f"SELECT {', '.join(select)} FROM positions AS p WHERE {where} "
-                       "ORDER BY p.gamenumber, p.positionid", params=params).to_arrow_table()
+        sql = f"SELECT {', '.join(select)} FROM positions AS p WHERE {where} ORDER BY p.gamenumber, p.positionid"
+        if keys is None:
+            return con.sql(sql, params=params).to_arrow_table()
+        con.register(name, keys)
+        try:
+            return con.sql(sql, params=params).to_arrow_table()
+        finally:
+            con.unregister(name)
 
     def fetch(names: Sequence[str]) -> dict[str, np.ndarray]:
         return _arrays(read([_select(c) for c in names if c not in _OPTIONAL or present is None or c in present]))
