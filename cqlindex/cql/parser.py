@@ -74,7 +74,7 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
         body = ast.Compound(start.span.to(self.peek().span), tuple(items))
         if self.deferred:
             raise self.deferred[0]
-        return ast.Query(header, body, self.text, self.source)
+        return ast.Query(header, body, self.text, self.source, tuple(self.unbound_uses))
 
     def parse_header(self) -> ast.Header:
         self.next()
@@ -209,13 +209,12 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
         if kinds == (POSITION, POSITION) and op == "!=":
             raise self.error(f"positions cannot be compared with '{op}'", left.span)
 
-    def at_repetition(self) -> bool:
-        """At ``{n}``, ``{m,n}``, ``{,n}``, ``{*}`` or ``{+}``: a line constituent's repetition."""
-        if not self.at_op("{"):
-            return False
-        first, second = self.peek(1), self.peek(2)
-        return (first.kind is Kind.NUMBER and second.is_op("}", ",")) or first.is_op(",") or (
-            first.is_op("+", "*") and second.is_op("}"))
+    def at_spaced_repetition(self) -> bool:
+        """At ``{2, 4}`` or ``{ 2,}``: a repetition with spaces inside, which no compound can be either."""
+        k = 1
+        while self.peek(k).kind is Kind.NUMBER or self.peek(k).is_op(","):
+            k += 1
+        return k > 1 and self.peek(k).is_op("}") and any(self.peek(j).is_op(",") for j in range(1, k))
 
     def is_wildcard(self) -> bool:
         """``+``/``*`` closing a line constituent (``check+ -->``), not arithmetic: what follows it
@@ -462,6 +461,8 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
         if token.is_op("{"):
             if self.at_repetition():
                 raise self.error("a repetition '{m,n}' only follows a line constituent", token)
+            if self.at_spaced_repetition():
+                raise self.error("no spaces inside a repetition '{m,n}'", token)
             self.next()
             barred, self.colon_barred, matching, self.match_barred = self.colon_barred, 0, self.match_barred, 0
             items = self.parse_items()

@@ -50,12 +50,31 @@ class Reader(ABC):
         self.dictionaries: dict[str, list] = {}  # name -> [local, key kind, value kind] (None: not yet known)
         self.fresh_names = 0  # variables made for the arguments of calls (see function_grammar)
         self.assigning: list[str] = []  # names whose assigned value is being read, innermost last
+        # Names an iteration or an echo bound, once its body has ended: the reference still knows
+        # them (so they parse), but reading one there finds no value, which its run refuses.
+        self.ended: dict[str, str] = {}
+        self.unbound_uses: list[Span] = []
         # Valid CQL that cqlindex does not run: reported only once the whole query has parsed, so
         # a syntax error anywhere still wins (as it does in the reference engine).
         self.deferred: list[CqlUnsupportedError] = []
         self.colon_barred = 0  # inside 'position N', whose ':' is the position's
         self.match_barred = 0  # inside the set argument of 'typename' & co, whose '~~' is outside
         self.in_dash_target = 0  # inside '--(...)', where o-o, o-o-o, castle and enpassant are filters
+
+    def bind(self, name: str, kind: str) -> str | None:
+        """Give ``name`` the ``kind`` of an iteration's or echo's variable for its body; returns the
+        kind it had before (None: it was no variable), for :meth:`unbind_after`."""
+        previous = self.variables.get(name)
+        self.variables[name] = kind
+        return previous
+
+    def unbind_after(self, name: str, previous: str | None) -> None:
+        """The body that :meth:`bind` bound ``name`` for has ended: back to its kind before, or
+        remembered as a name that no longer holds a value (:attr:`ended`)."""
+        if previous is not None:
+            self.variables[name] = previous
+        else:
+            self.ended[name] = self.variables.pop(name, "any")
 
     # -- token helpers -------------------------------------------------------------------------
     def peek(self, k: int = 0) -> Token:
@@ -138,6 +157,24 @@ class Reader(ABC):
             self.next()
         return match.group(0)
 
+    def at_repetition(self) -> bool:
+        """At ``{n}``, ``{m,n}``, ``{,n}``, ``{m,}``, ``{*}`` or ``{+}``: a line constituent's repetition.
+
+        Written without white space inside, as the reference lexes it: with a space (``{ 4}``,
+        ``{5\n}``) the braces are a compound filter, whatever they hold.
+        """
+        if not self.at_op("{"):
+            return False
+        shapes = ((Kind.NUMBER, "}"), (Kind.NUMBER, ",", "}"), (Kind.NUMBER, ",", Kind.NUMBER, "}"),
+                  (",", Kind.NUMBER, "}"), ("*", "}"), ("+", "}"))
+        for shape in shapes:
+            tokens = [self.peek(k) for k in range(len(shape) + 1)]
+            if all(t.kind is part if isinstance(part, Kind) else t.is_op(part)
+                   for t, part in zip(tokens[1:], shape)) and all(
+                    a.span.end == b.span.start for a, b in zip(tokens, tokens[1:])):
+                return True
+        return False
+
     def at_range_bound(self) -> bool:
         """At a number, or a numeric variable that is not being assigned ('find all Sum += 1')."""
         return self.at_number() or (self.peek().kind is Kind.WORD and self.variables.get(self.peek().text) == NUMBER
@@ -217,9 +254,6 @@ class Reader(ABC):
 
     @abstractmethod
     def parse_items(self) -> list[ast.Node]: ...
-
-    @abstractmethod
-    def at_repetition(self) -> bool: ...
 
     @abstractmethod
     def parse_dash(self, left: ast.Node | None) -> ast.Node: ...

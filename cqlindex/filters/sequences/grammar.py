@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
-
 from cqlindex.cql import ast
 from cqlindex.cql.kinds import NUMBER, kind_of
 from cqlindex.cql.reader import Reader
@@ -94,10 +92,10 @@ class SequencesGrammar(Reader):
             if token.is_op("*", "+", "?") and (token.text == "?" or self.is_wildcard()):
                 low, high = {"*": (0, None), "+": (1, None), "?": (0, 1)}[token.text]
                 written = f"'{token.text}'"
-            elif token.is_op("{") and self.peek(1).is_op("+", "*") and self.peek(2).is_op("}"):
+            elif self.at_repetition() and self.peek(1).is_op("+", "*"):
                 low, high = (1, None) if self.peek(1).text == "+" else (0, None)
                 written = f"'{{{self.peek(1).text}}}'"
-            elif token.is_op("{") and (self.peek(1).kind is Kind.NUMBER or self.peek(1).is_op(",")):
+            elif self.at_repetition():
                 node = self._counted_repetition(node, plus=plus)
                 plus = False
                 continue
@@ -115,14 +113,9 @@ class SequencesGrammar(Reader):
             node = ast.Repeat(node.span.to(end.span), node, low, high)
 
     def _counted_repetition(self, node: ast.Node, plus: bool = False, check: bool = True) -> ast.Node:
-        """``{n}``, ``{m,n}``, ``{,n}``, ``{m,}`` after ``node`` (no spaces inside); ``check``: refuse
-        it after a ``+`` or a constituent that may match no position, as a line does."""
+        """``{n}``, ``{m,n}``, ``{,n}``, ``{m,}`` after ``node`` (:meth:`at_repetition` found it); ``check``:
+        refuse it after a ``+`` or a constituent that may match no position, as a line does."""
         token = self.peek()
-        closing = next((k for k in range(1, 5) if self.peek(k).is_op("}") or self.peek(k).kind is Kind.EOF), 4)
-        parts = [self.peek(k) for k in range(closing + 1)]
-        if any(p.is_op(",") for p in parts) and any(
-                a.span.end != b.span.start for a, b in itertools.pairwise(parts)):
-            raise self.error("no spaces inside a repetition '{m,n}'", token)
         if check and (plus or _may_match_nothing(node)):
             raise self.error("'{m,n}' cannot repeat a '+' nor a constituent that may match no position", token)
         if self.peek(1).is_op(",") and self.peek(2).is_op("}"):

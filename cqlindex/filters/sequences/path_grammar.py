@@ -224,13 +224,7 @@ def _refuse_generated_moves(parser: Reader, first: int) -> None:
 
 
 def _at_repetition(parser: Reader) -> bool:
-    if parser.at_op("*", "+", "?"):
-        return True
-    if not parser.at_op("{"):
-        return False
-    following = parser.peek(1)
-    return following.kind is Kind.NUMBER or following.is_op(",") or (
-        following.is_op("*", "+") and parser.peek(2).is_op("}"))
+    return parser.at_op("*", "+", "?") or parser.at_repetition()
 
 
 def _group(parser: Reader) -> ast.Node:

@@ -1,0 +1,49 @@
+"""Rules of CQL 6.2's grammar that issue 35 brought cqlindex in line with, one row per case.
+
+Each row gives a query and the reference engine's two verdicts on it (``cql -parse``, then a run
+on a one-game PGN, which also refuses some slips), as scripts/reference_engine.py asks them;
+cqlindex's parser must give the first, its query preparation (:func:`parse_body`) the second.
+The rows were checked against the reference; the mutated corpus of
+tests/test_cql_reference_grammar.py holds the cases these rules were found from.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from cqlindex.cql.parser import parse
+from cqlindex.errors import CqlError, CqlSyntaxError
+from cqlindex.query.prepare import parse_body
+
+ACCEPT, REJECT = "accept", "reject"
+
+ROWS = [
+    # A repetition is written without white space inside; with a space the braces are a compound.
+    ("line --> check{2}", ACCEPT, ACCEPT),
+    ("line --> check{ 2}", ACCEPT, ACCEPT),
+    ("--e4{ 3}", ACCEPT, ACCEPT),
+    ("legal --(o-o){5\n}", ACCEPT, ACCEPT),
+    ("line --> (check --> mate){\n*}", REJECT, REJECT),
+    ("line --> check{ *}", REJECT, REJECT),
+    ("line --> check{2, 3}", REJECT, REJECT),
+    # A square or echo variable read after its body has ended: known, but holding no value.
+    ("square x in a-h1 a1 x", ACCEPT, REJECT),
+    ("echo (s t) wtm s", ACCEPT, REJECT),
+    ("square x in a-h1 a1", ACCEPT, ACCEPT),
+]
+
+
+@pytest.mark.parametrize(("query", "parsed", "ran"), ROWS)
+def test_verdicts_are_the_references(query: str, parsed: str, ran: str) -> None:
+    assert (_verdict(parse, query), _verdict(parse_body, query)) == (parsed, ran)
+
+
+def _verdict(reader, query: str) -> str:
+    try:
+        reader(query)
+    except CqlSyntaxError as error:
+        assert error.span.line >= 1 and "^" in error.render()  # a line, a column and a caret
+        return REJECT
+    except CqlError:
+        return REJECT
+    return ACCEPT
