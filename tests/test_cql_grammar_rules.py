@@ -21,7 +21,7 @@ ROWS = [
     # A repetition is written without white space inside; with a space the braces are a compound.
     ("line --> check{2}", ACCEPT, ACCEPT),
     ("line --> check{ 2}", ACCEPT, ACCEPT),
-    ("--e4{ 3}", ACCEPT, ACCEPT),
+    ("--h5{ 3}", ACCEPT, ACCEPT),
     ("legal --(o-o){5\n}", ACCEPT, ACCEPT),
     ("line --> (check --> mate){\n*}", REJECT, REJECT),
     ("line --> check{ *}", REJECT, REJECT),
@@ -30,6 +30,39 @@ ROWS = [
     ("square x in a-h1 a1 x", ACCEPT, REJECT),
     ("echo (s t) wtm s", ACCEPT, REJECT),
     ("square x in a-h1 a1", ACCEPT, ACCEPT),
+    # 'sort' sorts by a number, a set or a string (a comparison's left side, a list's last filter).
+    ("sort btm", REJECT, REJECT),
+    ("sort flipcolor \"a\"", REJECT, REJECT),
+    ("sort find check", REJECT, REJECT),
+    ("sort \"d\" x = #A", REJECT, REJECT),
+    ("sort flipcolor #A", ACCEPT, ACCEPT),
+    ("sort {check #A >= 2}", ACCEPT, ACCEPT),
+    ("sort try", ACCEPT, ACCEPT),
+    ("sort sort #A", ACCEPT, ACCEPT),
+    ("sort sort echo (s t) #A", REJECT, REJECT),
+    # A path constituent is no number alone (a range written apart from its filter), but '{1}' is.
+    ("path -- 1", REJECT, REJECT),
+    ("path -- -1", REJECT, REJECT),
+    ("x=1 path -- x", REJECT, REJECT),
+    ("path -- (1)", REJECT, REJECT),
+    ("path -- {1}", ACCEPT, ACCEPT),
+    # A path's move takes a set on its right; a direction takes a set; so does 'focus'.
+    ("path B[x]check", REJECT, REJECT),
+    ("up 1 --", REJECT, REJECT),
+    ("up check", REJECT, REJECT),
+    ("x = currentposition up x", REJECT, REJECT),
+    ("path focus if A check else a --", REJECT, REJECT),
+    ("path focus if check A else a --", ACCEPT, ACCEPT),
+    # 'if' has a value when both branches have one, of one kind.
+    ("x = if check then 1 else mate", REJECT, REJECT),
+    ("x = if check then 1 else A", REJECT, REJECT),
+    ("x = if check then mate", REJECT, REJECT),
+    ("x = if check then A else a", ACCEPT, ACCEPT),
+    # A promotion may stand apart from a move that has a right side.
+    ("e2--Qa4 =q", ACCEPT, ACCEPT),
+    ("e2--Qa4\n=q", ACCEPT, ACCEPT),
+    ("path e2--Qa4 =q", ACCEPT, ACCEPT),
+    ("e2-- =q", REJECT, REJECT),
 ]
 
 

@@ -96,8 +96,9 @@ def kind_of(node: ast.Node, variables: dict[str, str] | None = None) -> str:
         return node.kind
     if isinstance(node, (ast.Assign, ast.Lasting, ast.Control, ast.Dictionary, ast.SubscriptAssign)):
         return LOGICAL
-    if isinstance(node, ast.If):
-        return ANY
+    if isinstance(node, ast.If):  # a value only when both branches have one, of one kind
+        kinds = {kind_of(node.then, variables), kind_of(node.other, variables) if node.other else LOGICAL} - {ANY}
+        return kinds.pop() if len(kinds) == 1 else ANY if not kinds else LOGICAL
     return ANY
 
 

@@ -391,6 +391,8 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
                 word = self.next()  # 'up DeltaRank Piece': a distance computed by the query
                 distance = ast.Variable(word.span, word.text)
             arg = self.parse_tight()
+            if kind_of(arg, self.variables) not in (SET, "any"):
+                raise self.error(f"'{token.text}' needs a set after it (and its distance)", arg.span)
             return ast.Direction(token.span.to(arg.span), token.text, low, high, arg, distance)
         if token.is_word(*_TIGHT_WORDS):
             self.next()

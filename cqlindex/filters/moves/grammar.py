@@ -57,7 +57,8 @@ class MovesGrammar(Reader):
             if kind_of(right, self.variables) not in (SET, "any"):
                 raise self.error(f"the right side of '{dash.text}' must be a set", right.span)
             end = right.span
-        if adjacent() and self.at_op("="):
+        if (adjacent() or right is not None) and self.at_op("="):  # 'e2--Qa4 =q', not 'e2-- =q'
+
             self.next()
             promote, end, promote_by = self.parse_promotion(dash, self.parse_or())
         if self.at_op("(") and not adjacent():

@@ -7,7 +7,7 @@ from cqlindex.cql.kinds import NUMBER, kind_of
 from cqlindex.cql.reader import Reader
 from cqlindex.cql.tokens import Kind, Token
 from cqlindex.filters import catalogue
-from cqlindex.filters.sequences.path_grammar import parse_path as read_path
+from cqlindex.filters.sequences.path_grammar import parse_path as read_path, written_number
 
 
 class SequencesGrammar(Reader):
@@ -65,7 +65,7 @@ class SequencesGrammar(Reader):
 
     def parse_constituent_body(self) -> ast.Node:
         node = self.parse_filter()
-        if _written_number(node, self.variables):
+        if written_number(node, self.variables):
             raise self.error("a line constituent cannot be a number", node.span)
         return self.parse_repetition(node)
 
@@ -137,27 +137,4 @@ def _may_match_nothing(node: ast.Node) -> bool:
         return node.low == 0 or _may_match_nothing(node.arg)
     if isinstance(node, ast.Sequence):
         return all(_may_match_nothing(item) for item in node.items)
-    return False
-
-
-_ARITHMETIC = frozenset("+-*/%")
-
-
-def _written_number(node: ast.Node, variables: dict) -> bool:
-    """Whether a line constituent is refused as a number, as the reference refuses it.
-
-    The reference refuses three kinds of constituent only: a number written as such ('3', '-3',
-    '{3}', '(3)'), a numeric variable alone ('v', but not '{v}': braces around a lone variable
-    make a compound), and numeric arithmetic ('{3+4}', '-v'); it says the number was likely meant
-    as a range. Every other numeric filter is a constituent that matches where it has a value:
-    '#R', 'rotate90 2 Ra1', a nested 'line', 'sort line ...', '{3 4}'.
-    """
-    while isinstance(node, ast.Compound) and len(node.items) == 1 and not isinstance(node.items[0], ast.Variable):
-        node = node.items[0]  # braces around one filter are that filter (the reference drops them)
-    if isinstance(node, ast.Number):
-        return True
-    if isinstance(node, ast.Variable):
-        return variables.get(node.name) == NUMBER
-    if isinstance(node, (ast.Binary, ast.Unary)) and node.op in _ARITHMETIC:
-        return kind_of(node, variables) == NUMBER
     return False

@@ -48,7 +48,7 @@ next constituent, as ``N--g5 check`` shows.
 from __future__ import annotations
 
 from cqlindex.cql import ast
-from cqlindex.cql.kinds import SET, kind_of
+from cqlindex.cql.kinds import NUMBER, SET, kind_of
 from cqlindex.cql.reader import Reader
 from cqlindex.cql.tokens import Kind, Token
 from cqlindex.filters import catalogue
@@ -204,6 +204,9 @@ def _constituents(parser: Reader, top: bool = True) -> list[ast.Node]:
         else:
             first = parser.i
             items.append(parser.parse_filter())
+            if written_number(items[-1], parser.variables, braces=False):
+                raise parser.error("a path constituent cannot be a number alone (a range written apart from "
+                                   "its filter?)", items[-1].span)
             _refuse_generated_moves(parser, first)
     return items
 
@@ -267,10 +270,12 @@ def _move(parser: Reader) -> ast.Dash:
     promote = promote_by = None
     if parser.at_op("("):
         raise parser.error(f"a move in a path cannot take a '( )' target after '{dash.text}'", parser.peek())
-    if _touches(parser, span) and (parser.peek().kind in (Kind.PIECES, Kind.WORD) or parser.at_op("~")):
+    if _touches(parser, span) and (parser.peek().kind in (Kind.PIECES, Kind.WORD, Kind.NUMBER) or parser.at_op("~")):
         right = parser.parse_union(allow_dash=False)
+        if kind_of(right, parser.variables) not in (SET, "any"):
+            raise parser.error(f"the right side of '{dash.text}' must be a set", right.span)
         span = span.to(right.span)
-    if _touches(parser, span) and parser.at_op("="):
+    if (_touches(parser, span) or right is not None) and parser.at_op("="):
         # '=Q', or a string or a function's parameter naming the piece ('P--=T' in babson1.cql)
         parser.next()
         promote, end, promote_by = parser.parse_promotion(dash, parser.parse_primary())
@@ -283,3 +288,27 @@ def _move(parser: Reader) -> ast.Dash:
 def _touches(parser: Reader, span) -> bool:
     token = parser.peek()
     return token.kind is not Kind.EOF and token.span.start == span.end
+
+
+_ARITHMETIC = frozenset("+-*/%")
+
+
+def written_number(node: ast.Node, variables: dict, braces: bool = True) -> bool:
+    """Whether a line constituent is refused as a number, as the reference refuses it.
+
+    The reference refuses three kinds of constituent only: a number written as such ('3', '-3',
+    '{3}', '(3)'), a numeric variable alone ('v', but not '{v}': braces around a lone variable
+    make a compound), and numeric arithmetic ('{3+4}', '-v'); it says the number was likely meant
+    as a range. Every other numeric filter is a constituent that matches where it has a value:
+    '#R', 'rotate90 2 Ra1', a nested 'line', 'sort line ...', '{3 4}'. A path refuses the same
+    constituents (its '( )' groups read one by one) but takes '{3}': ``braces=False``.
+    """
+    while braces and isinstance(node, ast.Compound) and len(node.items) == 1 and not isinstance(node.items[0], ast.Variable):
+        node = node.items[0]  # braces around one filter are that filter (the reference drops them)
+    if isinstance(node, ast.Number):
+        return True
+    if isinstance(node, ast.Variable):
+        return variables.get(node.name) == NUMBER
+    if isinstance(node, (ast.Binary, ast.Unary)) and node.op in _ARITHMETIC:
+        return kind_of(node, variables) == NUMBER
+    return False
