@@ -63,6 +63,19 @@ ROWS = [
     ("e2--Qa4\n=q", ACCEPT, ACCEPT),
     ("path e2--Qa4 =q", ACCEPT, ACCEPT),
     ("e2-- =q", REJECT, REJECT),
+    # After a name or a string, a bracket that is no piece designator is its index or subscript.
+    ('x = "ab" x [1]', ACCEPT, ACCEPT),
+    ('x = "ab" x\n[1]', ACCEPT, ACCEPT),
+    ('dictionary X X ["a"]', ACCEPT, ACCEPT),
+    ("dictionary X X [ a ]", ACCEPT, ACCEPT),
+    ("K [3]", REJECT, REJECT),
+    ("check [3]", REJECT, REJECT),
+    ("[pathcount]", REJECT, REJECT),
+    # A '-' after a filter without a number starts the next filter, a negation.
+    ("K - -3", ACCEPT, ACCEPT),
+    ("K - #A", ACCEPT, ACCEPT),
+    ("x = K - rank K", ACCEPT, ACCEPT),
+    ("A - B", REJECT, REJECT),
 ]
 
 

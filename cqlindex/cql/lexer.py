@@ -200,6 +200,11 @@ class Lexer:
             return False
         return not all(ch in _PIECE_LETTERS or ch in _FIGURINES for ch in inner)
 
+    def _index_bracket(self, start: int) -> Token:
+        """The '[' of an index or a subscript: its contents are tokens of their own."""
+        self.pos = start + 1
+        return Token(Kind.OP, "[", self._span(start, self.pos))
+
     def _designator(self, start: int) -> Token | None:
         """A piece designator starting at ``start`` if the longest reading ends at a word break.
 
@@ -291,17 +296,22 @@ class Lexer:
             raise self.error("unterminated '[': missing ']'", start)
         inner = text[start + 1:end].strip()
         against = start > 0 and (text[start - 1] in '")]_$' or text[start - 1].isalnum())
+        # After a name, a string or a closing bracket, a '[' that opens no piece designator is an
+        # index or a subscript, white space before or inside it or not (the reference: 'x [1]',
+        # 'X\n[ a ]'); the parser says whether what stands before it takes one.
+        indexable = self.last is not None and (self.last.kind in (Kind.WORD, Kind.STRING) or self.last.is_op(")", "]"))
         if not against and any(ch.isspace() for ch in text[start + 1:end]):
+            if indexable:
+                return self._index_bracket(start)
             # the reference reads '[...]' as one word: '[Aa ]', '[a1, b2]' or a line break inside are typos
             raise self.error(f"no space inside {text[start:end + 1]!r}: CQL reads '[...]' as one word", start, end + 1)
         if inner == "x":
             self.pos = end + 1
             return Token(Kind.OP, "[x]", self._span(start, self.pos))
-        if inner.isalpha() and inner.islower() and len(inner) > 2 and not all(ch in _PIECE_LETTERS for ch in inner):
-            # CQL's own Unicode-to-ASCII conversion writes symbols as bracketed words:
-            # [element] for ∊, [forall] for ∀, [pathcount], [fen] ...
+        if inner in _BRACKET_WORDS:
+            # CQL's own Unicode-to-ASCII conversion writes ∊ as [element], ∀ as [forall]
             self.pos = end + 1
-            return Token(Kind.WORD, _BRACKET_WORDS.get(inner, inner), self._span(start, self.pos))
+            return Token(Kind.WORD, _BRACKET_WORDS[inner], self._span(start, self.pos))
         if inner in (">", "<", ">=", "<="):
             self.pos = end + 1
             return Token(Kind.OP, f"[{inner}]", self._span(start, self.pos))
@@ -312,11 +322,10 @@ class Lexer:
             return self._pieces(start, frozenset(), 0)
         if any(ch in _FIGURINES for ch in inner) and any(ch in _PIECE_LETTERS for ch in inner):
             raise self.error(f"do not mix figurines and letters in {text[start:end + 1]!r}", start, end + 1)
-        if against and any(
+        if (against or indexable) and any(
                 ch not in _PIECE_LETTERS and ch not in _FIGURINES and not ch.isspace() for ch in inner):
-            # written against a string or a name, and no piece designator: an index, "mate"[1] or x[1:3]
-            self.pos = start + 1
-            return Token(Kind.OP, "[", self._span(start, self.pos))
+            # after a string or a name, and no piece designator: an index, "mate"[1] or x[1:3]
+            return self._index_bracket(start)
         letters: set[str] = set()
         for ch in inner:
             if ch in _PIECE_LETTERS:

@@ -229,9 +229,9 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
             following.is_op("{") and (self.peek(k + 1).kind is Kind.NUMBER or self.peek(k + 1).is_op(",", "+", "*")))
 
     def at_negative_number(self, left: ast.Node) -> bool:
-        """``-2`` after a filter without a numeric value starts the next filter: ``K-3`` is ``K`` then ``-3``."""
-        return (self.at_op("-") and self.peek(1).kind is Kind.NUMBER
-                and kind_of(left, self.variables) not in (NUMBER, "any"))
+        """A '-' after a filter without a numeric value starts the next filter, a negation: ``K-3``
+        is ``K`` then ``-3``, ``K - #A`` is ``K`` then ``-#A`` (and ``A - B`` an error, as ``-B`` is)."""
+        return self.at_op("-") and kind_of(left, self.variables) not in (NUMBER, "any")
 
     def check_arithmetic(self, op: Token, left: ast.Node, right: ast.Node) -> None:
         """Arithmetic takes numbers (a set is not counted here, unlike in a comparison); '+' also joins strings."""
@@ -431,10 +431,12 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
         return left
 
     def parse_indexed(self) -> ast.Node:
-        """A primary, and the string indexes written against it: ``"mate"[1]``, ``x[1:3]``."""
+        """A primary, and the string indexes after it: ``"mate"[1]``, ``x[1:3]`` (a string or a
+        variable may stand apart from its index)."""
         node = self.parse_primary()
-        while self.at_op("[") and self.peek().span.start == node.span.end:
-            node = self.parse_indexing(node)
+        while self.at_op("[") and (self.peek().span.start == node.span.end
+                                   or isinstance(node, (ast.Variable, ast.String, ast.Index))):
+            node = self.parse_indexing(node)  # 'x [1]' too, as the reference reads it
         return node
 
     # -- primaries -------------------------------------------------------------------------
