@@ -76,6 +76,30 @@ ROWS = [
     ("K - #A", ACCEPT, ACCEPT),
     ("x = K - rank K", ACCEPT, ACCEPT),
     ("A - B", REJECT, REJECT),
+    # No name nor bracket against figurines, but for the piece variable of '◭x∊S'.
+    ("♙ah2", REJECT, REJECT),
+    ("△check", REJECT, REJECT),
+    ('◭[element]. "w"', REJECT, REJECT),
+    ("△x∊▲ x", REJECT, REJECT),
+    ("◭x∊▲ x", ACCEPT, ACCEPT),
+    ("♙a2", ACCEPT, ACCEPT),
+    # A bracket against a piece designator is its square list, written without spaces.
+    ("Ne5[d6,f6]", REJECT, REJECT),
+    ("k[_A]", REJECT, REJECT),
+    ("p[d6,f6]", ACCEPT, ACCEPT),
+    ("p[d6,\nf6]", REJECT, REJECT),
+    # A line takes each parameter once.
+    ("line singlecolor singlecolor --> check", REJECT, REJECT),
+    ("line nestban nestban --> check", REJECT, REJECT),
+    # A dash against a closing parenthesis has the parenthesised set on its left; 'legal' does not.
+    ("(k)--", ACCEPT, ACCEPT),
+    ("{k}--", ACCEPT, ACCEPT),
+    ("legal--", REJECT, REJECT),
+    # '1-0' is a game result, one word, only after 'result'.
+    ("1-0", REJECT, REJECT),
+    ("x = 1-0", REJECT, REJECT),
+    ("x = 1 - 0", ACCEPT, ACCEPT),
+    ("result 1-0", ACCEPT, ACCEPT),
 ]
 
 

@@ -27,6 +27,8 @@ _WORD_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _NUMBER_RE = re.compile(r"[0-9]+")
 _CAPTURE_RE = re.compile(r"-?[0-9]")
 _DIGITS = frozenset("0123456789")
+#: A game result, one token to the reference (only 'result' takes one): '1-0' is no arithmetic.
+_RESULT_RE = re.compile(r"(?:1-0|0-1|1/2-1/2)(?![A-Za-z0-9_$])")
 _CASTLE_RE = re.compile(r"[oO]-[oO](?:-[oO])?(?![A-Za-z0-9_$-])")
 _OPERATORS = sorted(
     ["-->", "<--", "--", "->", "<-", "==", "!=", "<=", ">=", "=?", "+=", "-=", "*=", "/=", "%=", "~~",
@@ -144,6 +146,10 @@ class Lexer:
             return Token(Kind.WORD, castle.group(0).lower(), self._span(start, self.pos))
         if c == "\\":
             return self._backslash(start)
+        result = _RESULT_RE.match(text, start)
+        if result:
+            self.pos = result.end()
+            return Token(Kind.OP, result.group(0), self._span(start, self.pos))
         if c in _DIGITS:  # ASCII only: str.isdigit() also takes '²' and other digits CQL does not read
             m = _NUMBER_RE.match(text, start)
             self.pos = m.end()
@@ -232,6 +238,9 @@ class Lexer:
             # CQL reads '[' right after a piece letter as the start of its square list: 'a[<]1'
             # is a bad designator, not 'a' '[<]' '1' (written '≺' the comparison parses)
             raise self.error(f"not a square list after {text[start:end]!r}", end, text.index("]", end) + 1)
+        if text.startswith("[", end) and not re.match(r"\[(x|<|>|<=|>=|element|forall)\]", text[end:end + 9]):
+            # the reference: 'Ne5[d6,f6]', 'k[_A]' are no designators (a square list follows a piece letter)
+            raise self.error(f"'[' written against the piece designator {text[start:end]!r}", end, end + 1)
         return self._pieces(start, letters, square_mask(squares) if squares else _ALL_SQUARES)
 
     def _pieces(self, start: int, pieces: frozenset[str], squares: int) -> Token:
@@ -256,6 +265,13 @@ class Lexer:
             # '[Aa]6-8': a rank without its files (the squares are 'a-h6-8')
             raise self.error(f"not a square after {text[start:self.pos]!r}: squares name their files, as a-h6-8",
                              self.pos, self.pos + 1)
+        following = text[self.pos:self.pos + 1]
+        if following == "[" and not self._at_square_list() or (
+                following and (following.isalnum() or following in "_$") and (squares or text[start:self.pos] != "◭")):
+            # the reference's lexer: no name nor bracket against figurines ('♙a', '△check', '◭[element]'),
+            # but for '◭x∊S', a piece variable
+            raise self.error(f"invalid character {text[start]!r}: a name or a '[' written against it", start,
+                             self.pos)
         return self._pieces(start, frozenset(letters), mask)
 
     def _string(self, start: int) -> Token:
@@ -279,7 +295,7 @@ class Lexer:
 
     def _at_square_list(self) -> bool:
         return self.pos < len(self.text) and self.text[self.pos] == "[" and bool(
-            re.match(rf"\[\s*{_SQUARE_PART}\s*(,\s*{_SQUARE_PART}\s*)*\]", self.text[self.pos:]))
+            re.match(rf"\[{_SQUARE_PART}(,{_SQUARE_PART})*\]", self.text[self.pos:]))
 
     def _square_list(self) -> int:
         end = self.text.index("]", self.pos)

@@ -289,7 +289,7 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
 
     def parse_union(self, allow_dash: bool = True) -> ast.Node:
         left = self.parse_arrows()
-        if allow_dash and self.at_op("--", "[x]") and self.peek().span.start == left.span.end:
+        if allow_dash and self.at_op("--", "[x]") and self.peek().span.start == self.tokens[self.i - 1].span.end:
             # 'F--G' binds looser than '|': 'b|q--' is '{b|q}--'
             if kind_of(left, self.variables) not in (SET, "any"):
                 raise self.error(f"the left side of '{self.peek().text}' must be a set", left.span)

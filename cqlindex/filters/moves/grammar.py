@@ -144,6 +144,9 @@ class MovesGrammar(Reader):
     def parse_legal(self, token: Token) -> ast.Node:
         """``legal F--G`` / ``pseudolegal F--G`` (CQL 6.2): one dash filter follows, not ``[x]``;
         its target, if any, is one of ``o-o``, ``o-o-o``, ``castle``, ``enpassant``."""
+        if self.at_op("--", "[x]") and self.peek().span.start == token.span.end:
+            # the reference: a character against '--' where a set should be ('legal--')
+            raise self.error(f"a space is needed between '{token.text}' and '{self.peek().text}'", self.peek())
         if not self.at_op("--") and not (self.peek().kind is not Kind.EOF and self._dash_follows()):
             raise self.error(f"'{token.text}' is followed by a move filter such as '--'", self.peek())
         move = self.parse_dash(None) if self.at_op("--", "[x]") else self.parse_union()

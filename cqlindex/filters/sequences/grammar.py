@@ -21,6 +21,8 @@ class SequencesGrammar(Reader):
         low = high = None
         while True:
             if self.peek().kind is Kind.WORD and catalogue.lookup(self.peek().text, "line"):
+                if self.peek().text in params:
+                    raise self.error(f"'{self.peek().text}' twice in one 'line'", self.peek())
                 params.add(self.next().text)
             elif self.at_number() and low is None:
                 low = high = self.number("")
