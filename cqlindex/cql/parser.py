@@ -390,6 +390,8 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
                     and not self.peek(1).is_op(":"):
                 word = self.next()  # 'up DeltaRank Piece': a distance computed by the query
                 distance = ast.Variable(word.span, word.text)
+                if self.at_range_bound() and not self.peek(1).is_op(":"):  # 'up DeltaRank 3 Piece': a range
+                    self.defer_unsupported("a direction's range with a variable bound", self.next())
             arg = self.parse_tight()
             if kind_of(arg, self.variables) not in (SET, "any"):
                 raise self.error(f"'{token.text}' needs a set after it (and its distance)", arg.span)
@@ -454,6 +456,10 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
                 # ... and 'piece x = S' as '◭x=S' ('[Aa]x=S')
                 self.next()
                 return self.parse_piece_assignment(ast.Keyword(token.span, "piece"), self.next())
+            if (token.pieces == ANY_PIECE and self.written(token) == "◭" and following.kind is Kind.WORD
+                    and following.span.start == token.span.end and following.text not in self.piece_variables):
+                # the reference reads '◭name' as a piece variable ('#◭source' refused: no such variable)
+                raise self.error(f"'◭{following.text}': '{following.text}' is no piece variable", following)
             self.next()
             return ast.Pieces(token.span, token.pieces, token.squares, token.text)
         if token.kind is Kind.NUMBER:

@@ -109,6 +109,10 @@ class Reader(ABC):
         """Note valid CQL that cqlindex does not run; :meth:`parse_query` raises it after parsing."""
         self.deferred.append(self.unsupported(what, token))
 
+    def written(self, token: Token) -> str:
+        """What the query wrote for ``token`` (its text may be the ASCII for a Unicode symbol)."""
+        return self.text[token.span.start:token.span.end]
+
     def describe(self, token: Token) -> str:
         return "the end of the query" if token.kind is Kind.EOF else f"'{token.text}'"
 

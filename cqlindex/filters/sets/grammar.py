@@ -85,6 +85,8 @@ class SetsGrammar(Reader):
         self.next()
         domain = self.parse_iteration_domain(kind, name)
         previous = self.bind(name.text, SET)
+        if kind == "piece" and previous is None:
+            self.piece_variables.add(name.text)  # which '=' may not rebind ('piece T in A T = a')
         body = self.parse_filter()
         if kind == "square":
             self.unbind_after(name.text, previous)

@@ -47,13 +47,17 @@ class FunctionGrammar(Reader):
         if self.at_repetition():
             raise self.error("a repetition '{m,n}' only follows a line constituent", self.peek())
         opening = self.next()
-        depth, body = 1, []
+        open_brackets, body = ["{"], []  # the reference's lexer matches each bracket with its own kind
         while True:
             body_token = self.next()
             if body_token.kind is Kind.EOF:
                 raise self.error(f"expected '}}' to close the body of 'function {name.text}'", body_token)
-            depth += body_token.is_op("{") - body_token.is_op("}")
-            if depth == 0:
+            if body_token.is_op("{", "("):
+                open_brackets.append(body_token.text)
+            elif body_token.is_op("}", ")"):
+                if open_brackets.pop() != {"}": "{", ")": "("}[body_token.text] if open_brackets else True:
+                    raise self.error(f"'{body_token.text}' does not close the bracket open before it", body_token)
+            if not open_brackets:
                 break
             body.append(body_token)
         if not body:

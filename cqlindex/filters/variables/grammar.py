@@ -45,8 +45,8 @@ class VariablesGrammar(FunctionGrammar):
             return self.parse_subscript(token)
         if name in self.functions and self.at_op("(") and name not in self.variables:
             return self.parse_call_of_function(token)
-        if name not in self.variables and self.at_word("in"):
-            return self.parse_square_iteration(token, every=False)
+        if name not in self.variables and self.at_word("in") and self.written(self.peek()) != "in":
+            return self.parse_square_iteration(token, every=False)  # 'x ∊ S', 'x [element] S': not 'x in S'
         if self.at_op(*ASSIGN_OPS):
             op = self.next()
             # The right side binds like unary minus: 'v = k or q' is '{v = k} or q'.
