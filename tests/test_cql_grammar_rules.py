@@ -116,6 +116,19 @@ ROWS = [
     ("function fn(){(1)}", ACCEPT, ACCEPT),
     # A direction's range may have variable bounds (parsed; not run by cqlindex yet).
     ("x=1 y=2 up x y a1", ACCEPT, ACCEPT),
+    # A chain of comparisons is read from the right, 'a == {b == c}': two sets compared have no value...
+    ("1 == P == .", REJECT, REJECT),
+    ("Q == q == A", REJECT, REJECT),
+    ("echo (s t) sidetomove == s:\ns & t == .", REJECT, REJECT),
+    ("P == . == 1", ACCEPT, ACCEPT),
+    ("Q == q == 2", ACCEPT, ACCEPT),
+    ('"a" == "a" == "a"', ACCEPT, ACCEPT),
+    ("echo (s t) sidetomove == s:\nsidetomove", ACCEPT, ACCEPT),
+    # ... nor has a '!=' ('1 == #P != 1' is '1 == {#P != 1}').
+    ("1 == #P != 1", REJECT, REJECT),
+    ('"a" == "a" != "b"', REJECT, REJECT),
+    ("echo (s t) 1 == s:#K != K", REJECT, REJECT),
+    ("1 != 2 == 2", ACCEPT, ACCEPT),
 ]
 
 

@@ -23,7 +23,7 @@ tables in tests/test_cql_parser.py show each rule with the reference's verdicts.
 from __future__ import annotations
 
 from cqlindex.cql import ast
-from cqlindex.cql.kinds import LOGICAL, NUMBER, POSITION, SET, STRING, kind_of
+from cqlindex.cql.kinds import ANY, LOGICAL, NUMBER, POSITION, SET, STRING, kind_of
 from cqlindex.cql.limits import enforce, nested
 from cqlindex.cql.reader import ANY_PIECE
 from cqlindex.cql.tokens import Kind, Span, Token
@@ -191,12 +191,25 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
             operands.append(self.parse_additive())
         if not ops:
             return operands[0]
-        for op, left, right in zip(ops, operands, operands[1:]):
-            self.check_comparable(op.strip("[]"), left, right)
+        self.check_chain(ops, operands)
         return ast.Compare(operands[0].span.to(operands[-1].span), tuple(ops), tuple(operands))
 
-    def check_comparable(self, op: str, left: ast.Node, right: ast.Node) -> None:
-        kinds = kind_of(left, self.variables), kind_of(right, self.variables)
+    def check_chain(self, ops: list[str], operands: list[ast.Node]) -> None:
+        """The reference reads a chain from the right, ``a == b == c`` as ``a == {b == c}``, and a
+        comparison's value is a number, string or position like its sides', none when it compares
+        two sets or is a '!=': so ``1 == P == .`` is refused (``P == .`` has no value), and
+        ``1 == #P != 1``, but not ``P == . == 1``."""
+        right, right_kind = operands[-1], kind_of(operands[-1], self.variables)
+        for i in reversed(range(len(ops))):
+            left = operands[i]
+            self.check_comparable(ops[i].strip("[]"), left, right, right_kind)
+            kinds = {kind_of(left, self.variables), right_kind}
+            right = ast.Compare(left.span.to(operands[-1].span), tuple(ops[i:]), tuple(operands[i:]))
+            right_kind = LOGICAL if kinds == {SET} or ops[i] == "!=" else next(
+                (k for k in (ANY, NUMBER, STRING, POSITION) if k in kinds), ANY)
+
+    def check_comparable(self, op: str, left: ast.Node, right: ast.Node, right_kind: str | None = None) -> None:
+        kinds = kind_of(left, self.variables), right_kind or kind_of(right, self.variables)
         for node, kind in zip((left, right), kinds):
             if kind == LOGICAL:
                 raise self.error("a filter without a value cannot be compared", node.span)
