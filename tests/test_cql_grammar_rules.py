@@ -129,6 +129,16 @@ ROWS = [
     ('"a" == "a" != "b"', REJECT, REJECT),
     ("echo (s t) 1 == s:#K != K", REJECT, REJECT),
     ("1 != 2 == 2", ACCEPT, ACCEPT),
+    # A blank line at a path's top level (outside brackets opened after 'path') ends whatever is being read.
+    ("path -- if check\n\nmate", REJECT, REJECT),
+    ("path -- not\n\ncheck", REJECT, REJECT),
+    ("path -- check or\n\nmate", REJECT, REJECT),
+    ("path focus P\n\nnestban -- check", REJECT, REJECT),
+    ("path -- sort \"a\"\n\n#P", REJECT, REJECT),
+    ("path -- {if check\n\nmate}", ACCEPT, ACCEPT),
+    ("path -- x = max(1\n\n2) x > 0", ACCEPT, ACCEPT),
+    ("path -- check\n\n== 1", ACCEPT, ACCEPT),
+    ("if check\n\nmate", ACCEPT, ACCEPT),
 ]
 
 

@@ -520,8 +520,6 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
             return self.parse_bound_name(token)
         if token.kind is Kind.WORD:
             return self.parse_named(token)
-        if token.kind is Kind.EOF:
-            raise self.error("expected a filter, found the end of the query", token)
         raise self.error(f"expected a filter, found {self.describe(token)}", token)
 
     def parse_named(self, token: Token) -> ast.Node:

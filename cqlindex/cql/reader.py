@@ -18,6 +18,9 @@ from cqlindex.errors import CqlSyntaxError, CqlUnsupportedError
 ANY_PIECE = frozenset("KQRBNPkqrbnp")
 ASSIGN_OPS = ("=", "+=", "-=", "*=", "/=", "%=", "=?")
 _RESULT_RE = re.compile(r"(1-0|0-1|1/2-1/2|\*)")
+#: The text of the end mark a blank line makes at the top level of a path (see Reader.peek).
+BLANK_LINE = "<blank line>"
+_OPENING, _CLOSING = ("(", "{", "["), (")", "}", "]")
 #: The operators a range constituent may stand before (the reference's brackets, line arrows and dashes).
 _RANGE_FOLLOWERS = frozenset({"(", ")", "{", "}", "-->", "<--", "--", "[x]"})
 
@@ -60,6 +63,12 @@ class Reader(ABC):
         self.colon_barred = 0  # inside 'position N', whose ':' is the position's
         self.match_barred = 0  # inside the set argument of 'typename' & co, whose '~~' is outside
         self.in_dash_target = 0  # inside '--(...)', where o-o, o-o-o, castle and enpassant are filters
+        # The reference lexer makes a blank line at the top level of a path (outside any bracket
+        # opened after 'path') a mark that ends whatever is being read, as the end of the query
+        # would: 'path -- if check <blank line> mate' is an 'if' without its consequent. The
+        # bracket depth of each path being read, innermost last, and the depth now (see peek).
+        self.path_depths: list[int] = []
+        self.depth = 0
 
     def bind(self, name: str, kind: str) -> str | None:
         """Give ``name`` the ``kind`` of an iteration's or echo's variable for its body; returns the
@@ -78,12 +87,50 @@ class Reader(ABC):
 
     # -- token helpers -------------------------------------------------------------------------
     def peek(self, k: int = 0) -> Token:
-        return self.tokens[min(self.i + k, len(self.tokens) - 1)]
+        j = min(self.i + k, len(self.tokens) - 1)
+        if self.path_depths and self.path_depths[-1] == self.depth:
+            for m in range(self.i, j + 1):
+                if self.blank_line_before(m):
+                    return Token(Kind.EOF, BLANK_LINE, self.tokens[m].span)
+                if self.tokens[m].is_op(*_OPENING, *_CLOSING):
+                    break  # a blank line past a bracket is inside it, or past the path
+        return self.tokens[j]
 
     def next(self) -> Token:
         token = self.peek()
-        self.i = min(self.i + 1, len(self.tokens) - 1)
+        if token.kind is Kind.EOF:  # the end, or a blank line that ends a path: nothing to step over
+            return token
+        self.i += 1
+        if token.kind is Kind.OP:
+            self.depth += token.text in _OPENING
+            self.depth -= token.text in _CLOSING
         return token
+
+    def blank_line_before(self, index: int) -> bool:
+        """Whether the white space and comments before token ``index`` hold a blank line, as the
+        reference lexer reads them: two line ends with only blanks between them; a ``//`` or ``;``
+        comment ends its line (so ``x // note`` and then an empty line is blank), and a ``/* */``
+        comment makes the line it ends on not blank."""
+        if index == 0:
+            return False
+        text, start, end = self.text, self.tokens[index - 1].span.end, self.tokens[index].span.start
+        pos, line_ended = start, False
+        while pos < end:  # nothing when start > end: not the text's order (a token the parser made)
+            if text.startswith("/*", pos):
+                pos = text.find("*/", pos + 2) + 2
+                line_ended = False
+            elif text[pos] == ";" or text.startswith("//", pos):
+                newline = text.find("\n", pos)
+                pos = end if newline < 0 else newline + 1
+                line_ended = True
+            elif text[pos] == "\n":
+                if line_ended:
+                    return True
+                line_ended = True
+                pos += 1
+            else:
+                pos += 1
+        return False
 
     def at_op(self, *texts: str) -> bool:
         return self.peek().is_op(*texts)
@@ -114,7 +161,9 @@ class Reader(ABC):
         return self.text[token.span.start:token.span.end]
 
     def describe(self, token: Token) -> str:
-        return "the end of the query" if token.kind is Kind.EOF else f"'{token.text}'"
+        if token.kind is Kind.EOF:
+            return "a blank line (which ends a path)" if token.text == BLANK_LINE else "the end of the query"
+        return f"'{token.text}'"
 
     def read_arguments(self, name: str, commas: bool = False) -> tuple[list[ast.Node], Token]:
         """The filters after ``name(`` up to ``)`` (read too, and returned); ``commas``: skip ',' between them."""

@@ -29,10 +29,13 @@ example files fix these rules:
 * A path is greedy: it takes constituents up to the ``)`` or ``}`` that closes what
   encloses it, the end of the query, an operator that cannot start a constituent (a
   comparison, ``and``, ``or`` ...), which then takes the path's value as its left side, or
-  a blank line (:func:`blank_line_before`) between two of its top-level constituents. The
-  reference lexer turns a blank line into an end-of-path mark for every path whose top level
-  it is in (a path directly inside another one ends too; one inside a ``( )`` group or a
-  ``{ }`` of the path goes on). The example files rely on it: in queenknightpromotion two
+  a blank line at its top level. The reference lexer turns a blank line into an end mark for
+  every path whose top level it is in, outside the brackets opened since ``path`` (a path
+  directly inside another one ends too; one inside a ``( )`` group or a ``{ }`` of the path
+  goes on): it ends whatever is being read, as the end of the query would, so ``path -- if
+  check`` then a blank line is an ``if`` without its consequent, and ``path focus P``, a blank
+  line, ``nestban --`` a path without constituents (:meth:`Reader.peek` reads the mark).
+  The example files rely on it: in queenknightpromotion two
   paths follow each other in one ``{}`` after a blank line (the reference matches game 45 of
   cql6-sample at position 2, where both hold); followpaths-simple's ``find{...}``,
   knightpawnforkecho's ``echo``, babson1's ``NTypes+=1``, followpath's ``sort ... echo``
@@ -61,14 +64,18 @@ _BINARY_OPS = ("<", "<=", "==", ">=", ">", "!=", "[<]", "[>]", "[<=]", "[>=]", "
 def parse_path(parser: Reader, token: Token) -> ast.Node:
     """``path [params] constituent ...``; ``token`` is the ``path`` keyword, already read."""
     params = _Params(parser)
-    while params.read_one():
-        pass
-    params.check(token)
-    parser.in_line += 1  # '+' '*' before ')' '}' '--' or the end are repetitions, not arithmetic
+    parser.path_depths.append(parser.depth)  # from here a blank line ends what is being read
     try:
-        items = _constituents(parser)
+        while params.read_one():
+            pass
+        params.check(token)
+        parser.in_line += 1  # '+' '*' before ')' '}' '--' or the end are repetitions, not arithmetic
+        try:
+            items = _constituents(parser)
+        finally:
+            parser.in_line -= 1
     finally:
-        parser.in_line -= 1
+        parser.path_depths.pop()
     if not items:
         raise parser.error("a path needs at least one constituent", parser.peek())
     atomic = frozenset(name for name, kind in parser.lasting_variables.items() if kind == "atomic")
@@ -142,48 +149,19 @@ class _Params:
                                     "(write 'pathstart:depth==depth' as a constituent)", token)
 
 
-def _at_end(parser: Reader, top: bool) -> bool:
-    """At what closes the path: ')' or '}' of an enclosing filter, the end, an operator that
-    takes the path as its left operand (``path -- + == 3``, ``path -- check or mate``), or, at
-    the path's top level, a blank line."""
+def _at_end(parser: Reader) -> bool:
+    """At what closes the path: ')' or '}' of an enclosing filter, the end (or a blank line at
+    the path's top level, which :meth:`Reader.peek` reads as an end), or an operator that takes
+    the path as its left operand (``path -- + == 3``, ``path -- check or mate``)."""
     return parser.peek().kind is Kind.EOF or parser.at_op(")", "}", ":", *_BINARY_OPS) or parser.at_word(
-        "and", "or", "in", "attacks", "attackedby") or (top and blank_line_before(parser))
+        "and", "or", "in", "attacks", "attackedby")
 
 
-def blank_line_before(parser: Reader) -> bool:
-    """Whether the white space and comments before the next token hold a blank line, as the
-    reference lexer reads them: two line ends with only blanks between them; a ``//`` or ``;``
-    comment ends its line (so ``x // note`` and then an empty line is blank), and a ``/* */``
-    comment makes the line it ends on not blank."""
-    if parser.i == 0:
-        return False
-    text, start, end = parser.text, parser.tokens[parser.i - 1].span.end, parser.peek().span.start
-    if start > end:  # not the text's order (a token made by the parser): nothing between them
-        return False
-    pos, line_ended = start, False
-    while pos < end:
-        if text.startswith("/*", pos):
-            pos = text.find("*/", pos + 2) + 2
-            line_ended = False
-        elif text[pos] == ";" or text.startswith("//", pos):
-            newline = text.find("\n", pos)
-            pos = end if newline < 0 else newline + 1
-            line_ended = True
-        elif text[pos] == "\n":
-            if line_ended:
-                return True
-            line_ended = True
-            pos += 1
-        else:
-            pos += 1
-    return False
-
-
-def _constituents(parser: Reader, top: bool = True) -> list[ast.Node]:
+def _constituents(parser: Reader) -> list[ast.Node]:
     """Constituents up to the closing ')' / '}' or the end, repetitions folded into their unit."""
     items: list[ast.Node] = []
     unit: int | None = None  # index in items where the unit a repetition would repeat starts
-    while not _at_end(parser, top):
+    while not _at_end(parser):
         if _at_repetition(parser):
             if unit is None:
                 raise parser.error("a repetition in a path must follow a move or a '( ... )' group", parser.peek())
@@ -232,7 +210,7 @@ def _at_repetition(parser: Reader) -> bool:
 
 def _group(parser: Reader) -> ast.Node:
     start = parser.next()
-    items = _constituents(parser, top=False)
+    items = _constituents(parser)
     end = parser.expect_op(")", "to close the '(' group of the path")
     if not items:
         raise parser.error("a '( )' group in a path needs a constituent", start.span.to(end.span))
