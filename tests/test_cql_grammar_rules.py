@@ -139,6 +139,15 @@ ROWS = [
     ("path -- x = max(1\n\n2) x > 0", ACCEPT, ACCEPT),
     ("path -- check\n\n== 1", ACCEPT, ACCEPT),
     ("if check\n\nmate", ACCEPT, ACCEPT),
+    # At a path's top level (outside braces opened after 'path') '+' and '*' repeat, never add or multiply.
+    ("path -- check + mate", ACCEPT, ACCEPT),
+    ("path -- check * mate", ACCEPT, ACCEPT),
+    ("path -- #P + #P", ACCEPT, ACCEPT),
+    ('path -- check + ///"a"', ACCEPT, ACCEPT),
+    ("path -- x = #P + 1", REJECT, REJECT),
+    ("path -- x = max(#P + 1 2) x > 0", REJECT, REJECT),
+    ("path -- {#P + 1 > 0}", ACCEPT, ACCEPT),
+    ("line --> #P + 1 > 0", ACCEPT, ACCEPT),
 ]
 
 

@@ -231,9 +231,13 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
 
     def is_wildcard(self) -> bool:
         """``+``/``*`` closing a line constituent (``check+ -->``), not arithmetic: what follows it
-        ends the constituent or is another repetition (``k+*``, ``k+{2}``), as in the reference."""
+        ends the constituent or is another repetition (``k+*``, ``k+{2}``), as in the reference.
+        In a path, outside the braces opened since ``path``, they are always repetitions: the
+        reference reads ``path -- check + mate`` as ``-- check`` repeated, then ``mate``."""
         if not (self.in_line > 0 and self.at_op("+", "*", "?")):
             return False
+        if self.path_braces and self.path_braces[-1] == self.braces:
+            return True
         k = 1
         while self.peek(k).is_op("+", "*", "?"):
             k += 1

@@ -69,6 +69,10 @@ class Reader(ABC):
         # bracket depth of each path being read, innermost last, and the depth now (see peek).
         self.path_depths: list[int] = []
         self.depth = 0
+        # Likewise the depth in braces: outside braces opened since 'path', '+' and '*' are
+        # repetitions ('path -- check + mate'), never arithmetic (see Parser.is_wildcard).
+        self.path_braces: list[int] = []
+        self.braces = 0
 
     def bind(self, name: str, kind: str) -> str | None:
         """Give ``name`` the ``kind`` of an iteration's or echo's variable for its body; returns the
@@ -104,6 +108,7 @@ class Reader(ABC):
         if token.kind is Kind.OP:
             self.depth += token.text in _OPENING
             self.depth -= token.text in _CLOSING
+            self.braces += (token.text == "{") - (token.text == "}")
         return token
 
     def blank_line_before(self, index: int) -> bool:

@@ -65,6 +65,7 @@ def parse_path(parser: Reader, token: Token) -> ast.Node:
     """``path [params] constituent ...``; ``token`` is the ``path`` keyword, already read."""
     params = _Params(parser)
     parser.path_depths.append(parser.depth)  # from here a blank line ends what is being read
+    parser.path_braces.append(parser.braces)  # ... and '+', '*' are repetitions
     try:
         while params.read_one():
             pass
@@ -76,6 +77,7 @@ def parse_path(parser: Reader, token: Token) -> ast.Node:
             parser.in_line -= 1
     finally:
         parser.path_depths.pop()
+        parser.path_braces.pop()
     if not items:
         raise parser.error("a path needs at least one constituent", parser.peek())
     atomic = frozenset(name for name, kind in parser.lasting_variables.items() if kind == "atomic")

@@ -78,8 +78,8 @@ class FunctionGrammar(Reader):
         if len(self.bindings) >= MAX_CALL_DEPTH:
             raise self.error(f"calls of '{token.text}' nest too deeply", token)
         bound, assignments = self._bind_arguments(params, args)
-        saved = self.tokens, self.i, self.path_depths
-        self.tokens, self.i, self.path_depths = body, 0, []  # the body is read as where it is written
+        saved = self.tokens, self.i, self.path_depths, self.path_braces
+        self.tokens, self.i, self.path_depths, self.path_braces = body, 0, [], []  # read as where it is written
         self.bindings.append(bound)
         try:
             items = self.parse_items()
@@ -87,7 +87,7 @@ class FunctionGrammar(Reader):
                 raise self.error(f"unexpected {self.describe(self.peek())}", self.peek())
         finally:
             self.bindings.pop()
-            self.tokens, self.i, self.path_depths = saved
+            self.tokens, self.i, self.path_depths, self.path_braces = saved
         return ast.Compound(token.span.to(end.span), (*assignments, *items))
 
     def _bind_arguments(self, params: tuple[str, ...],
