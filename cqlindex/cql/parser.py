@@ -23,7 +23,7 @@ tables in tests/test_cql_parser.py show each rule with the reference's verdicts.
 from __future__ import annotations
 
 from cqlindex.cql import ast
-from cqlindex.cql.kinds import ANY, LOGICAL, NUMBER, POSITION, SET, STRING, kind_of
+from cqlindex.cql.kinds import LOGICAL, NUMBER, POSITION, SET, STRING, comparison_kind, compared_value_kind, kind_of
 from cqlindex.cql.limits import enforce, nested
 from cqlindex.cql.reader import ANY_PIECE
 from cqlindex.cql.tokens import Kind, Span, Token
@@ -181,7 +181,9 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
     def parse_compare(self) -> ast.Node:
         operands = [self.parse_additive()]
         ops: list[str] = []
-        if kind_of(operands[0], self.variables) == LOGICAL:
+        if kind_of(operands[0], self.variables) == LOGICAL and not (
+                self.peek().kind is Kind.OP and self.peek().text in _RELATIONAL + _PATH_COMPARISONS
+                and compared_value_kind(operands[0], self.variables) != LOGICAL):
             # A filter without a value is never the left side of a comparison: the operator
             # belongs to an enclosing level (``find all check >= 20`` is ``{find all check} >= 20``,
             # as the reference engine reads it).
@@ -199,17 +201,15 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
         comparison's value is a number, string or position like its sides', none when it compares
         two sets or is a '!=': so ``1 == P == .`` is refused (``P == .`` has no value), and
         ``1 == #P != 1``, but not ``P == . == 1``."""
-        right, right_kind = operands[-1], kind_of(operands[-1], self.variables)
+        right, right_kind = operands[-1], self.value_kind(operands[-1])
         for i in reversed(range(len(ops))):
             left = operands[i]
             self.check_comparable(ops[i].strip("[]"), left, right, right_kind)
-            kinds = {kind_of(left, self.variables), right_kind}
             right = ast.Compare(left.span.to(operands[-1].span), tuple(ops[i:]), tuple(operands[i:]))
-            right_kind = LOGICAL if kinds == {SET} or ops[i] == "!=" else next(
-                (k for k in (ANY, NUMBER, STRING, POSITION) if k in kinds), ANY)
+            right_kind = comparison_kind(ops[i].strip("[]"), kind_of(left, self.variables), right_kind)
 
     def check_comparable(self, op: str, left: ast.Node, right: ast.Node, right_kind: str | None = None) -> None:
-        kinds = kind_of(left, self.variables), right_kind or kind_of(right, self.variables)
+        kinds = self.value_kind(left), right_kind or self.value_kind(right)
         for node, kind in zip((left, right), kinds):
             if kind == LOGICAL:
                 raise self.error("a filter without a value cannot be compared", node.span)
@@ -252,7 +252,7 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
 
     def check_arithmetic(self, op: Token, left: ast.Node, right: ast.Node) -> None:
         """Arithmetic takes numbers (a set is not counted here, unlike in a comparison); '+' also joins strings."""
-        kinds = kind_of(left, self.variables), kind_of(right, self.variables)
+        kinds = self.value_kind(left), self.value_kind(right)
         if op.text == "+" and STRING in kinds and set(kinds) <= {STRING, "any"}:
             return
         for node, kind in zip((left, right), kinds):
@@ -285,7 +285,7 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
             arg = self.parse_unary()
             if isinstance(arg, ast.Number):
                 return ast.Number(token.span.to(arg.span), -arg.value)
-            if kind_of(arg, self.variables) not in (NUMBER, "any"):
+            if self.value_kind(arg) not in (NUMBER, "any"):
                 raise self.error("unary '-' needs a number after it", arg.span)
             return ast.Unary(token.span.to(arg.span), "-", arg)
         if token.is_op("#"):

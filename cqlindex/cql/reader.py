@@ -10,7 +10,7 @@ import re
 from abc import ABC, abstractmethod
 
 from cqlindex.cql import ast
-from cqlindex.cql.kinds import NUMBER
+from cqlindex.cql.kinds import LOGICAL, NUMBER, compared_value_kind, kind_of
 from cqlindex.cql.lexer import tokenize
 from cqlindex.cql.tokens import Kind, Span, Token
 from cqlindex.errors import CqlSyntaxError, CqlUnsupportedError
@@ -73,6 +73,16 @@ class Reader(ABC):
         # repetitions ('path -- check + mate'), never arithmetic (see Parser.is_wildcard).
         self.path_braces: list[int] = []
         self.braces = 0
+
+    def value_kind(self, node: ast.Node) -> str:
+        """The kind of value ``node`` has where a value is wanted (an operand, an assignment): as
+        :func:`kind_of`, but a comparison has its left side's value in CQL 6.2, which cqlindex
+        does not run yet (noted, and refused once the query has parsed)."""
+        kind = kind_of(node, self.variables)
+        if kind == LOGICAL and (compared := compared_value_kind(node, self.variables)) != LOGICAL:
+            self.defer_unsupported("the value of a comparison (its left side's)", node.span)
+            return compared
+        return kind
 
     def bind(self, name: str, kind: str) -> str | None:
         """Give ``name`` the ``kind`` of an iteration's or echo's variable for its body; returns the

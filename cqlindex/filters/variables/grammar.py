@@ -71,7 +71,7 @@ class VariablesGrammar(FunctionGrammar):
     def check_assignment(self, name: Token, op: Token, value: ast.Node) -> None:
         """A variable gets its type from its first assignment and keeps it; a filter without a value
         cannot be assigned; '=?' takes a set; '+=' ... need an existing number (or string for '+=')."""
-        kind = kind_of(value, self.variables)
+        kind = self.value_kind(value)
         known = self.variables.get(name.text)
         if kind == LOGICAL:
             raise self.error(f"a filter without a value cannot be assigned to '{name.text}'", value.span)
