@@ -161,6 +161,10 @@ ROWS = [
     ("x = 1 + (P == p)", REJECT, REJECT),
     ("x = (1 == P)\nx = P", REJECT, REJECT),
     ("(check) == 1", REJECT, REJECT),
+    # 'enpassant' is a filter of its own (the move that led here took en passant), as 'o-o' is.
+    ("not enpassant", ACCEPT, ACCEPT),
+    ("move to _ not enpassant", ACCEPT, ACCEPT),
+    ("x = enpassant", REJECT, REJECT),
 ]
 
 
