@@ -165,6 +165,12 @@ ROWS = [
     ("not enpassant", ACCEPT, ACCEPT),
     ("move to _ not enpassant", ACCEPT, ACCEPT),
     ("x = enpassant", REJECT, REJECT),
+    # No piece designator but '.' against a subscript's ']'.
+    ('dictionary X[ a5]="bc"', REJECT, REJECT),
+    ('dictionary X[\na5]="bc"', REJECT, REJECT),
+    ('dictionary X[ [Aa]]="bc"', REJECT, REJECT),
+    ('dictionary X[ a5 ]="bc"', ACCEPT, ACCEPT),
+    ('dictionary X[ .]="bc"', ACCEPT, ACCEPT),
 ]
 
 

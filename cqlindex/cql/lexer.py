@@ -84,6 +84,12 @@ class Lexer:
         out: list[Token] = []
         while True:
             token = self._next()
+            if (token.kind is Kind.PIECES and self.subscripts and self.text.startswith("]", self.pos)
+                    and token.text not in (".", "▦")):
+                # the reference's lexer reads no designator but '.' against a subscript's ']':
+                # 'X[ a5]', 'X[ K]' are refused ('X[ a5 ]' and 'X[ .]' are keys)
+                raise self.error(f"']' written against the piece designator {token.text!r}: "
+                                 f"leave a space before it", self.pos)
             self.last = token
             out.append(token)
             if token.kind is Kind.EOF:
