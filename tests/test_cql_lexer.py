@@ -127,7 +127,13 @@ def test_lexer_never_fails_with_a_python_error(text: str) -> None:
     ("X[a5]", [("WORD", "X"), ("PIECES", "[a5]")]),
     ("X[Q]", [("WORD", "X"), ("PIECES", "[Q]")]),
     ("x[element]", [("WORD", "x"), ("WORD", "in")]),
-    ("X [1]", None),  # not against the name: '[1]' is no designator
+    # after a name or a string, a bracket that is no designator is an index, apart or not (the
+    # reference takes 'dictionary X X [1]' and '"mate"\n[3]'); elsewhere it is an error
+    ("X [1]", [("WORD", "X"), ("OP", "["), ("NUMBER", "1"), ("OP", "]")]),
+    ('"ab"\n[ 1 ]', [("STRING", "ab"), ("OP", "["), ("NUMBER", "1"), ("OP", "]")]),
+    ("[1]", None),
+    ("K [1]", None),
+    ("[pathcount]", None),  # only [element] and [forall] are words in brackets
 ])
 def test_dictionary_subscripts(text: str, expected) -> None:
     if expected is None:

@@ -207,7 +207,11 @@ def test_errors_jsonl_queries_are_rejected() -> None:
     ('comment "q" == "w"', "Output"),
     # CQL 6.2's '∀◭x∊S' is 'piece all x in S'.
     ("∀◭x∊.k", "(piece all x in . k)"),
-    ("line --> check{ 2}", "(line --> check{2,2})"),
+    # A repetition is written without space inside: '{ 2}' is a compound after the line (the
+    # reference, on a PGN: 'an attempt to match a position against the number 2').
+    ("line --> check{ 2}", "(line --> check) {2}"),
+    ("line --> check{2 }", "(line --> check) {2}"),
+    ("--e4{ 3}", "(--e4) {3}"),
     # Repetitions stack, each on what precedes it: '+' then '*' ('*' before '+' is refused below).
     ("line --> k{3}+*", "(line --> k{3,3}{1,}{0,})"),
     ("line --> k+? --> q", "(line --> k{1,}{0,1} --> q)"),

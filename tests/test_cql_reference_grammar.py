@@ -34,11 +34,16 @@ from tests.conftest import shared_path
 
 VERDICTS = Path(__file__).resolve().parent / "reference" / "verdicts.jsonl.zst"
 #: Agreement floors (parser, run): the share of strings on which cqlindex gives the reference's verdict,
-#: as measured when the corpus was made (99.22% and 97.27% of 13,148 and 6,213 strings); the
-#: issue's goal is 99.9% for the parser, every remaining disagreement an extension.
-FLOORS = {"parse": 0.9922, "run": 0.9727}
-#: Constructs the reference refuses and the README documents as cqlindex's own: substring -> why.
-EXTENSIONS: dict[str, str] = {}
+#: as measured when the corpus was made (99.22% and 97.27% of 13,148 and 6,213 strings), then
+#: after issue 35's grammar work (99.88% and 98.16%: 13,133 and 6,099 strings), then after its
+#: second round (99.99% and 98.39%: 13,147 and 6,113 strings). The one parse disagreement left,
+#: 'hhdb "<main>"', the reference refuses unless variations are searched, which a command-line
+#: option may say after parsing; acceptance/parse-cases.jsonl records the same filter as accepted.
+FLOORS = {"parse": 0.9999, "run": 0.9839}
+#: Where cqlindex departs from the reference by design, as the README documents: substring -> why.
+EXTENSIONS: dict[str, str] = {
+    "shift shift": "refused: two nested shifts make 50,625 versions of a filter, over the README's bound of 3,600",
+}
 
 
 def _cases() -> list[dict]:

@@ -512,3 +512,6 @@ class Query(Frozen):
     body: Compound
     text: str
     source: str
+    #: Where the body reads a variable after the iteration or echo that bound it has ended: the
+    #: reference parses that, and its run refuses it (query/prepare.py refuses it too).
+    unbound: tuple[Span, ...] = ()

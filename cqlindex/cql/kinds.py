@@ -96,9 +96,40 @@ def kind_of(node: ast.Node, variables: dict[str, str] | None = None) -> str:
         return node.kind
     if isinstance(node, (ast.Assign, ast.Lasting, ast.Control, ast.Dictionary, ast.SubscriptAssign)):
         return LOGICAL
-    if isinstance(node, ast.If):
-        return ANY
+    if isinstance(node, ast.If):  # a value only when both branches have one, of one kind
+        kinds = {kind_of(node.then, variables), kind_of(node.other, variables) if node.other else LOGICAL} - {ANY}
+        return kinds.pop() if len(kinds) == 1 else ANY if not kinds else LOGICAL
     return ANY
+
+
+def comparison_kind(op: str, left: str, right: str) -> str:
+    """The kind of value of a comparison ``left op right`` of values of those kinds: the
+    reference gives it its left side's value, a number when a set is compared with a number,
+    and none (LOGICAL) for a '!=' or two sets compared (``x = (#A == 1)`` is a number,
+    ``x = (A == a)`` nothing)."""
+    kinds = {left, right}
+    if kinds == {SET} or op == "!=":
+        return LOGICAL
+    return next((k for k in (ANY, NUMBER, STRING, POSITION) if k in kinds), ANY)
+
+
+def compared_value_kind(node: ast.Node, variables: dict[str, str] | None = None) -> str:
+    """:func:`kind_of`, but a comparison has the value :func:`comparison_kind` gives it, also as
+    the argument of a transform or a sort, the last filter of a list or the body of a ':'
+    (``- flipcolor (A >= 4)`` negates a count). Kept apart from kind_of because cqlindex runs a
+    comparison only as a filter: the parser refuses its value as not run yet."""
+    while isinstance(node, (ast.Transform, ast.Sort, ast.Compound, ast.Colon)):
+        if isinstance(node, ast.Transform) and (node.count or node.low is not None) or (
+                isinstance(node, ast.Compound) and not node.items):
+            return kind_of(node, variables)
+        node = node.arg if isinstance(node, ast.Transform) else node.items[-1] if isinstance(
+            node, ast.Compound) else node.body
+    if not isinstance(node, ast.Compare):
+        return kind_of(node, variables)
+    kind = kind_of(node.operands[-1], variables)
+    for op, left in zip(reversed(node.ops), reversed(node.operands[:-1])):
+        kind = comparison_kind(op.strip("[]"), kind_of(left, variables), kind)  # read from the right
+    return kind
 
 
 def _sum_operands(node: ast.Binary) -> list[ast.Node]:

@@ -27,6 +27,8 @@ _WORD_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _NUMBER_RE = re.compile(r"[0-9]+")
 _CAPTURE_RE = re.compile(r"-?[0-9]")
 _DIGITS = frozenset("0123456789")
+#: A game result, one token to the reference (only 'result' takes one): '1-0' is no arithmetic.
+_RESULT_RE = re.compile(r"(?:1-0|0-1|1/2-1/2)(?![A-Za-z0-9_$])")
 _CASTLE_RE = re.compile(r"[oO]-[oO](?:-[oO])?(?![A-Za-z0-9_$-])")
 _OPERATORS = sorted(
     ["-->", "<--", "--", "->", "<-", "==", "!=", "<=", ">=", "=?", "+=", "-=", "*=", "/=", "%=", "~~",
@@ -82,6 +84,12 @@ class Lexer:
         out: list[Token] = []
         while True:
             token = self._next()
+            if (token.kind is Kind.PIECES and self.subscripts and self.text.startswith("]", self.pos)
+                    and token.text not in (".", "▦")):
+                # the reference's lexer reads no designator but '.' against a subscript's ']':
+                # 'X[ a5]', 'X[ K]' are refused ('X[ a5 ]' and 'X[ .]' are keys)
+                raise self.error(f"']' written against the piece designator {token.text!r}: "
+                                 f"leave a space before it", self.pos)
             self.last = token
             out.append(token)
             if token.kind is Kind.EOF:
@@ -144,6 +152,10 @@ class Lexer:
             return Token(Kind.WORD, castle.group(0).lower(), self._span(start, self.pos))
         if c == "\\":
             return self._backslash(start)
+        result = _RESULT_RE.match(text, start)
+        if result:
+            self.pos = result.end()
+            return Token(Kind.OP, result.group(0), self._span(start, self.pos))
         if c in _DIGITS:  # ASCII only: str.isdigit() also takes '²' and other digits CQL does not read
             m = _NUMBER_RE.match(text, start)
             self.pos = m.end()
@@ -200,6 +212,11 @@ class Lexer:
             return False
         return not all(ch in _PIECE_LETTERS or ch in _FIGURINES for ch in inner)
 
+    def _index_bracket(self, start: int) -> Token:
+        """The '[' of an index or a subscript: its contents are tokens of their own."""
+        self.pos = start + 1
+        return Token(Kind.OP, "[", self._span(start, self.pos))
+
     def _designator(self, start: int) -> Token | None:
         """A piece designator starting at ``start`` if the longest reading ends at a word break.
 
@@ -227,6 +244,9 @@ class Lexer:
             # CQL reads '[' right after a piece letter as the start of its square list: 'a[<]1'
             # is a bad designator, not 'a' '[<]' '1' (written '≺' the comparison parses)
             raise self.error(f"not a square list after {text[start:end]!r}", end, text.index("]", end) + 1)
+        if text.startswith("[", end) and not re.match(r"\[(x|<|>|<=|>=|element|forall)\]", text[end:end + 9]):
+            # the reference: 'Ne5[d6,f6]', 'k[_A]' are no designators (a square list follows a piece letter)
+            raise self.error(f"'[' written against the piece designator {text[start:end]!r}", end, end + 1)
         return self._pieces(start, letters, square_mask(squares) if squares else _ALL_SQUARES)
 
     def _pieces(self, start: int, pieces: frozenset[str], squares: int) -> Token:
@@ -251,6 +271,13 @@ class Lexer:
             # '[Aa]6-8': a rank without its files (the squares are 'a-h6-8')
             raise self.error(f"not a square after {text[start:self.pos]!r}: squares name their files, as a-h6-8",
                              self.pos, self.pos + 1)
+        following = text[self.pos:self.pos + 1]
+        if following == "[" and not self._at_square_list() or (
+                following and (following.isalnum() or following in "_$") and (squares or text[start:self.pos] != "◭")):
+            # the reference's lexer: no name nor bracket against figurines ('♙a', '△check', '◭[element]'),
+            # but for '◭x∊S', a piece variable
+            raise self.error(f"invalid character {text[start]!r}: a name or a '[' written against it", start,
+                             self.pos)
         return self._pieces(start, frozenset(letters), mask)
 
     def _string(self, start: int) -> Token:
@@ -274,7 +301,7 @@ class Lexer:
 
     def _at_square_list(self) -> bool:
         return self.pos < len(self.text) and self.text[self.pos] == "[" and bool(
-            re.match(rf"\[\s*{_SQUARE_PART}\s*(,\s*{_SQUARE_PART}\s*)*\]", self.text[self.pos:]))
+            re.match(rf"\[{_SQUARE_PART}(,{_SQUARE_PART})*\]", self.text[self.pos:]))
 
     def _square_list(self) -> int:
         end = self.text.index("]", self.pos)
@@ -291,17 +318,22 @@ class Lexer:
             raise self.error("unterminated '[': missing ']'", start)
         inner = text[start + 1:end].strip()
         against = start > 0 and (text[start - 1] in '")]_$' or text[start - 1].isalnum())
+        # After a name, a string or a closing bracket, a '[' that opens no piece designator is an
+        # index or a subscript, white space before or inside it or not (the reference: 'x [1]',
+        # 'X\n[ a ]'); the parser says whether what stands before it takes one.
+        indexable = self.last is not None and (self.last.kind in (Kind.WORD, Kind.STRING) or self.last.is_op(")", "]"))
         if not against and any(ch.isspace() for ch in text[start + 1:end]):
+            if indexable:
+                return self._index_bracket(start)
             # the reference reads '[...]' as one word: '[Aa ]', '[a1, b2]' or a line break inside are typos
             raise self.error(f"no space inside {text[start:end + 1]!r}: CQL reads '[...]' as one word", start, end + 1)
         if inner == "x":
             self.pos = end + 1
             return Token(Kind.OP, "[x]", self._span(start, self.pos))
-        if inner.isalpha() and inner.islower() and len(inner) > 2 and not all(ch in _PIECE_LETTERS for ch in inner):
-            # CQL's own Unicode-to-ASCII conversion writes symbols as bracketed words:
-            # [element] for ∊, [forall] for ∀, [pathcount], [fen] ...
+        if inner in _BRACKET_WORDS:
+            # CQL's own Unicode-to-ASCII conversion writes ∊ as [element], ∀ as [forall]
             self.pos = end + 1
-            return Token(Kind.WORD, _BRACKET_WORDS.get(inner, inner), self._span(start, self.pos))
+            return Token(Kind.WORD, _BRACKET_WORDS[inner], self._span(start, self.pos))
         if inner in (">", "<", ">=", "<="):
             self.pos = end + 1
             return Token(Kind.OP, f"[{inner}]", self._span(start, self.pos))
@@ -312,11 +344,10 @@ class Lexer:
             return self._pieces(start, frozenset(), 0)
         if any(ch in _FIGURINES for ch in inner) and any(ch in _PIECE_LETTERS for ch in inner):
             raise self.error(f"do not mix figurines and letters in {text[start:end + 1]!r}", start, end + 1)
-        if against and any(
+        if (against or indexable) and any(
                 ch not in _PIECE_LETTERS and ch not in _FIGURINES and not ch.isspace() for ch in inner):
-            # written against a string or a name, and no piece designator: an index, "mate"[1] or x[1:3]
-            self.pos = start + 1
-            return Token(Kind.OP, "[", self._span(start, self.pos))
+            # after a string or a name, and no piece designator: an index, "mate"[1] or x[1:3]
+            return self._index_bracket(start)
         letters: set[str] = set()
         for ch in inner:
             if ch in _PIECE_LETTERS:

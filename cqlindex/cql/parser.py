@@ -23,7 +23,7 @@ tables in tests/test_cql_parser.py show each rule with the reference's verdicts.
 from __future__ import annotations
 
 from cqlindex.cql import ast
-from cqlindex.cql.kinds import LOGICAL, NUMBER, POSITION, SET, STRING, kind_of
+from cqlindex.cql.kinds import LOGICAL, NUMBER, POSITION, SET, STRING, comparison_kind, compared_value_kind, kind_of
 from cqlindex.cql.limits import enforce, nested
 from cqlindex.cql.reader import ANY_PIECE
 from cqlindex.cql.tokens import Kind, Span, Token
@@ -74,7 +74,7 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
         body = ast.Compound(start.span.to(self.peek().span), tuple(items))
         if self.deferred:
             raise self.deferred[0]
-        return ast.Query(header, body, self.text, self.source)
+        return ast.Query(header, body, self.text, self.source, tuple(self.unbound_uses))
 
     def parse_header(self) -> ast.Header:
         self.next()
@@ -181,7 +181,9 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
     def parse_compare(self) -> ast.Node:
         operands = [self.parse_additive()]
         ops: list[str] = []
-        if kind_of(operands[0], self.variables) == LOGICAL:
+        if kind_of(operands[0], self.variables) == LOGICAL and not (
+                self.peek().kind is Kind.OP and self.peek().text in _RELATIONAL + _PATH_COMPARISONS
+                and compared_value_kind(operands[0], self.variables) != LOGICAL):
             # A filter without a value is never the left side of a comparison: the operator
             # belongs to an enclosing level (``find all check >= 20`` is ``{find all check} >= 20``,
             # as the reference engine reads it).
@@ -191,12 +193,23 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
             operands.append(self.parse_additive())
         if not ops:
             return operands[0]
-        for op, left, right in zip(ops, operands, operands[1:]):
-            self.check_comparable(op.strip("[]"), left, right)
+        self.check_chain(ops, operands)
         return ast.Compare(operands[0].span.to(operands[-1].span), tuple(ops), tuple(operands))
 
-    def check_comparable(self, op: str, left: ast.Node, right: ast.Node) -> None:
-        kinds = kind_of(left, self.variables), kind_of(right, self.variables)
+    def check_chain(self, ops: list[str], operands: list[ast.Node]) -> None:
+        """The reference reads a chain from the right, ``a == b == c`` as ``a == {b == c}``, and a
+        comparison's value is a number, string or position like its sides', none when it compares
+        two sets or is a '!=': so ``1 == P == .`` is refused (``P == .`` has no value), and
+        ``1 == #P != 1``, but not ``P == . == 1``."""
+        right, right_kind = operands[-1], self.value_kind(operands[-1])
+        for i in reversed(range(len(ops))):
+            left = operands[i]
+            self.check_comparable(ops[i].strip("[]"), left, right, right_kind)
+            right = ast.Compare(left.span.to(operands[-1].span), tuple(ops[i:]), tuple(operands[i:]))
+            right_kind = comparison_kind(ops[i].strip("[]"), kind_of(left, self.variables), right_kind)
+
+    def check_comparable(self, op: str, left: ast.Node, right: ast.Node, right_kind: str | None = None) -> None:
+        kinds = self.value_kind(left), right_kind or self.value_kind(right)
         for node, kind in zip((left, right), kinds):
             if kind == LOGICAL:
                 raise self.error("a filter without a value cannot be compared", node.span)
@@ -209,19 +222,22 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
         if kinds == (POSITION, POSITION) and op == "!=":
             raise self.error(f"positions cannot be compared with '{op}'", left.span)
 
-    def at_repetition(self) -> bool:
-        """At ``{n}``, ``{m,n}``, ``{,n}``, ``{*}`` or ``{+}``: a line constituent's repetition."""
-        if not self.at_op("{"):
-            return False
-        first, second = self.peek(1), self.peek(2)
-        return (first.kind is Kind.NUMBER and second.is_op("}", ",")) or first.is_op(",") or (
-            first.is_op("+", "*") and second.is_op("}"))
+    def at_spaced_repetition(self) -> bool:
+        """At ``{2, 4}`` or ``{ 2,}``: a repetition with spaces inside, which no compound can be either."""
+        k = 1
+        while self.peek(k).kind is Kind.NUMBER or self.peek(k).is_op(","):
+            k += 1
+        return k > 1 and self.peek(k).is_op("}") and any(self.peek(j).is_op(",") for j in range(1, k))
 
     def is_wildcard(self) -> bool:
         """``+``/``*`` closing a line constituent (``check+ -->``), not arithmetic: what follows it
-        ends the constituent or is another repetition (``k+*``, ``k+{2}``), as in the reference."""
+        ends the constituent or is another repetition (``k+*``, ``k+{2}``), as in the reference.
+        In a path, outside the braces opened since ``path``, they are always repetitions: the
+        reference reads ``path -- check + mate`` as ``-- check`` repeated, then ``mate``."""
         if not (self.in_line > 0 and self.at_op("+", "*", "?")):
             return False
+        if self.path_braces and self.path_braces[-1] == self.braces:
+            return True
         k = 1
         while self.peek(k).is_op("+", "*", "?"):
             k += 1
@@ -230,13 +246,13 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
             following.is_op("{") and (self.peek(k + 1).kind is Kind.NUMBER or self.peek(k + 1).is_op(",", "+", "*")))
 
     def at_negative_number(self, left: ast.Node) -> bool:
-        """``-2`` after a filter without a numeric value starts the next filter: ``K-3`` is ``K`` then ``-3``."""
-        return (self.at_op("-") and self.peek(1).kind is Kind.NUMBER
-                and kind_of(left, self.variables) not in (NUMBER, "any"))
+        """A '-' after a filter without a numeric value starts the next filter, a negation: ``K-3``
+        is ``K`` then ``-3``, ``K - #A`` is ``K`` then ``-#A`` (and ``A - B`` an error, as ``-B`` is)."""
+        return self.at_op("-") and kind_of(left, self.variables) not in (NUMBER, "any")
 
     def check_arithmetic(self, op: Token, left: ast.Node, right: ast.Node) -> None:
         """Arithmetic takes numbers (a set is not counted here, unlike in a comparison); '+' also joins strings."""
-        kinds = kind_of(left, self.variables), kind_of(right, self.variables)
+        kinds = self.value_kind(left), self.value_kind(right)
         if op.text == "+" and STRING in kinds and set(kinds) <= {STRING, "any"}:
             return
         for node, kind in zip((left, right), kinds):
@@ -269,7 +285,7 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
             arg = self.parse_unary()
             if isinstance(arg, ast.Number):
                 return ast.Number(token.span.to(arg.span), -arg.value)
-            if kind_of(arg, self.variables) not in (NUMBER, "any"):
+            if self.value_kind(arg) not in (NUMBER, "any"):
                 raise self.error("unary '-' needs a number after it", arg.span)
             return ast.Unary(token.span.to(arg.span), "-", arg)
         if token.is_op("#"):
@@ -290,7 +306,7 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
 
     def parse_union(self, allow_dash: bool = True) -> ast.Node:
         left = self.parse_arrows()
-        if allow_dash and self.at_op("--", "[x]") and self.peek().span.start == left.span.end:
+        if allow_dash and self.at_op("--", "[x]") and self.peek().span.start == self.tokens[self.i - 1].span.end:
             # 'F--G' binds looser than '|': 'b|q--' is '{b|q}--'
             if kind_of(left, self.variables) not in (SET, "any"):
                 raise self.error(f"the left side of '{self.peek().text}' must be a set", left.span)
@@ -391,7 +407,11 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
                     and not self.peek(1).is_op(":"):
                 word = self.next()  # 'up DeltaRank Piece': a distance computed by the query
                 distance = ast.Variable(word.span, word.text)
+                if self.at_range_bound() and not self.peek(1).is_op(":"):  # 'up DeltaRank 3 Piece': a range
+                    self.defer_unsupported("a direction's range with a variable bound", self.next())
             arg = self.parse_tight()
+            if kind_of(arg, self.variables) not in (SET, "any"):
+                raise self.error(f"'{token.text}' needs a set after it (and its distance)", arg.span)
             return ast.Direction(token.span.to(arg.span), token.text, low, high, arg, distance)
         if token.is_word(*_TIGHT_WORDS):
             self.next()
@@ -430,10 +450,12 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
         return left
 
     def parse_indexed(self) -> ast.Node:
-        """A primary, and the string indexes written against it: ``"mate"[1]``, ``x[1:3]``."""
+        """A primary, and the string indexes after it: ``"mate"[1]``, ``x[1:3]`` (a string or a
+        variable may stand apart from its index)."""
         node = self.parse_primary()
-        while self.at_op("[") and self.peek().span.start == node.span.end:
-            node = self.parse_indexing(node)
+        while self.at_op("[") and (self.peek().span.start == node.span.end
+                                   or isinstance(node, (ast.Variable, ast.String, ast.Index))):
+            node = self.parse_indexing(node)  # 'x [1]' too, as the reference reads it
         return node
 
     # -- primaries -------------------------------------------------------------------------
@@ -451,6 +473,10 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
                 # ... and 'piece x = S' as '◭x=S' ('[Aa]x=S')
                 self.next()
                 return self.parse_piece_assignment(ast.Keyword(token.span, "piece"), self.next())
+            if (token.pieces == ANY_PIECE and self.written(token) == "◭" and following.kind is Kind.WORD
+                    and following.span.start == token.span.end and following.text not in self.piece_variables):
+                # the reference reads '◭name' as a piece variable ('#◭source' refused: no such variable)
+                raise self.error(f"'◭{following.text}': '{following.text}' is no piece variable", following)
             self.next()
             return ast.Pieces(token.span, token.pieces, token.squares, token.text)
         if token.kind is Kind.NUMBER:
@@ -462,6 +488,8 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
         if token.is_op("{"):
             if self.at_repetition():
                 raise self.error("a repetition '{m,n}' only follows a line constituent", token)
+            if self.at_spaced_repetition():
+                raise self.error("no spaces inside a repetition '{m,n}'", token)
             self.next()
             barred, self.colon_barred, matching, self.match_barred = self.colon_barred, 0, self.match_barred, 0
             items = self.parse_items()
@@ -496,8 +524,6 @@ class Parser(SetsGrammar, MovesGrammar, TreeGrammar, SequencesGrammar, RelationG
             return self.parse_bound_name(token)
         if token.kind is Kind.WORD:
             return self.parse_named(token)
-        if token.kind is Kind.EOF:
-            raise self.error("expected a filter, found the end of the query", token)
         raise self.error(f"expected a filter, found {self.describe(token)}", token)
 
     def parse_named(self, token: Token) -> ast.Node:

@@ -10,7 +10,7 @@ import re
 from abc import ABC, abstractmethod
 
 from cqlindex.cql import ast
-from cqlindex.cql.kinds import NUMBER
+from cqlindex.cql.kinds import LOGICAL, NUMBER, compared_value_kind, kind_of
 from cqlindex.cql.lexer import tokenize
 from cqlindex.cql.tokens import Kind, Span, Token
 from cqlindex.errors import CqlSyntaxError, CqlUnsupportedError
@@ -18,6 +18,9 @@ from cqlindex.errors import CqlSyntaxError, CqlUnsupportedError
 ANY_PIECE = frozenset("KQRBNPkqrbnp")
 ASSIGN_OPS = ("=", "+=", "-=", "*=", "/=", "%=", "=?")
 _RESULT_RE = re.compile(r"(1-0|0-1|1/2-1/2|\*)")
+#: The text of the end mark a blank line makes at the top level of a path (see Reader.peek).
+BLANK_LINE = "<blank line>"
+_OPENING, _CLOSING = ("(", "{", "["), (")", "}", "]")
 #: The operators a range constituent may stand before (the reference's brackets, line arrows and dashes).
 _RANGE_FOLLOWERS = frozenset({"(", ")", "{", "}", "-->", "<--", "--", "[x]"})
 
@@ -50,21 +53,99 @@ class Reader(ABC):
         self.dictionaries: dict[str, list] = {}  # name -> [local, key kind, value kind] (None: not yet known)
         self.fresh_names = 0  # variables made for the arguments of calls (see function_grammar)
         self.assigning: list[str] = []  # names whose assigned value is being read, innermost last
+        # Names an iteration or an echo bound, once its body has ended: the reference still knows
+        # them (so they parse), but reading one there finds no value, which its run refuses.
+        self.ended: dict[str, str] = {}
+        self.unbound_uses: list[Span] = []
         # Valid CQL that cqlindex does not run: reported only once the whole query has parsed, so
         # a syntax error anywhere still wins (as it does in the reference engine).
         self.deferred: list[CqlUnsupportedError] = []
         self.colon_barred = 0  # inside 'position N', whose ':' is the position's
         self.match_barred = 0  # inside the set argument of 'typename' & co, whose '~~' is outside
         self.in_dash_target = 0  # inside '--(...)', where o-o, o-o-o, castle and enpassant are filters
+        # The reference lexer makes a blank line at the top level of a path (outside any bracket
+        # opened after 'path') a mark that ends whatever is being read, as the end of the query
+        # would: 'path -- if check <blank line> mate' is an 'if' without its consequent. The
+        # bracket depth of each path being read, innermost last, and the depth now (see peek).
+        self.path_depths: list[int] = []
+        self.depth = 0
+        # Likewise the depth in braces: outside braces opened since 'path', '+' and '*' are
+        # repetitions ('path -- check + mate'), never arithmetic (see Parser.is_wildcard).
+        self.path_braces: list[int] = []
+        self.braces = 0
+
+    def value_kind(self, node: ast.Node) -> str:
+        """The kind of value ``node`` has where a value is wanted (an operand, an assignment): as
+        :func:`kind_of`, but a comparison has its left side's value in CQL 6.2, which cqlindex
+        does not run yet (noted, and refused once the query has parsed)."""
+        kind = kind_of(node, self.variables)
+        if kind == LOGICAL and (compared := compared_value_kind(node, self.variables)) != LOGICAL:
+            self.defer_unsupported("the value of a comparison (its left side's)", node.span)
+            return compared
+        return kind
+
+    def bind(self, name: str, kind: str) -> str | None:
+        """Give ``name`` the ``kind`` of an iteration's or echo's variable for its body; returns the
+        kind it had before (None: it was no variable), for :meth:`unbind_after`."""
+        previous = self.variables.get(name)
+        self.variables[name] = kind
+        return previous
+
+    def unbind_after(self, name: str, previous: str | None) -> None:
+        """The body that :meth:`bind` bound ``name`` for has ended: back to its kind before, or
+        remembered as a name that no longer holds a value (:attr:`ended`)."""
+        if previous is not None:
+            self.variables[name] = previous
+        else:
+            self.ended[name] = self.variables.pop(name, "any")
 
     # -- token helpers -------------------------------------------------------------------------
     def peek(self, k: int = 0) -> Token:
-        return self.tokens[min(self.i + k, len(self.tokens) - 1)]
+        j = min(self.i + k, len(self.tokens) - 1)
+        if self.path_depths and self.path_depths[-1] == self.depth:
+            for m in range(self.i, j + 1):
+                if self.blank_line_before(m):
+                    return Token(Kind.EOF, BLANK_LINE, self.tokens[m].span)
+                if self.tokens[m].is_op(*_OPENING, *_CLOSING):
+                    break  # a blank line past a bracket is inside it, or past the path
+        return self.tokens[j]
 
     def next(self) -> Token:
         token = self.peek()
-        self.i = min(self.i + 1, len(self.tokens) - 1)
+        if token.kind is Kind.EOF:  # the end, or a blank line that ends a path: nothing to step over
+            return token
+        self.i += 1
+        if token.kind is Kind.OP:
+            self.depth += token.text in _OPENING
+            self.depth -= token.text in _CLOSING
+            self.braces += (token.text == "{") - (token.text == "}")
         return token
+
+    def blank_line_before(self, index: int) -> bool:
+        """Whether the white space and comments before token ``index`` hold a blank line, as the
+        reference lexer reads them: two line ends with only blanks between them; a ``//`` or ``;``
+        comment ends its line (so ``x // note`` and then an empty line is blank), and a ``/* */``
+        comment makes the line it ends on not blank."""
+        if index == 0:
+            return False
+        text, start, end = self.text, self.tokens[index - 1].span.end, self.tokens[index].span.start
+        pos, line_ended = start, False
+        while pos < end:  # nothing when start > end: not the text's order (a token the parser made)
+            if text.startswith("/*", pos):
+                pos = text.find("*/", pos + 2) + 2
+                line_ended = False
+            elif text[pos] == ";" or text.startswith("//", pos):
+                newline = text.find("\n", pos)
+                pos = end if newline < 0 else newline + 1
+                line_ended = True
+            elif text[pos] == "\n":
+                if line_ended:
+                    return True
+                line_ended = True
+                pos += 1
+            else:
+                pos += 1
+        return False
 
     def at_op(self, *texts: str) -> bool:
         return self.peek().is_op(*texts)
@@ -90,8 +171,14 @@ class Reader(ABC):
         """Note valid CQL that cqlindex does not run; :meth:`parse_query` raises it after parsing."""
         self.deferred.append(self.unsupported(what, token))
 
+    def written(self, token: Token) -> str:
+        """What the query wrote for ``token`` (its text may be the ASCII for a Unicode symbol)."""
+        return self.text[token.span.start:token.span.end]
+
     def describe(self, token: Token) -> str:
-        return "the end of the query" if token.kind is Kind.EOF else f"'{token.text}'"
+        if token.kind is Kind.EOF:
+            return "a blank line (which ends a path)" if token.text == BLANK_LINE else "the end of the query"
+        return f"'{token.text}'"
 
     def read_arguments(self, name: str, commas: bool = False) -> tuple[list[ast.Node], Token]:
         """The filters after ``name(`` up to ``)`` (read too, and returned); ``commas``: skip ',' between them."""
@@ -137,6 +224,24 @@ class Reader(ABC):
         while self.peek().kind is not Kind.EOF and self.peek().span.start < match.end():
             self.next()
         return match.group(0)
+
+    def at_repetition(self) -> bool:
+        """At ``{n}``, ``{m,n}``, ``{,n}``, ``{m,}``, ``{*}`` or ``{+}``: a line constituent's repetition.
+
+        Written without white space inside, as the reference lexes it: with a space (``{ 4}``,
+        ``{5\n}``) the braces are a compound filter, whatever they hold.
+        """
+        if not self.at_op("{"):
+            return False
+        shapes = ((Kind.NUMBER, "}"), (Kind.NUMBER, ",", "}"), (Kind.NUMBER, ",", Kind.NUMBER, "}"),
+                  (",", Kind.NUMBER, "}"), ("*", "}"), ("+", "}"))
+        for shape in shapes:
+            tokens = [self.peek(k) for k in range(len(shape) + 1)]
+            if all(t.kind is part if isinstance(part, Kind) else t.is_op(part)
+                   for t, part in zip(tokens[1:], shape)) and all(
+                    a.span.end == b.span.start for a, b in zip(tokens, tokens[1:])):
+                return True
+        return False
 
     def at_range_bound(self) -> bool:
         """At a number, or a numeric variable that is not being assigned ('find all Sum += 1')."""
@@ -217,9 +322,6 @@ class Reader(ABC):
 
     @abstractmethod
     def parse_items(self) -> list[ast.Node]: ...
-
-    @abstractmethod
-    def at_repetition(self) -> bool: ...
 
     @abstractmethod
     def parse_dash(self, left: ast.Node | None) -> ast.Node: ...

@@ -39,8 +39,14 @@ class Prepared(Frozen):
 
 def parse_body(text: str, source: str = "<query>") -> ast.Query:
     """Parse ``text`` and refuse, as the reference engine does once it has parsed a query, a value
-    that is only asked whether it matches (``check or 1``, a label without its ``sort``: cql/idle.py)."""
+    that is only asked whether it matches (``check or 1``, a label without its ``sort``: cql/idle.py)
+    and a variable read after the iteration or echo that bound it (``square x in S F`` then ``x``)."""
     query = parse(text, source)
+    if query.unbound:
+        span = query.unbound[0]
+        name = query.text[span.start:span.end]
+        raise CqlSyntaxError(f"'{name}' is read where it holds no value: the iteration or echo that binds it "
+                             "has ended", query.text, span, source)
     idle = idle_value(query.body)
     if idle:
         node, what = idle

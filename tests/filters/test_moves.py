@@ -52,6 +52,7 @@ TABLE = [
     Row("P--=N", EXACT),
     Row("Q--(check)", EXACT),
     Row("--(o-o)", EXACT),
+    Row("enpassant", EXACT),
     Row("--(o-o-o)", EXACT),
     Row("--(castle)", EXACT),
     Row("[x](enpassant)", EXACT),
@@ -129,6 +130,9 @@ REFERENCE = [
     RefRow("from", variations=True),  # after a null move: its king's square (game 250)
     RefRow("to & K", variations=True),
     RefRow("#(e4--e5(to)) == 0"),
+    # 'enpassant' alone: the move that led here took en passant, as inside a dash's target
+    RefRow("enpassant", variations=True),
+    RefRow("not enpassant btm"),
     # consecutivemoves: a promotion to another piece is the same move
     RefRow("Pa = child(0) Pb = child(1) consecutivemoves (Pa Pb) > 0", variations=True),
     RefRow("Pa = child(1) Pb = child(2) consecutivemoves (Pa Pb) > 0", variations=True),

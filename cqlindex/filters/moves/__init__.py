@@ -1,7 +1,7 @@
 """Moves: the ``move`` filter and its parameters, CQL 6.2's dash filters, what the last move was."""
 
 from cqlindex.cql import ast
-from cqlindex.filters.spec import (DASH_TARGET, EXACT, FILTER, LOGICAL, NARROWED, NUMBER, PYTHON, SET, SQUARES, TREE, Traits,
+from cqlindex.filters.spec import (EXACT, LOGICAL, NARROWED, NUMBER, PYTHON, SET, SQUARES, TREE, Traits,
                                    built, declare, facts)
 
 d = declare("moves")
@@ -37,8 +37,7 @@ DECLS = (
     d("from", ast.Keyword, SET, "the square the last move came from", grammar="parse_keyword", sql=EXACT,
       traits=TREE, example="from"),
     *(d(word, ast.Keyword, LOGICAL, f"the move that led here was {what} (so inside a dash's target: the move made)",
-        where=FILTER if word != "enpassant" else DASH_TARGET, grammar="parse_keyword", sql=EXACT, python=python,
-        sql_of=sql_of, traits=_LAST_MOVE, example=f"--({word})" if word == "enpassant" else word)
+        grammar="parse_keyword", sql=EXACT, python=python, sql_of=sql_of, traits=_LAST_MOVE, example=word)
       for word, what, python, sql_of in (
           ("o-o", "castling kingside", lambda ev, pos: pos.castle == 1,
            built(lambda S, exp, a: S.definite(exp.EQ(this=S.col("castle", a), expression=S.num(1))))),

@@ -48,6 +48,8 @@ class MovesGrammar(Reader):
                            or (following.kind is Kind.WORD and following.text in self.KEYWORDS
                                and following.text not in ("not", "if"))):
             right = self.parse_union(allow_dash=False)
+        elif adjacent() and following.kind is Kind.NUMBER:  # '×2': the reference's right side, no set
+            raise self.error(f"the right side of '{dash.text}' must be a set, not a number", following)
         elif adjacent() and following.is_op("-"):  # read as a negated filter, which is no set
             raise self.error(f"the right side of '{dash.text}' must be a set, not a negation", following)
         elif adjacent() and following.kind is Kind.WORD and (
@@ -57,7 +59,8 @@ class MovesGrammar(Reader):
             if kind_of(right, self.variables) not in (SET, "any"):
                 raise self.error(f"the right side of '{dash.text}' must be a set", right.span)
             end = right.span
-        if adjacent() and self.at_op("="):
+        if (adjacent() or right is not None) and self.at_op("="):  # 'e2--Qa4 =q', not 'e2-- =q'
+
             self.next()
             promote, end, promote_by = self.parse_promotion(dash, self.parse_or())
         if self.at_op("(") and not adjacent():
@@ -143,6 +146,9 @@ class MovesGrammar(Reader):
     def parse_legal(self, token: Token) -> ast.Node:
         """``legal F--G`` / ``pseudolegal F--G`` (CQL 6.2): one dash filter follows, not ``[x]``;
         its target, if any, is one of ``o-o``, ``o-o-o``, ``castle``, ``enpassant``."""
+        if self.at_op("--", "[x]") and self.peek().span.start == token.span.end:
+            # the reference: a character against '--' where a set should be ('legal--')
+            raise self.error(f"a space is needed between '{token.text}' and '{self.peek().text}'", self.peek())
         if not self.at_op("--") and not (self.peek().kind is not Kind.EOF and self._dash_follows()):
             raise self.error(f"'{token.text}' is followed by a move filter such as '--'", self.peek())
         move = self.parse_dash(None) if self.at_op("--", "[x]") else self.parse_union()
@@ -152,6 +158,9 @@ class MovesGrammar(Reader):
                                         or move.target[0].name not in _LEGAL_TARGETS):
             raise self.error(f"the target of '{token.text} --(...)' is one of o-o, o-o-o, castle, enpassant",
                              move.span)
+        if move.promotes and self.at_op("{"):
+            # the reference reads the braces as the move's target, which a promotion excludes
+            raise self.error(f"'{token.text} --=...' takes no target: the '{{' after it", self.peek())
         return dataclasses.replace(move, span=token.span.to(move.span), mode=token.text)
 
     def _dash_follows(self) -> bool:
@@ -197,7 +206,7 @@ class MovesGrammar(Reader):
         while not (self.at_op(")") or self.peek().kind is Kind.EOF):
             args.append(self.parse_filter())
         end = self.expect_op(")", "to close 'consecutivemoves('")
-        if len(args) != 2 or any(not isinstance(a, ast.Variable) or kind_of(a, self.variables) != POSITION
-                                 for a in args):
+        if len(args) != 2 or any(not isinstance(a, ast.Variable) or POSITION not in (
+                kind_of(a, self.variables), self.ended.get(a.name)) for a in args):
             raise self.error("'consecutivemoves' takes two position variables", token.span.to(end.span))
         return ast.ConsecutiveMoves(token.span.to(end.span), quiet, low, high, args[0], args[1])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from cqlindex.cql import ast
+from cqlindex.cql.kinds import ANY, NUMBER, SET, STRING, kind_of
 from cqlindex.cql.reader import Reader
 from cqlindex.cql.tokens import Kind, Span, Token
 
@@ -35,8 +36,24 @@ class OutputGrammar(Reader):
         body = self.parse_filter()
         if isinstance(body, ast.Number):
             raise self.error("'sort' needs a filter, not a constant", body.span)
-
+        if not self.sortable(body):
+            raise self.error("'sort' needs a filter with a number, a set or a string to sort by", body.span)
+        if isinstance(body, ast.Sort) and isinstance(body.body, ast.Echo):
+            raise self.error("an 'echo' can be sorted only once", token)  # the reference: "echo already sort"
         return ast.Sort(token.span.to(body.span), doc, minimum, body)
+
+    def sortable(self, node: ast.Node) -> bool:
+        """Whether ``node`` has a value the reference sorts by: a number, a set or a string (a
+        comparison's is its left side's, a list's its last filter's, an echo's its body's; a
+        transform of a string has none)."""
+        while isinstance(node, (ast.Compare, ast.Compound, ast.Echo, ast.Sort)):
+            node = node.operands[0] if isinstance(node, ast.Compare) else \
+                node.items[-1] if isinstance(node, ast.Compound) else node.body  # an echo or a sort
+        if isinstance(node, ast.Control) and node.name == "try":
+            return True  # the reference writes 'try' as a path, which counts
+        if isinstance(node, ast.Transform) and not node.count and node.low is None:
+            return kind_of(node.arg, self.variables) in (NUMBER, SET, ANY)
+        return kind_of(node, self.variables) in (NUMBER, SET, STRING, ANY)
 
     def parse_output(self, token: Token) -> ast.Node:
         """``comment (args)``, ``comment "text"``, ``message [quiet] (args)``: they always match."""

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import itertools
-
 from cqlindex.cql import ast
 from cqlindex.cql.kinds import NUMBER, kind_of
 from cqlindex.cql.reader import Reader
 from cqlindex.cql.tokens import Kind, Token
 from cqlindex.filters import catalogue
-from cqlindex.filters.sequences.path_grammar import parse_path as read_path
+from cqlindex.filters.sequences.path_grammar import parse_path as read_path, written_number
 
 
 class SequencesGrammar(Reader):
@@ -23,6 +21,8 @@ class SequencesGrammar(Reader):
         low = high = None
         while True:
             if self.peek().kind is Kind.WORD and catalogue.lookup(self.peek().text, "line"):
+                if self.peek().text in params:
+                    raise self.error(f"'{self.peek().text}' twice in one 'line'", self.peek())
                 params.add(self.next().text)
             elif self.at_number() and low is None:
                 low = high = self.number("")
@@ -67,7 +67,7 @@ class SequencesGrammar(Reader):
 
     def parse_constituent_body(self) -> ast.Node:
         node = self.parse_filter()
-        if _written_number(node, self.variables):
+        if written_number(node, self.variables):
             raise self.error("a line constituent cannot be a number", node.span)
         return self.parse_repetition(node)
 
@@ -94,10 +94,10 @@ class SequencesGrammar(Reader):
             if token.is_op("*", "+", "?") and (token.text == "?" or self.is_wildcard()):
                 low, high = {"*": (0, None), "+": (1, None), "?": (0, 1)}[token.text]
                 written = f"'{token.text}'"
-            elif token.is_op("{") and self.peek(1).is_op("+", "*") and self.peek(2).is_op("}"):
+            elif self.at_repetition() and self.peek(1).is_op("+", "*"):
                 low, high = (1, None) if self.peek(1).text == "+" else (0, None)
                 written = f"'{{{self.peek(1).text}}}'"
-            elif token.is_op("{") and (self.peek(1).kind is Kind.NUMBER or self.peek(1).is_op(",")):
+            elif self.at_repetition():
                 node = self._counted_repetition(node, plus=plus)
                 plus = False
                 continue
@@ -115,14 +115,9 @@ class SequencesGrammar(Reader):
             node = ast.Repeat(node.span.to(end.span), node, low, high)
 
     def _counted_repetition(self, node: ast.Node, plus: bool = False, check: bool = True) -> ast.Node:
-        """``{n}``, ``{m,n}``, ``{,n}``, ``{m,}`` after ``node`` (no spaces inside); ``check``: refuse
-        it after a ``+`` or a constituent that may match no position, as a line does."""
+        """``{n}``, ``{m,n}``, ``{,n}``, ``{m,}`` after ``node`` (:meth:`at_repetition` found it); ``check``:
+        refuse it after a ``+`` or a constituent that may match no position, as a line does."""
         token = self.peek()
-        closing = next((k for k in range(1, 5) if self.peek(k).is_op("}") or self.peek(k).kind is Kind.EOF), 4)
-        parts = [self.peek(k) for k in range(closing + 1)]
-        if any(p.is_op(",") for p in parts) and any(
-                a.span.end != b.span.start for a, b in itertools.pairwise(parts)):
-            raise self.error("no spaces inside a repetition '{m,n}'", token)
         if check and (plus or _may_match_nothing(node)):
             raise self.error("'{m,n}' cannot repeat a '+' nor a constituent that may match no position", token)
         if self.peek(1).is_op(",") and self.peek(2).is_op("}"):
@@ -144,27 +139,4 @@ def _may_match_nothing(node: ast.Node) -> bool:
         return node.low == 0 or _may_match_nothing(node.arg)
     if isinstance(node, ast.Sequence):
         return all(_may_match_nothing(item) for item in node.items)
-    return False
-
-
-_ARITHMETIC = frozenset("+-*/%")
-
-
-def _written_number(node: ast.Node, variables: dict) -> bool:
-    """Whether a line constituent is refused as a number, as the reference refuses it.
-
-    The reference refuses three kinds of constituent only: a number written as such ('3', '-3',
-    '{3}', '(3)'), a numeric variable alone ('v', but not '{v}': braces around a lone variable
-    make a compound), and numeric arithmetic ('{3+4}', '-v'); it says the number was likely meant
-    as a range. Every other numeric filter is a constituent that matches where it has a value:
-    '#R', 'rotate90 2 Ra1', a nested 'line', 'sort line ...', '{3 4}'.
-    """
-    while isinstance(node, ast.Compound) and len(node.items) == 1 and not isinstance(node.items[0], ast.Variable):
-        node = node.items[0]  # braces around one filter are that filter (the reference drops them)
-    if isinstance(node, ast.Number):
-        return True
-    if isinstance(node, ast.Variable):
-        return variables.get(node.name) == NUMBER
-    if isinstance(node, (ast.Binary, ast.Unary)) and node.op in _ARITHMETIC:
-        return kind_of(node, variables) == NUMBER
     return False

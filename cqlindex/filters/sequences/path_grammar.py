@@ -29,10 +29,13 @@ example files fix these rules:
 * A path is greedy: it takes constituents up to the ``)`` or ``}`` that closes what
   encloses it, the end of the query, an operator that cannot start a constituent (a
   comparison, ``and``, ``or`` ...), which then takes the path's value as its left side, or
-  a blank line (:func:`blank_line_before`) between two of its top-level constituents. The
-  reference lexer turns a blank line into an end-of-path mark for every path whose top level
-  it is in (a path directly inside another one ends too; one inside a ``( )`` group or a
-  ``{ }`` of the path goes on). The example files rely on it: in queenknightpromotion two
+  a blank line at its top level. The reference lexer turns a blank line into an end mark for
+  every path whose top level it is in, outside the brackets opened since ``path`` (a path
+  directly inside another one ends too; one inside a ``( )`` group or a ``{ }`` of the path
+  goes on): it ends whatever is being read, as the end of the query would, so ``path -- if
+  check`` then a blank line is an ``if`` without its consequent, and ``path focus P``, a blank
+  line, ``nestban --`` a path without constituents (:meth:`Reader.peek` reads the mark).
+  The example files rely on it: in queenknightpromotion two
   paths follow each other in one ``{}`` after a blank line (the reference matches game 45 of
   cql6-sample at position 2, where both hold); followpaths-simple's ``find{...}``,
   knightpawnforkecho's ``echo``, babson1's ``NTypes+=1``, followpath's ``sort ... echo``
@@ -48,7 +51,7 @@ next constituent, as ``N--g5 check`` shows.
 from __future__ import annotations
 
 from cqlindex.cql import ast
-from cqlindex.cql.kinds import SET, kind_of
+from cqlindex.cql.kinds import NUMBER, SET, kind_of
 from cqlindex.cql.reader import Reader
 from cqlindex.cql.tokens import Kind, Token
 from cqlindex.filters import catalogue
@@ -61,14 +64,20 @@ _BINARY_OPS = ("<", "<=", "==", ">=", ">", "!=", "[<]", "[>]", "[<=]", "[>=]", "
 def parse_path(parser: Reader, token: Token) -> ast.Node:
     """``path [params] constituent ...``; ``token`` is the ``path`` keyword, already read."""
     params = _Params(parser)
-    while params.read_one():
-        pass
-    params.check(token)
-    parser.in_line += 1  # '+' '*' before ')' '}' '--' or the end are repetitions, not arithmetic
+    parser.path_depths.append(parser.depth)  # from here a blank line ends what is being read
+    parser.path_braces.append(parser.braces)  # ... and '+', '*' are repetitions
     try:
-        items = _constituents(parser)
+        while params.read_one():
+            pass
+        params.check(token)
+        parser.in_line += 1  # '+' '*' before ')' '}' '--' or the end are repetitions, not arithmetic
+        try:
+            items = _constituents(parser)
+        finally:
+            parser.in_line -= 1
     finally:
-        parser.in_line -= 1
+        parser.path_depths.pop()
+        parser.path_braces.pop()
     if not items:
         raise parser.error("a path needs at least one constituent", parser.peek())
     atomic = frozenset(name for name, kind in parser.lasting_variables.items() if kind == "atomic")
@@ -142,48 +151,19 @@ class _Params:
                                     "(write 'pathstart:depth==depth' as a constituent)", token)
 
 
-def _at_end(parser: Reader, top: bool) -> bool:
-    """At what closes the path: ')' or '}' of an enclosing filter, the end, an operator that
-    takes the path as its left operand (``path -- + == 3``, ``path -- check or mate``), or, at
-    the path's top level, a blank line."""
+def _at_end(parser: Reader) -> bool:
+    """At what closes the path: ')' or '}' of an enclosing filter, the end (or a blank line at
+    the path's top level, which :meth:`Reader.peek` reads as an end), or an operator that takes
+    the path as its left operand (``path -- + == 3``, ``path -- check or mate``)."""
     return parser.peek().kind is Kind.EOF or parser.at_op(")", "}", ":", *_BINARY_OPS) or parser.at_word(
-        "and", "or", "in", "attacks", "attackedby") or (top and blank_line_before(parser))
+        "and", "or", "in", "attacks", "attackedby")
 
 
-def blank_line_before(parser: Reader) -> bool:
-    """Whether the white space and comments before the next token hold a blank line, as the
-    reference lexer reads them: two line ends with only blanks between them; a ``//`` or ``;``
-    comment ends its line (so ``x // note`` and then an empty line is blank), and a ``/* */``
-    comment makes the line it ends on not blank."""
-    if parser.i == 0:
-        return False
-    text, start, end = parser.text, parser.tokens[parser.i - 1].span.end, parser.peek().span.start
-    if start > end:  # not the text's order (a token made by the parser): nothing between them
-        return False
-    pos, line_ended = start, False
-    while pos < end:
-        if text.startswith("/*", pos):
-            pos = text.find("*/", pos + 2) + 2
-            line_ended = False
-        elif text[pos] == ";" or text.startswith("//", pos):
-            newline = text.find("\n", pos)
-            pos = end if newline < 0 else newline + 1
-            line_ended = True
-        elif text[pos] == "\n":
-            if line_ended:
-                return True
-            line_ended = True
-            pos += 1
-        else:
-            pos += 1
-    return False
-
-
-def _constituents(parser: Reader, top: bool = True) -> list[ast.Node]:
+def _constituents(parser: Reader) -> list[ast.Node]:
     """Constituents up to the closing ')' / '}' or the end, repetitions folded into their unit."""
     items: list[ast.Node] = []
     unit: int | None = None  # index in items where the unit a repetition would repeat starts
-    while not _at_end(parser, top):
+    while not _at_end(parser):
         if _at_repetition(parser):
             if unit is None:
                 raise parser.error("a repetition in a path must follow a move or a '( ... )' group", parser.peek())
@@ -204,6 +184,9 @@ def _constituents(parser: Reader, top: bool = True) -> list[ast.Node]:
         else:
             first = parser.i
             items.append(parser.parse_filter())
+            if written_number(items[-1], parser.variables, braces=False):
+                raise parser.error("a path constituent cannot be a number alone (a range written apart from "
+                                   "its filter?)", items[-1].span)
             _refuse_generated_moves(parser, first)
     return items
 
@@ -224,18 +207,12 @@ def _refuse_generated_moves(parser: Reader, first: int) -> None:
 
 
 def _at_repetition(parser: Reader) -> bool:
-    if parser.at_op("*", "+", "?"):
-        return True
-    if not parser.at_op("{"):
-        return False
-    following = parser.peek(1)
-    return following.kind is Kind.NUMBER or following.is_op(",") or (
-        following.is_op("*", "+") and parser.peek(2).is_op("}"))
+    return parser.at_op("*", "+", "?") or parser.at_repetition()
 
 
 def _group(parser: Reader) -> ast.Node:
     start = parser.next()
-    items = _constituents(parser, top=False)
+    items = _constituents(parser)
     end = parser.expect_op(")", "to close the '(' group of the path")
     if not items:
         raise parser.error("a '( )' group in a path needs a constituent", start.span.to(end.span))
@@ -273,10 +250,12 @@ def _move(parser: Reader) -> ast.Dash:
     promote = promote_by = None
     if parser.at_op("("):
         raise parser.error(f"a move in a path cannot take a '( )' target after '{dash.text}'", parser.peek())
-    if _touches(parser, span) and (parser.peek().kind in (Kind.PIECES, Kind.WORD) or parser.at_op("~")):
+    if _touches(parser, span) and (parser.peek().kind in (Kind.PIECES, Kind.WORD, Kind.NUMBER) or parser.at_op("~")):
         right = parser.parse_union(allow_dash=False)
+        if kind_of(right, parser.variables) not in (SET, "any"):
+            raise parser.error(f"the right side of '{dash.text}' must be a set", right.span)
         span = span.to(right.span)
-    if _touches(parser, span) and parser.at_op("="):
+    if (_touches(parser, span) or right is not None) and parser.at_op("="):
         # '=Q', or a string or a function's parameter naming the piece ('P--=T' in babson1.cql)
         parser.next()
         promote, end, promote_by = parser.parse_promotion(dash, parser.parse_primary())
@@ -289,3 +268,27 @@ def _move(parser: Reader) -> ast.Dash:
 def _touches(parser: Reader, span) -> bool:
     token = parser.peek()
     return token.kind is not Kind.EOF and token.span.start == span.end
+
+
+_ARITHMETIC = frozenset("+-*/%")
+
+
+def written_number(node: ast.Node, variables: dict, braces: bool = True) -> bool:
+    """Whether a line constituent is refused as a number, as the reference refuses it.
+
+    The reference refuses three kinds of constituent only: a number written as such ('3', '-3',
+    '{3}', '(3)'), a numeric variable alone ('v', but not '{v}': braces around a lone variable
+    make a compound), and numeric arithmetic ('{3+4}', '-v'); it says the number was likely meant
+    as a range. Every other numeric filter is a constituent that matches where it has a value:
+    '#R', 'rotate90 2 Ra1', a nested 'line', 'sort line ...', '{3 4}'. A path refuses the same
+    constituents (its '( )' groups read one by one) but takes '{3}': ``braces=False``.
+    """
+    while braces and isinstance(node, ast.Compound) and len(node.items) == 1 and not isinstance(node.items[0], ast.Variable):
+        node = node.items[0]  # braces around one filter are that filter (the reference drops them)
+    if isinstance(node, ast.Number):
+        return True
+    if isinstance(node, ast.Variable):
+        return variables.get(node.name) == NUMBER
+    if isinstance(node, (ast.Binary, ast.Unary)) and node.op in _ARITHMETIC:
+        return kind_of(node, variables) == NUMBER
+    return False

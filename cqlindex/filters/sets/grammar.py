@@ -84,10 +84,13 @@ class SetsGrammar(Reader):
             raise self.error(f"expected 'in' after '{kind} {name.text}'", self.peek())
         self.next()
         domain = self.parse_iteration_domain(kind, name)
-        previous = self.variables.get(name.text)
-        self.variables[name.text] = SET
+        previous = self.bind(name.text, SET)
+        if kind == "piece" and previous is None:
+            self.piece_variables.add(name.text)  # which '=' may not rebind ('piece T in A T = a')
         body = self.parse_filter()
-        if previous is not None:
+        if kind == "square":
+            self.unbind_after(name.text, previous)
+        elif previous is not None:  # a piece variable is still known after its iteration
             self.variables[name.text] = previous
         return ast.Iterate(token.span.to(body.span), kind, every, name.text, domain, body)
 
@@ -125,13 +128,9 @@ class SetsGrammar(Reader):
             raise self.error("expected 'x ∊ S' after '∀'", name)
         self.next()
         domain = self.parse_iteration_domain("square", name)
-        previous = self.variables.get(name.text)
-        self.variables[name.text] = SET
+        previous = self.bind(name.text, SET)
         body = self.parse_filter()
-        if previous is not None:
-            self.variables[name.text] = previous
-        else:
-            self.variables.pop(name.text, None)
+        self.unbind_after(name.text, previous)
         return ast.Iterate(token.span.to(body.span), "square", every, name.text, domain, body)
 
     def parse_all(self, token: Token) -> ast.Node:

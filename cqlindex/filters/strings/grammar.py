@@ -96,7 +96,7 @@ class StringsGrammar(Reader):
 
     def _index_bound(self) -> ast.Node:
         if self.peek().kind is Kind.EOF:
-            raise self.error("expected an index, found the end of the query", self.peek())
+            raise self.error(f"expected an index, found {self.describe(self.peek())}", self.peek())
         bound = self.parse_additive()
         if kind_of(bound, self.variables) not in (NUMBER, "any"):
             raise self.error("an index is a number", bound.span)

@@ -47,13 +47,17 @@ class FunctionGrammar(Reader):
         if self.at_repetition():
             raise self.error("a repetition '{m,n}' only follows a line constituent", self.peek())
         opening = self.next()
-        depth, body = 1, []
+        open_brackets, body = ["{"], []  # the reference's lexer matches each bracket with its own kind
         while True:
             body_token = self.next()
             if body_token.kind is Kind.EOF:
                 raise self.error(f"expected '}}' to close the body of 'function {name.text}'", body_token)
-            depth += body_token.is_op("{") - body_token.is_op("}")
-            if depth == 0:
+            if body_token.is_op("{", "("):
+                open_brackets.append(body_token.text)
+            elif body_token.is_op("}", ")"):
+                if open_brackets.pop() != {"}": "{", ")": "("}[body_token.text] if open_brackets else True:
+                    raise self.error(f"'{body_token.text}' does not close the bracket open before it", body_token)
+            if not open_brackets:
                 break
             body.append(body_token)
         if not body:
@@ -74,8 +78,8 @@ class FunctionGrammar(Reader):
         if len(self.bindings) >= MAX_CALL_DEPTH:
             raise self.error(f"calls of '{token.text}' nest too deeply", token)
         bound, assignments = self._bind_arguments(params, args)
-        saved = self.tokens, self.i
-        self.tokens, self.i = body, 0
+        saved = self.tokens, self.i, self.path_depths, self.path_braces
+        self.tokens, self.i, self.path_depths, self.path_braces = body, 0, [], []  # read as where it is written
         self.bindings.append(bound)
         try:
             items = self.parse_items()
@@ -83,7 +87,7 @@ class FunctionGrammar(Reader):
                 raise self.error(f"unexpected {self.describe(self.peek())}", self.peek())
         finally:
             self.bindings.pop()
-            self.tokens, self.i = saved
+            self.tokens, self.i, self.path_depths, self.path_braces = saved
         return ast.Compound(token.span.to(end.span), (*assignments, *items))
 
     def _bind_arguments(self, params: tuple[str, ...],

@@ -33,15 +33,10 @@ class VariablesGrammar(FunctionGrammar):
                 raise self.error("expected 'all' after 'in'", self.peek())
             self.next()
             include_all = True
-        saved = {name: self.variables.get(name) for name in names}
-        for name in names:
-            self.variables[name] = POSITION
+        saved = {name: self.bind(name, POSITION) for name in names}
         body = self.parse_filter()
         for name, kind in saved.items():
-            if kind is None:
-                self.variables.pop(name, None)
-            else:
-                self.variables[name] = kind
+            self.unbind_after(name, kind)
         return ast.Echo(token.span.to(body.span), names[0], names[1], quiet, include_all, body)
 
     def parse_variable(self, token: Token) -> ast.Node:
@@ -50,8 +45,8 @@ class VariablesGrammar(FunctionGrammar):
             return self.parse_subscript(token)
         if name in self.functions and self.at_op("(") and name not in self.variables:
             return self.parse_call_of_function(token)
-        if name not in self.variables and self.at_word("in"):
-            return self.parse_square_iteration(token, every=False)
+        if name not in self.variables and self.at_word("in") and self.written(self.peek()) != "in":
+            return self.parse_square_iteration(token, every=False)  # 'x ∊ S', 'x [element] S': not 'x in S'
         if self.at_op(*ASSIGN_OPS):
             op = self.next()
             # The right side binds like unary minus: 'v = k or q' is '{v = k} or q'.
@@ -68,12 +63,15 @@ class VariablesGrammar(FunctionGrammar):
             # The reference reads an assignment's value before it makes the variable, so a new
             # name is unknown inside its own first value ('x = path -- pathcount <= x').
             raise self.error(f"'{name}' has no value yet: it gets its first one from this assignment", token)
+        if name in self.ended:
+            self.unbound_uses.append(token.span)  # refused by parse_body, as the reference's run refuses it
+            return ast.Variable(token.span, name)
         raise self.error(f"unknown filter or variable '{name}'{hint(name)}", token)
 
     def check_assignment(self, name: Token, op: Token, value: ast.Node) -> None:
         """A variable gets its type from its first assignment and keeps it; a filter without a value
         cannot be assigned; '=?' takes a set; '+=' ... need an existing number (or string for '+=')."""
-        kind = kind_of(value, self.variables)
+        kind = self.value_kind(value)
         known = self.variables.get(name.text)
         if kind == LOGICAL:
             raise self.error(f"a filter without a value cannot be assigned to '{name.text}'", value.span)
