@@ -21,6 +21,7 @@ from cqlindex.cli import app
 from cqlindex.exec.run import run
 from cqlindex.output.records import match_table
 from cqlindex.output.placement import placements
+from cqlindex.output import stream
 from cqlindex.output.stream import record_batches, write_records
 from cqlindex.store.database import connect
 
@@ -94,6 +95,51 @@ def test_streamed_records_equal_the_former_writer(indexes, name, query, variatio
                 assert out.getvalue() == expected, (shape, size)
     finally:
         con.close()
+
+
+def _spy_sparse_rows(monkeypatch) -> list:
+    """What each batch's :func:`stream._sparse_rows` answered (None: read by range)."""
+    answers: list = []
+    original = stream._sparse_rows
+
+    def spy(*args):
+        answers.append(original(*args))
+        return answers[-1]
+
+    monkeypatch.setattr(stream, "_sparse_rows", spy)
+    return answers
+
+
+def test_games_far_apart_are_read_by_row_id_and_give_the_same_records(indexes, monkeypatch) -> None:
+    # A page of a result with games from all over the index (the server's first page, say):
+    # the batch is read by row id, not by scanning every game between its first and last.
+    db = indexes["gnuchess"]
+    everything = run(db, "true").matches
+    matches = {g: ids[-1:] for g, ids in everything.items() if g % 30 == 1}
+    assert len(matches) >= 8
+    answers = _spy_sparse_rows(monkeypatch)
+    con = connect(db)
+    try:
+        for shape in ("ndjson", "json", "csv"):
+            out = io.StringIO()
+            write_records(con, matches, shape, out)
+            assert out.getvalue() == reference_text(con, matches, shape), shape
+    finally:
+        con.close()
+    assert answers and all(ids is not None and len(ids) == len(matches) for ids in answers)
+
+
+def test_consecutive_games_are_read_by_range(indexes, monkeypatch) -> None:
+    db = indexes["gnuchess"]
+    matches = run(db, "true").matches
+    answers = _spy_sparse_rows(monkeypatch)
+    con = connect(db)
+    try:
+        out = io.StringIO()
+        write_records(con, matches, "ndjson", out, 5000)
+    finally:
+        con.close()
+    assert answers and all(ids is None for ids in answers)
 
 
 def test_match_table_equals_the_former_table_types_included(indexes) -> None:

@@ -46,6 +46,21 @@ def test_each_thread_has_its_own_cursor_and_one_thread_uses_the_connection() -> 
     assert list(ordered_map(con, lambda cursor, piece: cursor is con, range(3), threads=1)) == [True] * 3
 
 
+def test_a_single_piece_is_worked_on_in_the_callers_thread_on_its_connection() -> None:
+    con = duckdb.connect()
+    where = []
+
+    def work(cursor, piece: int) -> int:
+        where.append((threading.current_thread(), cursor))
+        return piece
+
+    assert list(ordered_map(con, work, iter([7]), threads=4)) == [7]
+    assert where == [(threading.current_thread(), con)]
+    assert list(ordered_map(con, work, [], threads=4)) == []
+    assert list(ordered_map(con, work, [1, 2], threads=2)) == [1, 2]
+    assert all(cursor is not con for _, cursor in where[1:])
+
+
 def test_at_most_two_pieces_a_thread_are_read_ahead() -> None:
     pulled = []
 

@@ -202,3 +202,37 @@ def test_the_same_query_after_a_cancel_runs_anew(client) -> None:
         again = client.get("/api/query", params=params)  # not the cancelled run's 409: its own timeout
         assert first.result().status_code == 409
     assert again.status_code == 504, again.text
+
+
+def test_each_thread_keeps_its_cursor_and_the_server_closes_them(sample_db) -> None:
+    """A route's thread reads through the same cursor request after request (what a connection
+    learns of the index, the row map's check say, is learnt once), never through another
+    thread's; the server's close closes them all."""
+    import threading
+
+    import duckdb
+
+    from cqlindex.serve.app import State
+
+    state = State([sample_db], workers=0, timeout=30)
+    try:
+        mine = state.cursor(0)
+        assert state.cursor(0) is mine
+        theirs = []
+        other = threading.Thread(target=lambda: theirs.append(state.cursor(0)))
+        other.start()
+        other.join(30)
+        assert theirs and theirs[0] is not mine
+        assert state.lane_of(_spec("mate")) == "quick" and state.cursor(0) is mine
+        assert state.lane_of(_spec("flipcolor {A attacks k > 1}")) == "slow"
+    finally:
+        state.close()
+    for cursor in (mine, theirs[0]):
+        with pytest.raises(duckdb.Error):
+            cursor.execute("SELECT 1")
+
+
+def _spec(text: str):
+    from cqlindex.serve.request import query_spec
+
+    return query_spec({"cql": text}, 1)

@@ -158,7 +158,10 @@ def test_5_the_downloaded_pgn_is_the_clis(page, sample_db, downloads, tmp_path) 
     from selenium.webdriver.common.by import By
 
     _type_query(page, "mate")
-    _until(lambda: page.find_element(By.ID, "totals").text.startswith("6 games"), "run mate")
+    # The totals of the file opened by test 4 (its mate) say "6 games" too: wait for the link
+    # made from this query's answer, not for a text already on the page before it ran.
+    _until(lambda: "cql=mate&" in (page.find_element(By.ID, "dl-pgn").get_attribute("href") or "")
+           and page.find_element(By.ID, "totals").text.startswith("6 games"), "run mate")
     page.find_element(By.ID, "dl-pgn").click()
     saved = downloads / "cqlindex-result.pgn"
     _until(lambda: saved.exists() and saved.stat().st_size > 0 and not list(downloads.glob("*.crdownload")),

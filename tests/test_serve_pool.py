@@ -193,3 +193,42 @@ def test_a_worker_stopped_from_two_threads_closes_its_pipe_once() -> None:
     for thread in stoppers:
         thread.join(30)
     assert overlaps and max(overlaps) == 1 and not worker.alive()
+
+
+def _niceness(lanes: Pool, pid: int | None = None) -> list[int]:
+    """The niceness of ``pid``, or of each of the pool's workers (sorted), once the workers have
+    set theirs (a spawned worker lowers its priority as it starts: polled for a while)."""
+    expected = sorted([_BASE] * 2 + [_SLOW] * 2)
+    deadline = time.monotonic() + 30
+    while True:
+        found = [os.getpriority(os.PRIO_PROCESS, pid)] if pid else \
+            sorted(os.getpriority(os.PRIO_PROCESS, w.pid) for w in list(lanes._workers))
+        if found == ([_SLOW] if pid else expected) or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
+
+
+_BASE = os.getpriority(os.PRIO_PROCESS, 0) if hasattr(os, "getpriority") else 0
+_SLOW = min(19, _BASE + pool_module.SLOW_NICE)
+
+
+@pytest.mark.skipif(not hasattr(os, "getpriority") or _BASE >= 19, reason="no niceness to lower here")
+def test_workers_that_take_slow_jobs_run_at_a_lower_priority() -> None:
+    """Of four workers, the two of the slots that take slow jobs run at a lower CPU priority,
+    and so does the worker that replaces one of them after a kill; the quick-only ones do not."""
+    lanes = Pool(4)
+    try:
+        assert _niceness(lanes) == [_BASE, _BASE, _SLOW, _SLOW]
+        slow = lanes.submit("sleep", 60, seconds=30)
+        while slow.pid is None:
+            time.sleep(0.05)
+        assert _niceness(lanes, slow.pid) == [_SLOW]
+        slow.cancel()
+        with pytest.raises(JobError):
+            slow.future.result(30)
+        assert lanes.restarts == 1
+        assert _niceness(lanes) == [_BASE, _BASE, _SLOW, _SLOW]
+        quick = lanes.submit("sleep", 60, lane="quick", seconds=0.01)
+        assert quick.future.result(30) == 0.01
+    finally:
+        lanes.close()

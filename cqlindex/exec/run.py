@@ -41,10 +41,14 @@ class Engine(str, Enum):
 
 def plan_for(db: str | Path, text: str, *, variations: bool | None = None, source: str = "<query>",
              gamenumbers: tuple[int, int] | None = None, include_unplayable: bool = False,
-             portable: bool = False) -> Plan:
+             portable: bool = False, con=None) -> Plan:
     """The plan the default engine would run (for ``--explain``); ``portable``: SQL that runs on
-    a copy of the tables elsewhere too (no reliance on this file's storage order)."""
+    a copy of the tables elsewhere too (no reliance on this file's storage order). ``con``: a
+    connection to ``db`` the caller keeps open (a server plans every query it is asked), used
+    and left open; else one is opened and closed here."""
     prepared = prepare(text, source, variations=variations, gamenumbers=gamenumbers)
+    if con is not None:
+        return plan_prepared(con, prepared, include_unplayable, portable)
     con = connect(db)
     try:
         return plan_prepared(con, prepared, include_unplayable, portable)

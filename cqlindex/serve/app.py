@@ -26,6 +26,7 @@ import asyncio
 import json
 import os
 import tempfile
+import threading
 from collections.abc import Callable
 from contextlib import asynccontextmanager
 from importlib import resources
@@ -66,6 +67,9 @@ class State:
     def __init__(self, databases: list[Path], workers: int, timeout: float) -> None:
         self.databases = [Path(d).resolve() for d in databases]
         self.connections = [connect(d) for d in self.databases]
+        self._local = threading.local()
+        self._cursors: list = []
+        self._cursors_lock = threading.Lock()
         self.pool = Pool(workers)
         self.results = Results(self.pool, [str(d) for d in self.databases], timeout, self.lane_of)
         self.timeout = timeout
@@ -77,14 +81,28 @@ class State:
         from cqlindex.exec.run import plan_for
 
         plan = plan_for(self.databases[spec.db], spec.text, variations=spec.variations, source=spec.source,
-                        gamenumbers=spec.gamenumbers)
+                        gamenumbers=spec.gamenumbers, con=self.cursor(spec.db))
         return "quick" if plan.exact else "slow"
 
     def cursor(self, db: int):
-        return self.connections[db].cursor()
+        """This thread's cursor on index ``db``, kept open for its next request: what the reads
+        learn of the index once per connection (:func:`cqlindex.store.rowmap.holds`, a query each
+        of several milliseconds) is learnt once per thread, not on every request. Used by the
+        route's thread alone (the routes' work runs in a pool of threads), never closed by it."""
+        cursors = getattr(self._local, "cursors", None)
+        if cursors is None:
+            cursors = self._local.cursors = {}
+        if db not in cursors:
+            cursors[db] = self.connections[db].cursor()
+            with self._cursors_lock:
+                self._cursors.append(cursors[db])
+        return cursors[db]
 
     def close(self) -> None:
         self.pool.close()
+        with self._cursors_lock:
+            for cursor in self._cursors:
+                cursor.close()
         for con in self.connections:
             con.close()
 
@@ -141,11 +159,7 @@ async def _databases(state: State, request: Request) -> Response:
     def work():
         listed = []
         for number, path in enumerate(state.databases):
-            cursor = state.cursor(number)
-            try:
-                data = summary(cursor)
-            finally:
-                cursor.close()
+            data = summary(state.cursor(number))
             listed.append({"db": number, "name": path.name, "path": str(path), "games": data["games"],
                            "positions": data["positions"]})
         return listed
@@ -178,13 +192,10 @@ async def _query(state: State, request: Request) -> Response:
     descending = bool(flag(params, "desc"))
 
     def work():
-        cursor = state.cursor(spec.db)
         try:
-            return page(cursor, entry, offset=offset, limit=limit, sort=sort, descending=descending)
+            return page(state.cursor(spec.db), entry, offset=offset, limit=limit, sort=sort, descending=descending)
         except ValueError as error:
             raise JobError({"kind": "InputError", "message": str(error)}) from None
-        finally:
-            cursor.close()
 
     return _json(await run_in_threadpool(work))
 
@@ -202,7 +213,7 @@ async def _explain(state: State, request: Request) -> Response:
 
     def work():
         plan = plan_for(state.databases[spec.db], spec.text, variations=spec.variations, source=spec.source,
-                        gamenumbers=spec.gamenumbers)
+                        gamenumbers=spec.gamenumbers, con=state.cursor(spec.db))
         return explain_data(plan)
 
     return _json(await run_in_threadpool(work))
@@ -235,11 +246,7 @@ async def _game(state: State, request: Request) -> Response:
         return _error({"kind": "InputError", "message": f"a game number is a whole number, not {number!r}"})
 
     def work():
-        cursor = state.cursor(db)
-        try:
-            return game_json(cursor, int(number))
-        finally:
-            cursor.close()
+        return game_json(state.cursor(db), int(number))
 
     try:
         return _json(await run_in_threadpool(work))

@@ -31,6 +31,8 @@ from cqlindex.errors import CqlError, CqlindexError, QueryTimeout
 GRACE = 2.0
 #: How often a slot looks at its job's cancel flag while the worker computes (seconds).
 _POLL = 0.02
+#: The niceness added to a worker that takes slow jobs (see :class:`Pool`).
+SLOW_NICE = 10
 
 
 class JobError(Exception):
@@ -87,6 +89,14 @@ class Pool:
     ones of many seconds (8 clients on 20,000 games: a decided query's 99th percentile was 24 s).
     Half the slots (at least one) take quick jobs only; the others take quick jobs first, then
     slow ones, so a slow job always has a slot and a quick one never waits for slow ones to end.
+
+    Why the workers of those other slots run at a lower CPU priority (:data:`SLOW_NICE`): a slot
+    does not make a core. On 2 cores two post-filtered queries kept both busy, and a query SQL
+    decides, though it had a worker of its own at once, shared the cores with them (and the
+    server's own process, which cuts the pages, did too): its median response under the load
+    benchmark was 4-10 times its cost alone. At a lower priority the slow queries take what the
+    quick ones and the server leave. The priority is the process's for its life (an ordinary
+    user cannot raise it back), so it is set once, when the worker starts, by its slot's lanes.
     """
 
     def __init__(self, size: int) -> None:
@@ -136,7 +146,8 @@ class Pool:
         return None
 
     def _slot(self, lanes: tuple[str, ...]) -> None:
-        worker = self._start()  # at once: the first query should not wait for a process to start
+        nice = SLOW_NICE if "slow" in lanes else 0
+        worker = self._start(nice)  # at once: the first query should not wait for a process to start
         while True:
             job = self._take(lanes)
             if job is None:
@@ -145,18 +156,18 @@ class Pool:
                 self._fail(job, {"kind": "Cancelled", "message": "the query was cancelled"})
                 continue
             if worker is None or not worker.alive():
-                worker = self._start()
+                worker = self._start(nice)
             if worker is None:  # closed
                 self._fail(job, {"kind": "Cancelled", "message": "the server is stopping"})
                 continue
             worker = self._run(worker, job)
 
-    def _start(self) -> _Worker | None:
-        """A new worker, or None once the pool is closed (none may outlive it)."""
+    def _start(self, nice: int) -> _Worker | None:
+        """A new worker, ``nice`` added to its niceness; None once the pool is closed (none may outlive it)."""
         with self._lock:
             if self._closed:
                 return None
-            worker = _Worker(self._context)
+            worker = _Worker(self._context, nice)
             self._workers.append(worker)
         return worker
 
@@ -166,7 +177,7 @@ class Pool:
             if worker in self._workers:
                 self._workers.remove(worker)
             self.restarts += 1
-        return self._start()
+        return self._start(worker.nice)
 
     def _run(self, worker: _Worker, job: Job) -> _Worker | None:
         """Hand ``job`` to ``worker`` and wait for its answer, its cancel or its backstop;
@@ -218,12 +229,13 @@ class Pool:
 class _Worker:
     """One spawned process and the parent's end of its pipe."""
 
-    def __init__(self, context) -> None:
+    def __init__(self, context, nice: int = 0) -> None:
+        self.nice = nice
         # The pool's close and a slot that finds the worker dead may stop it at once, from two
         # threads: the pipe must be closed once, not twice (the second os.close fails with EBADF).
         self._stopping = threading.Lock()
         self._conn, child = context.Pipe()
-        self._process = context.Process(target=_main, args=(child, os.getpid()), daemon=True,
+        self._process = context.Process(target=_main, args=(child, os.getpid(), nice), daemon=True,
                                         name="cqlindex-serve-worker")
         self._process.start()
         child.close()
@@ -252,11 +264,13 @@ class _Worker:
             self._conn.close()  # a no-op once closed
 
 
-def _main(conn, parent: int) -> None:
+def _main(conn, parent: int, nice: int = 0) -> None:
     """A worker's loop: one job at a time until the pipe closes (the server ended)."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the server, which stops us
+    if nice and hasattr(os, "nice"):  # not on Windows: there the workers keep the server's priority
+        os.nice(nice)
     while True:
         try:
             kind, args, timeout = conn.recv()
