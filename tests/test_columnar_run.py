@@ -64,6 +64,7 @@ def test_explain_names_the_engine_that_confirms(db, query, engine) -> None:
 @pytest.mark.parametrize("query, rows_only", [
     ("flipcolor { piece x in N { x attacks k x attacks [qr] } }", True),  # the position alone
     ("square s in [qrbn] { #(A attacks s) >= 2 }", True),
+    ("flipcolor { wtm #(a attacks K) == 2 }", True),  # a fact computed in the read, then the moves' columns
     ("parent : {Q attacks k}", False),  # another position: whole games
     ("line --> check {2,} --> mate", False),
 ])

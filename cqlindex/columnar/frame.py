@@ -206,9 +206,9 @@ def load(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations:
         # The keys as an Arrow column the query scans: a list parameter of a million numbers
         # costs seconds to bind, a registered array nothing.
         keys = pa.table({"k": _keys(numbers, rows)})
-        name = f"cqlindex_candidates_{id(keys)}"
+        view = f"cqlindex_candidates_{id(keys)}"
         where = (f"p.gamenumber BETWEEN ? AND ? AND p.gamenumber::BIGINT * {_KEY} + p.positionid "
-                 f"IN (SELECT k FROM {name})")
+                 f"IN (SELECT k FROM {view})")
         params = params[:2]
     else:
         where = games_where if variations else games_where + " AND p.mainline"
@@ -217,11 +217,11 @@ def load(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations:
         sql = f"SELECT {', '.join(select)} FROM positions AS p WHERE {where} ORDER BY p.gamenumber, p.positionid"
         if keys is None:
             return con.sql(sql, params=params).to_arrow_table()
-        con.register(name, keys)
+        con.register(view, keys)
         try:
             return con.sql(sql, params=params).to_arrow_table()
         finally:
-            con.unregister(name)
+            con.unregister(view)
 
     def fetch(names: Sequence[str]) -> dict[str, np.ndarray]:
         return _arrays(read([_select(c) for c in names if c not in _OPTIONAL or present is None or c in present]))
