@@ -12,8 +12,8 @@ from tests.filters.differential import NARROWED, Row, cases, check
 
 TABLE = [
     Row("dictionary D D[1] = ply D[1] == ply", NARROWED),
-    Row("dictionary D not D[#A] D[#A] = 1", NARROWED),
-    Row("local dictionary D not D[#A] D[#A] = 1", NARROWED),
+    Row("dictionary D not D[#A ] D[#A ] = 1", NARROWED),
+    Row("local dictionary D not D[#A ] D[#A ] = 1", NARROWED),
     Row("local dictionary D D[currentposition] = ply D[currentposition] > 3", NARROWED),
     Row("dictionary D D[ply] = #A unbind D[ply] not D[ply]", NARROWED),
 ]
