@@ -17,7 +17,7 @@ TABLE = [
     Row("find 2 5 check", NARROWED),
     Row("find quiet check", EXACT),
     Row("x = power A - power a find (power A - power a >= x + 2)", NARROWED),
-    Row("x = #A find all (x - 1 > #A) >= 3", NARROWED),
+    Row("x = #A (find all (x - 1 > #A)) >= 3", NARROWED),  # the count compared: CQL 6.2 reads it so
     Row("x = #[Aa] find 2 4 (#[Aa] == x)", NARROWED),
     Row("x = ply y = #p find (x + y * 2 <= ply)", NARROWED),
     Row("x = #P find (#P != x / 0)", NARROWED),
