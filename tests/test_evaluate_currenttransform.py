@@ -30,7 +30,7 @@ TABLE = [
     ('shift {Ka1 currenttransform == "<U_4 V_2>"}', "Ke3"),
     # composed: the outer transform first, whichever way the orbit is built
     ('flipcolor flipvertical {wtm Ka-d1-8 currenttransform == "<colorswap reflect_v>"}', "btm ke-h1-8"),
-    ('flipcolor rotate90 count {wtm currenttransform == "<colorswap counterclockwise90>"} == 1', "btm"),
+    ('1 == flipcolor rotate90 count {wtm currenttransform == "<colorswap counterclockwise90>"}', "btm"),
     # notransform: what it holds is not transformed, so it sees no transform
     ('flipvertical {notransform {currenttransform == "<>"} Ka-d1-8}', "K"),
     ('flipvertical {currenttransform == "<>"}', "."),

@@ -65,7 +65,7 @@ CASES = [
     ("rook", "path focus R piecepath -- --", [0, 2]),
     # -- the path filters inside a path: the walk under way
     ("ladder", "path -- + pathcount == 2", list(range(8))),
-    ("ladder", "path -- + ply == pathstart:ply + 2", list(range(8))),
+    ("ladder", "path -- + ply == {pathstart:ply + 2}", list(range(8))),  # braces: a top-level + repeats
     ("ladder", "path -- -- pathlastposition", []),  # no walk kept yet when the first one ends
     # -- and after it: the game's last matched path, whichever position it matched at
     ("ladder", "{path -- check} pathcount == 1", [0, 2, 4, 6, 8]),

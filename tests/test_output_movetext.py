@@ -57,7 +57,7 @@ def test_fast_writer_is_python_chess_byte_for_byte(build_db, files, query, varia
 @pytest.mark.parametrize("silent, with_header", [(True, True), (False, False)])
 def test_silent_and_without_header_are_the_same_too(build_db, silent, with_header) -> None:
     db = build_db("data/studies/cql6-sample.pgn")
-    result = run(db, 'sort "checks" check', variations=True)
+    result = run(db, 'check sort "ply" ply', variations=True)
     con = connect(db)
     fast, slow = io.StringIO(), io.StringIO()
     summary = write_pgn(con, result, fast, variations=True, silent=silent, with_header=with_header)

@@ -28,7 +28,7 @@ from cqlindex.store.database import connect
 
 EDGE = "data/edge/pgn-extract_test_infiles/"
 CASES = [  # (files of one index, query, variations)
-    (("data/studies/cql6-sample.pgn",), 'sort "checks" check', True),
+    (("data/studies/cql6-sample.pgn",), 'check sort "ply" ply', True),
     (("data/studies/cql6-sample.pgn",), 'check comment("checked here") settag("Annotator" "cqlindex")', True),
     (("data/annotated/chess-informant-sample.pgn", "data/annotated/world-matches.pgn"), "check", True),
     (("data/games/lichess-474.pgn",), "true", False),
@@ -90,7 +90,7 @@ def test_workers_write_the_same_bytes(build_db, small_parts, files, query, varia
 
 def test_silent_and_without_header_too(build_db, small_parts) -> None:
     db = build_db("data/studies/cql6-sample.pgn")
-    result = run(db, 'sort "checks" check', variations=True)
+    result = run(db, 'check sort "ply" ply', variations=True)
     for options in ({"silent": True}, {"with_header": False}):
         assert written(db, result, 2, **options)[0] == reference(db, result, **options)[0]
 
