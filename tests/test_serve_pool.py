@@ -220,9 +220,10 @@ def test_workers_that_take_slow_jobs_run_at_a_lower_priority() -> None:
     try:
         assert _niceness(lanes) == [_BASE, _BASE, _SLOW, _SLOW]
         slow = lanes.submit("sleep", 60, seconds=30)
-        while slow.pid is None:
+        deadline = time.monotonic() + 30
+        while slow.pid is None and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert _niceness(lanes, slow.pid) == [_SLOW]
+        assert slow.pid is not None and _niceness(lanes, slow.pid) == [_SLOW]
         slow.cancel()
         with pytest.raises(JobError):
             slow.future.result(30)

@@ -199,7 +199,7 @@ def load(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations:
     games' rows too (``Frame.games``), for game filters; ``rows`` (gamenumber -> positionids):
     read those rows alone, a frame without tree links."""
     numbers = [int(g) for g in gamenumbers]
-    params: list = [numbers[0], numbers[-1], numbers] if numbers else [0, -1, []]
+    params = game_params = [numbers[0], numbers[-1], numbers] if numbers else [0, -1, []]
     games_where = "p.gamenumber BETWEEN ? AND ? AND p.gamenumber IN (SELECT unnest(?::INTEGER[]))"
     keys = None
     if rows is not None:
@@ -253,6 +253,5 @@ def load(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations:
     if games:
         frame.games = {row[0]: row for row in con.execute(
             f"SELECT {', '.join(GAME_COLUMNS)} FROM games WHERE gamenumber BETWEEN ? AND ? "
-            "AND gamenumber IN (SELECT unnest(?::INTEGER[]))", [numbers[0], numbers[-1], numbers]
-            if numbers else [0, -1, []]).fetchall()}
+            "AND gamenumber IN (SELECT unnest(?::INTEGER[]))", game_params).fetchall()}
     return frame

@@ -66,13 +66,15 @@ def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, lis
     def work(batch: list[int], cursor) -> tuple[dict[int, list[int]], dict]:
         if deadline is not None:
             deadline.check()
-        try:
-            if not rows_only[0]:
-                raise WholeGamesNeeded("the query reads other positions")
-            frame = load(cursor, batch, variations, facts, present, games_too, rows=candidates)
-            hits, engine = evaluate(frame, np.arange(frame.size))
-        except WholeGamesNeeded:
-            rows_only[0] = False
+        frame = None
+        if rows_only[0]:
+            try:
+                frame = load(cursor, batch, variations, facts, present, games_too, rows=candidates)
+                hits, engine = evaluate(frame, np.arange(frame.size))
+            except WholeGamesNeeded:
+                rows_only[0] = False
+                frame = None
+        if frame is None:
             frame = load(cursor, batch, variations, facts, present, games_too)
             hits, engine = evaluate(frame, _wanted(frame, batch, candidates, every_position))
         by_game: dict[int, list[int]] = {}
