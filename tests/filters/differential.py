@@ -6,6 +6,8 @@ For a CQL query, an index and a mode (main line or variations):
 - the evaluator (the ``python`` engine, the reference) gives the matching positions;
 - an exact plan's candidates must be exactly the matches (after the header's matchcount, which
   acts on whole games), a narrowed plan's candidates a superset of them;
+- the columnar engine, run at every position (not only the plan's candidates), must match
+  exactly where the evaluator matches, when it takes the query;
 - the default engine's answer (matches in output order, sort values, comments, messages) must
   equal the Python engine's.
 
@@ -23,7 +25,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from cqlindex.columnar.values import NotColumnar
 from cqlindex.exec.run import plan_for, run
+from tests.filters.everywhere import columnar_everywhere, plain_body
 
 EXACT = "exact"  # the plan's rows are the matches
 NARROWED = "narrowed"  # the plan's rows are candidates; Python decides
@@ -102,3 +106,18 @@ def check(indexes: dict[str, Path], row: Row, cell: tuple[str, bool]) -> None:
     assert got.sort_values == expected.sort_values, f"{where}: sort values differ"
     assert got.comments == expected.comments, f"{where}: comments differ"
     assert got.messages == expected.messages, f"{where}: messages differ"
+    _check_columnar_everywhere(db, row.query, variations, {g: list(ids) for g, ids in expected.matches.items()}, where)
+
+
+def _check_columnar_everywhere(db: Path, query: str, variations: bool, expected: dict[int, list[int]],
+                               where: str) -> None:
+    """The columnar engine at every position of the index agrees with the evaluator's matches."""
+    if not plain_body(query):
+        return
+    try:
+        got = columnar_everywhere(db, query, variations)
+    except NotColumnar:  # a value no kernel takes: the default engine gave it to the tree-walker
+        return
+    if got is not None:
+        wrong = sorted(g for g in set(got) | set(expected) if got.get(g) != expected.get(g))
+        assert not wrong, f"{where}: the columnar engine at every position differs in games {wrong[:5]}"
