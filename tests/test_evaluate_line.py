@@ -1,21 +1,18 @@
 """The ``line`` filter (seeds/003_890e15bb321b9443.txt): parameters, repetition, variations, backward.
 
 Small inline games, each with its position ids spelled out (numbering as in acceptance/FACTS.md
-section 2: pre-order, child 0 = main continuation), then the ``line`` cases of
-acceptance/visible.jsonl position for position.
+section 2: pre-order, child 0 = main continuation). The ``line`` cases of acceptance/visible.jsonl
+(Q27, Q28, Q61, D17-D19b) run with the other acceptance cases in test_evaluate_acceptance.py.
 """
 
 from __future__ import annotations
-
-import json
-import time
 
 import pytest
 
 import cqlindex.filters.sequences.line  # noqa: F401  (registers the handler)
 from cqlindex.errors import CqlSyntaxError
 from cqlindex.evaluate.engine import run
-from tests.conftest import SHARED, build_inline, shared_path
+from tests.conftest import build_inline
 
 GAMES = {
     # 0 start, 1 e4, 2 e5, 3 Nf3 (main line ends); 4 c5, 5 Nf3, 6 d6, 7 d4, 8 cxd4 (variation of 1...e5).
@@ -127,29 +124,3 @@ def test_line(dbs, game: str, query: str, main: list[int], var: list[int] | None
 def test_nestban_backward_is_rejected(dbs) -> None:
     with pytest.raises(CqlSyntaxError, match="nestban"):
         run(dbs["tree"], "line nestban <-- true", variations=False)
-
-
-# -- the line cases of acceptance/visible.jsonl ----------------------------------------------------
-
-_ACCEPTANCE_IDS = ("Q27", "Q28", "Q61", "D17", "D18", "D19a", "D19b")
-_VISIBLE = SHARED / "acceptance/visible.jsonl"
-_ACCEPTANCE = [case for case in map(json.loads, _VISIBLE.read_text().splitlines())
-               if case["query"].startswith("line")] if _VISIBLE.exists() else []
-
-
-def test_acceptance_cases_present() -> None:
-    shared_path("acceptance/visible.jsonl")
-    assert {case["id"] for case in _ACCEPTANCE} == set(_ACCEPTANCE_IDS)
-    assert len(_ACCEPTANCE) == 42
-
-
-@pytest.mark.parametrize("case", _ACCEPTANCE, ids=[
-    f"{c['id']}-{c['dataset'].split('/')[-1].removesuffix('.pgn')}-{'var' if c['variations'] else 'main'}"
-    for c in _ACCEPTANCE])
-def test_acceptance(case: dict, build_db) -> None:
-    db = build_db(case["dataset"])
-    started = time.perf_counter()
-    result = run(db, case["query"], variations=case["variations"])
-    seconds = time.perf_counter() - started
-    expected = {int(game): ids for game, ids in case["positions"].items()}
-    assert result.matches == expected, f"{case['id']} {case['query']!r} ({seconds:.2f}s)"

@@ -1,19 +1,18 @@
-"""``pin``, ``ray`` and ``xray``: hand-made positions, then the reference engine's acceptance cases.
+"""``pin``, ``ray`` and ``xray``: hand-made positions.
 
 Each position is a one-game PGN set up from a FEN (no moves, so one position, id 0); a query
 either matches it or not. Values are checked through set equality (``pin from Q == a4``).
+The reference engine's pin and ray cases (Q11-Q15, D09-D12) run with the other acceptance cases
+in test_evaluate_acceptance.py, on both engines.
 """
 
 from __future__ import annotations
-
-import json
 
 import pytest
 
 import cqlindex.filters.sets.pins_rays  # noqa: F401  (registers the handlers)
 from cqlindex.evaluate.engine import run
 from cqlindex.ingest.pipeline import build
-from tests.conftest import SHARED, shared_path
 
 FENS = {
     # Re1 pins ne5 to ke8 (file); Qa4 pins bd7 to ke8 (diagonal).
@@ -150,25 +149,3 @@ def fen_db(tmp_path_factory):
 def test_position(fen_db, fen: str, query: str, expected: bool) -> None:
     matches = run(fen_db(fen), query, variations=False).matches
     assert matches == ({1: [0]} if expected else {})
-
-
-ACCEPTANCE_IDS = ("Q11", "Q12", "Q13", "Q14", "Q15", "D09", "D10a", "D10b", "D11", "D12")
-_ACCEPTANCE = [case for case in (json.loads(line) for line in (SHARED / "acceptance/visible.jsonl")
-                                 .read_text().splitlines()) if case["id"] in ACCEPTANCE_IDS] \
-    if (SHARED / "acceptance/visible.jsonl").exists() else []
-
-
-def _case_id(case: dict) -> str:
-    return f"{case['id']}-{case['dataset'].split('/')[-1].removesuffix('.pgn')}-{'var' if case['variations'] else 'main'}"
-
-
-def test_acceptance_cases_present() -> None:
-    shared_path("acceptance/visible.jsonl")
-    assert {case["id"] for case in _ACCEPTANCE} == set(ACCEPTANCE_IDS)
-
-
-@pytest.mark.parametrize("case", _ACCEPTANCE, ids=[_case_id(c) for c in _ACCEPTANCE])
-def test_acceptance(case: dict, build_db) -> None:
-    db = build_db(case["dataset"])
-    result = run(db, case["query"], variations=case["variations"])
-    assert result.matches == {int(g): ids for g, ids in case["positions"].items()}

@@ -49,11 +49,10 @@ CASES = [
 @pytest.mark.parametrize("dataset, query, variations", CASES)
 def test_default_engine_equals_evaluator(build_db, dataset: str, query: str, variations: bool | None) -> None:
     db = build_db(dataset)
-    expected = run(db, query, variations=variations, engine="python").matches
-    assert expected, "a case that matches nothing tests nothing"
-    got = run(db, query, variations=variations)
-    assert list(got.matches.items()) == list(expected.items())  # the order too (sort)
     evaluator = run(db, query, variations=variations, engine="python")
+    assert evaluator.matches, "a case that matches nothing tests nothing"
+    got = run(db, query, variations=variations)
+    assert list(got.matches.items()) == list(evaluator.matches.items())  # the order too (sort)
     assert got.sort_values == evaluator.sort_values and got.comments == evaluator.comments
     assert got.candidates is not None and got.candidates >= got.positions
 
