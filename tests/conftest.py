@@ -58,9 +58,34 @@ def _plan_cache_folder(tmp_path_factory):
     os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
 
 
+def built_once(tmp_path_factory, name: str, make) -> Path:
+    """The folder ``name`` of this test run, filled by ``make(folder)`` once for all xdist workers.
+
+    Workers share the run's base temporary folder; a lock file makes the first one build while
+    the others wait, and a marker written last says the build is whole. Indexes built here are
+    only read by the tests (the engine opens them read-only), so workers may share them."""
+    import fcntl
+
+    base = tmp_path_factory.getbasetemp()
+    root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "shared-builds"
+    root.mkdir(exist_ok=True)
+    folder, done = root / name, root / f"{name}.done"
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)  # a worker that died half-way
+            folder.mkdir()
+            make(folder)
+            done.touch()
+    return folder
+
+
 @pytest.fixture(scope="session")
 def build_db(tmp_path_factory):
-    """Build (once per session and input) an index of shared files; returns its path."""
+    """Build (once per test run and input, whatever the number of workers) an index of shared
+    files; returns its path."""
+    import hashlib
+
     from cqlindex.ingest.pipeline import build
 
     cache: dict[tuple[str, ...], Path] = {}
@@ -69,9 +94,10 @@ def build_db(tmp_path_factory):
         key = (*relative, str(workers))
         if key not in cache:
             paths = [str(shared_path(r)) for r in relative]
-            out = tmp_path_factory.mktemp("db") / "index.duckdb"
-            build(paths, out, workers=workers)
-            cache[key] = out
+            name = "db-" + hashlib.sha1("\0".join(key).encode()).hexdigest()[:16]
+            folder = built_once(tmp_path_factory, name,
+                                lambda out: build(paths, out / "index.duckdb", workers=workers))
+            cache[key] = folder / "index.duckdb"
         return cache[key]
 
     return _build

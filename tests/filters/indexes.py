@@ -86,19 +86,23 @@ def _tcec(path: Path, standard: int, chess960: int) -> list[str]:
 def filter_indexes(tmp_path_factory) -> dict[str, Path]:
     """``{"plain": path, "chess960": path}``: the indexes every family table runs on."""
     import cqlindex
-    from tests.conftest import shared_path  # here, not at the top: tests/conftest.py imports this module
+    from tests.conftest import built_once, shared_path  # here, not at the top: tests/conftest.py imports this module
 
-    studies, matches, standard, chess960 = SIZES[os.environ.get("CQLINDEX_FILTER_GAMES", "small")]
-    folder = tmp_path_factory.mktemp("filters")
-    sources = {
-        "plain": _first(shared_path("data/studies/cql6-sample.pgn"), studies)
-        + _first(shared_path("data/annotated/world-matches.pgn"), matches),
-        "chess960": _tcec(shared_path("data/engine/tcec-subset-3802.pgn.zst"), standard, chess960),
-    }
-    out = {}
-    for name, games in sources.items():
-        pgn = folder / f"{name}.pgn"
-        pgn.write_text("".join(games), encoding="utf-8")
-        out[name] = folder / f"{name}.duckdb"
-        cqlindex.build([pgn], out[name], workers=1)
-    return out
+    size = os.environ.get("CQLINDEX_FILTER_GAMES", "small")
+    studies, matches, standard, chess960 = SIZES[size]
+    paths = {name: shared_path(relative) for name, relative in (
+        ("studies", "data/studies/cql6-sample.pgn"), ("matches", "data/annotated/world-matches.pgn"),
+        ("tcec", "data/engine/tcec-subset-3802.pgn.zst"))}
+
+    def make(folder: Path) -> None:
+        sources = {
+            "plain": _first(paths["studies"], studies) + _first(paths["matches"], matches),
+            "chess960": _tcec(paths["tcec"], standard, chess960),
+        }
+        for name, games in sources.items():
+            pgn = folder / f"{name}.pgn"
+            pgn.write_text("".join(games), encoding="utf-8")
+            cqlindex.build([pgn], folder / f"{name}.duckdb", workers=1)
+
+    folder = built_once(tmp_path_factory, f"filters-{size}", make)
+    return {name: folder / f"{name}.duckdb" for name in ("plain", "chess960")}
