@@ -101,8 +101,10 @@ def test_a_cut_short_file_loses_the_game_in_progress(tmp_path: Path) -> None:
     assert 0 < len(whole) < 300
 
 
+@pytest.mark.slow
 def test_the_piece_size_does_not_change_the_index(tmp_path: Path) -> None:
-    """Pieces as small as they can be, over files with errors of every kind: the same tables."""
+    """Pieces as small as they can be, over files with errors of every kind: the same tables.
+    A build per game (a minute): -m slow; the files cut anywhere above check the seams by default."""
     unclosed = tmp_path / "unclosed.pgn"
     unclosed.write_bytes(TRICKY["unclosed-comment"] + TRICKY["header-gap-event"])
     inputs = [str(shared_path("data/studies/cql6-sample.pgn")), str(unclosed),

@@ -11,6 +11,7 @@ reader really took most games, so a router that sent everything to python-chess 
 from __future__ import annotations
 
 import io
+import itertools
 import re
 from pathlib import Path
 
@@ -28,10 +29,26 @@ GNUCHESS = "data/large/gnuchess-book-145716.pgn.zst"
 TCEC = "data/engine/tcec-subset-3802.pgn.zst"
 
 
-def _games(relative: str) -> list[bytes]:
+def _games(relative: str, first: int | None = None) -> list[bytes]:
+    """The file's games (its ``first`` ones only: read no further, the large files are 100 MB)."""
     path = shared_path(relative)
     with open_binary(path) as stream:
-        return [raw.data for raw in split_games(stream, str(path))]
+        return [raw.data for raw in itertools.islice(split_games(stream, str(path)), first)]
+
+
+def _tcec_games(standard: int, chess960: int) -> list[bytes]:
+    """The first ``standard`` games of the TCEC file and its first ``chess960`` Chess960 games."""
+    path = shared_path(TCEC)
+    first, fischer = [], []
+    with open_binary(path) as stream:
+        for raw in split_games(stream, str(path)):
+            if len(first) < standard:
+                first.append(raw.data)
+            if len(fischer) < chess960 and re.search(rb'\[Variant "fischerandom"\]', raw.data):
+                fischer.append(raw.data)
+            if len(first) == standard and len(fischer) == chess960:
+                break
+    return first + fischer
 
 
 def _write(path: Path, games: list[bytes]) -> Path:
@@ -56,13 +73,11 @@ def _main_lines(relative: str) -> list[bytes]:
 
 def _slice(name: str, tmp: Path) -> Path:
     if name == "gnuchess":
-        return _write(tmp / "gnuchess.pgn", _games(GNUCHESS)[:2500])
+        return _write(tmp / "gnuchess.pgn", _games(GNUCHESS, 1000))
     if name == "lichess-blitz":
-        return _write(tmp / "blitz.pgn", _games("data/games/lichess-blitz-3970.pgn")[:2500])
+        return _write(tmp / "blitz.pgn", _games("data/games/lichess-blitz-3970.pgn", 1000))
     if name == "tcec":
-        games = _games(TCEC)
-        chess960 = [g for g in games if re.search(rb'\[Variant "fischerandom"\]', g)]
-        return _write(tmp / "tcec.pgn", games[:400] + chess960[:200])
+        return _write(tmp / "tcec.pgn", _tcec_games(400, 200))
     if name == "world-matches-main-lines":
         return _write(tmp / "world.pgn", _main_lines("data/annotated/world-matches.pgn"))
     if name == "edge":  # every malformed and unusual file, as one input
