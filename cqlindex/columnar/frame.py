@@ -143,6 +143,19 @@ class Frame:
         return np.split(order, np.flatnonzero(np.diff(level[order])) + 1) if self.size else []
 
     @cached_property
+    def mailbox(self) -> np.ndarray:
+        """(n, 64) int8: the piece on each square as the index of its board (K Q R B N P k q r b n
+        p: 0-11), -1 where empty. ``piecename`` reads a square with one gather here instead of
+        one per board; 64 bytes a position, made on first use."""
+        from cqlindex.columnar.bitboards import explode, lowest_square
+
+        box = np.full((self.size, 64), -1, np.int8)
+        for index in range(12):
+            rows, bits = explode(self.boards[index])
+            box[rows, lowest_square(bits)] = index
+        return box
+
+    @cached_property
     def piece_ids(self) -> np.ndarray:
         """(n, 64) int8: who stands on each square, a piece named by the square it stood on at
         its game's root (-1: empty), the moves replayed level by level down every line. A

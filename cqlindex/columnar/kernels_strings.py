@@ -15,9 +15,10 @@ from cqlindex.columnar.engine import Columnar, Ctx, kernel
 from cqlindex.columnar.values import SET, STR, NotColumnar, Val, one_square
 from cqlindex.cql import ast
 
-#: The letters of the frame's boards, in their order (K Q R B N P k q r b n p).
-_LETTERS = np.array([ord(c) for c in "KQRBNPkqrbnp"], np.int64)
-_EMPTY = ord("_")
+#: The letter of each of the frame's boards, in their order (K Q R B N P k q r b n p), then the
+#: empty square's: a mailbox entry (-1 when empty) indexes it straight.
+_LETTERS = {"piecename": np.array([ord(c) for c in "KQRBNPkqrbnp_"], np.int64),
+            "typename": np.array([ord(c) for c in "KQRBNPKQRBNP_"], np.int64)}
 #: The names :func:`piece_name` answers.
 NAMES = ("typename", "piecename")
 
@@ -41,10 +42,4 @@ def piece_name(cm: Columnar, node: ast.Call, ctx: Ctx) -> Val:
     if value.kind != SET:
         return Val(STR, np.zeros(len(ctx), np.int64), np.zeros(len(ctx), bool))
     square, ok = one_square(value)
-    bits = np.uint64(1) << square.astype(np.uint64)
-    letters = np.full(len(ctx), _EMPTY, np.int64)
-    boards = cm.frame.boards
-    for index in range(12):
-        here = (boards[index, ctx.rows] & bits) != 0
-        letters[here] = _LETTERS[index % 6 if node.name == "typename" else index]
-    return Val(STR, letters, ok)
+    return Val(STR, _LETTERS[node.name][cm.frame.mailbox[ctx.rows, square]], ok)
