@@ -197,7 +197,7 @@ def _ranks(gamenumbers: pa.ChunkedArray, chunk: list[tuple[int, int, list[int]]]
 
 def _in_batch_order(tags: pa.Table, chunk: list[tuple[int, int, list[int]]]) -> pa.Table:
     """The games' rows of ``tags`` (read in the index's order) in the chunk's order."""
-    at = np.empty(len(chunk), dtype=np.int64)
+    at = np.full(len(chunk), -1, dtype=np.int64)  # a game without its row: an IndexError from take, never a stray row
     at[_ranks(tags.column("gamenumber"), chunk) - (chunk[0][0] if chunk else 0)] = np.arange(tags.num_rows)
     return tags.take(at).drop_columns(["gamenumber"])
 
