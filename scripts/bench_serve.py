@@ -15,12 +15,13 @@ What it does, in one run:
   no two requests share a cached result: each costs its run, not a cache hit. Its answer
   must equal the CLI's records of games 1 to N (totals, the page's games in order, each
   record field for field);
-* samples the resident memory of the server and its workers while it runs.
+* samples the resident memory of the server and its workers while it runs, and reads the CPU
+  time they spent (what a change of the code saves shows there even on a busy machine).
 
 It prints the latency distribution per kind (median, 90th and 99th percentile, max), the
-errors that were not intended (there must be none: exit status 1 otherwise), the peak memory,
-and whether a SQL-decided query's median response is under 150 ms (issue 36's target; a
-figure to read, not a pass/fail of the script).
+errors that were not intended (there must be none: exit status 1 otherwise), the peak memory, the
+CPU time of the server and of its workers, and whether a SQL-decided query's median response is
+under 150 ms (issue 36's target; a figure to read, not a pass/fail of the script).
 
 Usage: python scripts/bench_serve.py [--games 2000] [--clients 8] [--requests 50] [--workers 4]
                                      [--timeout-query 0.5] [--db PATH] [--shared DIR] [--json]
@@ -74,6 +75,19 @@ def start_server(db: Path, workers: int, timeout: float) -> tuple[subprocess.Pop
     return process, found.group(1)
 
 
+def children(pid: int) -> list[int]:
+    """The child processes of ``pid``, whichever of its threads started them (the server's
+    workers are started by its slot threads: the main thread's own list has none of them)."""
+    found = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as handle:
+                found += [int(p) for p in handle.read().split()]
+    except (OSError, ValueError):
+        pass
+    return found
+
+
 def rss_tree(pid: int) -> int:
     """Resident bytes of ``pid`` and its children (the query workers), from /proc."""
     total = 0
@@ -83,11 +97,32 @@ def rss_tree(pid: int) -> int:
         try:
             with open(f"/proc/{current}/statm") as handle:
                 total += int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-            with open(f"/proc/{current}/task/{current}/children") as handle:
-                pids += [int(p) for p in handle.read().split()]
         except (OSError, ValueError):
             continue
+        pids += children(current)
     return total
+
+
+def cpu_seconds(pid: int) -> tuple[float, float]:
+    """CPU seconds (user and system) spent so far by the server ``pid`` (with the workers it has
+    reaped, those killed at a timeout say) and by its live workers, from /proc: what the run
+    cost the machine, a figure that other work on it disturbs far less than the latencies."""
+    def times(p: int) -> list[int]:
+        with open(f"/proc/{p}/stat") as handle:
+            return [int(v) for v in handle.read().rsplit(")", 1)[1].split()[11:15]]
+
+    tick = os.sysconf("SC_CLK_TCK")
+    try:
+        utime, stime, cutime, cstime = times(pid)
+    except (OSError, ValueError):
+        return float("nan"), float("nan")
+    workers = cutime + cstime
+    for child in children(pid):
+        try:
+            workers += sum(times(child)[:2])
+        except (OSError, ValueError):
+            continue
+    return (utime + stime) / tick, workers / tick
 
 
 def cli_records(db: Path, query: str) -> list[dict]:
@@ -205,6 +240,7 @@ def main() -> int:
         reference = {q: cli_records(db, q) for q in DECIDED + NARROWED}
         load_before = os.getloadavg()[0]
         sampler = threading.Thread(target=sample, daemon=True)
+        cpu_before = cpu_seconds(process.pid)
         sampler.start()
         latencies: list = []
         problems: list = []
@@ -214,6 +250,7 @@ def main() -> int:
                            for plan in plans(args.clients, args.requests, args.games)]:
                 future.result()
         wall = time.perf_counter() - started
+        cpu = [after - before for before, after in zip(cpu_before, cpu_seconds(process.pid))]
         done.set()
         sampler.join()
     finally:
@@ -225,6 +262,7 @@ def main() -> int:
     report = {"games": args.games, "clients": args.clients, "requests": len(latencies), "workers": args.workers,
               "wall_seconds": wall, "requests_per_second": len(latencies) / wall,
               "peak_rss_mib": max(peak) / 2**20, "latency": {k: distribution(v) for k, v in sorted(by_kind.items())},
+              "cpu_seconds_server": cpu[0], "cpu_seconds_workers": cpu[1],
               "unintended_errors": problems, "load_before": load_before, "load_after": os.getloadavg()[0]}
     decided = report["latency"].get("decided", {}).get("median_ms", float("nan"))
     report["decided_median_under_150ms"] = decided < 150
@@ -238,6 +276,7 @@ def main() -> int:
             print(f"{kind:<10}{d['count']:>7}{d['median_ms']:>11.0f}{d['p90_ms']:>9.0f}{d['p99_ms']:>9.0f}"
                   f"{d['max_ms']:>9.0f}")
         print(f"peak resident memory, server and workers: {report['peak_rss_mib']:.0f} MiB")
+        print(f"CPU time: server {cpu[0]:.1f} s, workers {cpu[1]:.1f} s")
         print(f"load average before {report['load_before']:.2f}, after {report['load_after']:.2f} "
               f"({os.cpu_count()} cores; other work on the machine slows every figure)")
         print(f"SQL-decided median {decided:.0f} ms: {'under' if decided < 150 else 'NOT under'} 150 ms")

@@ -110,23 +110,29 @@ def _spy_sparse_rows(monkeypatch) -> list:
     return answers
 
 
-def test_games_far_apart_are_read_by_row_id_and_give_the_same_records(indexes, monkeypatch) -> None:
+@pytest.mark.parametrize("descending, size", [(False, stream.BATCH_ROWS), (True, 7)])
+def test_games_far_apart_are_read_by_row_id_and_give_the_same_records(indexes, monkeypatch, descending, size) -> None:
     # A page of a result with games from all over the index (the server's first page, say):
-    # the batch is read by row id, not by scanning every game between its first and last.
+    # the batch is read by row id, not by scanning every game between its first and last. The
+    # rows come in the index's order and each is given back its game's rank: a result in an
+    # order of its own (the last game first, as a sort may put it) keeps it, each game its own
+    # tags; with a few positions a batch, batch boundaries fall between the games.
     db = indexes["gnuchess"]
     everything = run(db, "true").matches
-    matches = {g: ids[-1:] for g, ids in everything.items() if g % 30 == 1}
+    matches = {g: everything[g][-2:] for g in sorted(everything, reverse=descending) if g % 30 == 1}
     assert len(matches) >= 8
     answers = _spy_sparse_rows(monkeypatch)
     con = connect(db)
     try:
         for shape in ("ndjson", "json", "csv"):
             out = io.StringIO()
-            write_records(con, matches, shape, out)
+            write_records(con, matches, shape, out, size)
             assert out.getvalue() == reference_text(con, matches, shape), shape
+        assert match_table(con, matches).equals(reference_table(con, matches))
     finally:
         con.close()
-    assert answers and all(ids is not None and len(ids) == len(matches) for ids in answers)
+    assert answers and all(ids is not None for ids in answers)
+    assert sum(len(ids) for ids in answers) == 4 * sum(len(ids) for ids in matches.values())
 
 
 def test_consecutive_games_are_read_by_range(indexes, monkeypatch) -> None:

@@ -232,7 +232,38 @@ def test_each_thread_keeps_its_cursor_and_the_server_closes_them(sample_db) -> N
             cursor.execute("SELECT 1")
 
 
-def _spec(text: str):
+def test_a_querys_lane_is_planned_once_whatever_its_game_range(sample_db, monkeypatch) -> None:
+    """A refinement of the range (or the match count) of a query asked before is not planned
+    again to choose its lane; another query, or the same with variations, is; the oldest are
+    forgotten past LANES_KEPT."""
+    from cqlindex.exec import run as exec_run
+    from cqlindex.serve import app as serve_app
+    from cqlindex.serve.app import State
+
+    planned = []
+    original = exec_run.plan_for
+
+    def counting(*args, **kwargs):
+        planned.append(args[1])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(exec_run, "plan_for", counting)
+    monkeypatch.setattr(serve_app, "LANES_KEPT", 2)
+    state = State([sample_db], workers=0, timeout=30)
+    try:
+        assert state.lane_of(_spec("mate", gamenumber="1-5")) == "quick"
+        assert state.lane_of(_spec("mate", gamenumber="2-9", matchcount="2")) == "quick"
+        assert planned == ["mate"]
+        assert state.lane_of(_spec("flipcolor {A attacks k > 1}")) == "slow"
+        assert state.lane_of(_spec("mate", variations="1")) == "quick"
+        assert len(planned) == 3
+        assert state.lane_of(_spec("mate")) == "quick"  # forgotten: two kept, both asked since
+        assert len(planned) == 4
+    finally:
+        state.close()
+
+
+def _spec(text: str, **params: str):
     from cqlindex.serve.request import query_spec
 
-    return query_spec({"cql": text}, 1)
+    return query_spec({"cql": text, **params}, 1)

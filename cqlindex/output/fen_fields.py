@@ -19,6 +19,11 @@ _CASTLING = pa.array([("K" if c & 8 else "") + ("Q" if c & 4 else "") + ("k" if 
                       ("q" if c & 1 else "") or "-" for c in range(16)])
 #: python-chess's castling mask: the rook squares h1, a1, h8 (bit 63: the sign bit), a8.
 _H1, _A1, _A8 = 1 << 7, 1, 1 << 56
+#: The literals of the fields as Arrow scalars, made once: a Python value given to a compute
+#: function is converted on every call, and pyarrow's conversion of it looks for optional modules
+#: (dateutil) on the import path each time, a millisecond of a server's page of a few records.
+_NONE, _FALSE = pa.scalar(0, pa.int64()), pa.scalar(False)
+_WHITE, _BLACK, _NO_SQUARE, _SPACE = pa.scalar("w"), pa.scalar("b"), pa.scalar("-"), pa.scalar(" ")
 
 
 def square_names(squares: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
@@ -32,10 +37,10 @@ def fen_tail(placement: pa.Array, wtm: pa.Array, castling_rights: pa.Array, ep_s
     en passant square or "-", the halfmove clock and ``fullmove`` (strings), space separated."""
     if not len(placement):
         return pa.array([], pa.string())
-    rights = pc.fill_null(castling_rights, 0).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    rights = pc.fill_null(castling_rights, _NONE).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
     code = (((rights & _H1) != 0) * 8 | ((rights & _A1) != 0) * 4 | (rights < 0) * 2 |
             ((rights & _A8) != 0)).astype(np.int8)
-    side = pc.if_else(pc.fill_null(wtm, False), "w", "b")
-    passant = pc.fill_null(_SQUARES.take(ep_square), "-")
+    side = pc.if_else(pc.fill_null(wtm, _FALSE), _WHITE, _BLACK)
+    passant = pc.fill_null(_SQUARES.take(ep_square), _NO_SQUARE)
     return pc.binary_join_element_wise(placement, side, _CASTLING.take(pa.array(code)), passant,
-                                       pc.cast(halfmove_clock, pa.string()), fullmove, " ")
+                                       pc.cast(halfmove_clock, pa.string()), fullmove, _SPACE)

@@ -63,18 +63,25 @@ _POSITIONS = (
     "FROM _batch m JOIN positions p ON p.gamenumber = m.gamenumber AND p.positionid = m.positionid "
     "WHERE p.gamenumber BETWEEN ? AND ?")
 #: The same, for a batch read by row id: DuckDB fetches the vectors that hold the ids in the list
-#: instead of scanning every row between the batch's first and last game.
-_POSITIONS_BY_ID = _POSITIONS + " AND p.rowid = ANY(?::BIGINT[])"
-#: A batch's games in its order: their tags, their tags as the middle of a JSON object, and what a
-#: set-up FEN's fullmove field adds to CQL's movenumber (the schema's macro, once per game).
+#: instead of scanning every row between the batch's first and last game. No join with the
+#: batch's pairs: the ids are its positions already, and each row's rank is put back in numpy.
+_POSITIONS_BY_ID = (_POSITIONS.replace("m.rank, ", "").replace(
+    "_batch m JOIN positions p ON p.gamenumber = m.gamenumber AND p.positionid = m.positionid", "positions p")
+    + " AND p.rowid = ANY(?::BIGINT[])")
+#: A batch's games (in the index's order, put in the batch's by :func:`_in_batch_order`): their
+#: tags, their tags as the middle of a JSON object (:data:`_TAGS_JSON`; only the JSON writers read
+#: it, a third of the query's time on a page's games), and what a set-up FEN's fullmove field adds
+#: to CQL's movenumber (the schema's macro, once per game). The games are a list parameter, not a
+#: registered table to join: DuckDB semi-joins on it all the same, and a page of the server spares
+#: the registration and the sort (a few milliseconds of its 50 games).
+_TAGS_JSON = f"to_json({{{', '.join(f'{t}: t.{t}' for t in _TAGS)}}})::VARCHAR AS tags_json, "
 _GAMES = (
-    f"SELECT {', '.join('t.' + t for t in _TAGS)}, "
-    f"to_json({{{', '.join(f'{t}: t.{t}' for t in _TAGS)}}})::VARCHAR AS tags_json, "
+    f"SELECT t.gamenumber, {', '.join('t.' + t for t in _TAGS)}, {_TAGS_JSON}"
     # the schema's fullmove_offset macro on the row at hand: the macro looks the game up again
     # with a subquery, a join with the whole games table (half this query's time)
     "coalesce(greatest(coalesce(try_cast(split_part(t.start_fen, ' ', 6) AS INTEGER), 1), 1) - 1, 0) AS shift "
-    "FROM _games c JOIN games t ON t.gamenumber = c.gamenumber "
-    "WHERE t.gamenumber BETWEEN ? AND ? ORDER BY c.rank")
+    "FROM games t WHERE t.gamenumber BETWEEN ? AND ? AND t.gamenumber = ANY(?::INTEGER[])")
+_GAMES_WITHOUT_JSON = _GAMES.replace(_TAGS_JSON, "")
 
 
 #: Matches as a dict {gamenumber: ids} in output order, or its (gamenumber, ids) pairs as they
@@ -133,57 +140,84 @@ class _Batch:
 
 
 def _batches(con: duckdb.DuckDBPyConnection, matches: Matches, size: int,
-             then: Callable[[duckdb.DuckDBPyConnection, _Batch], object] | None = None) -> Iterator:
+             then: Callable[[duckdb.DuckDBPyConnection, _Batch], object] | None = None,
+             tags_json: bool = False) -> Iterator:
     """Each chunk's :class:`_Batch` (or ``then(cursor, batch)`` of it), made in threads
-    (:mod:`cqlindex.output.threaded`), in order."""
+    (:mod:`cqlindex.output.threaded`), in order; ``tags_json``: its games carry their tags as JSON."""
     chunks = _chunks(matches, size)
     first = next(chunks, [])
     mapped = rowmap.holds(con)  # asked once, on the caller's connection, not on each thread's cursor
 
     def work(cursor: duckdb.DuckDBPyConnection, chunk: list[tuple[int, int, list[int]]]):
-        batch = _batch(cursor, chunk, mapped)
+        batch = _batch(cursor, chunk, mapped, tags_json)
         return batch if then is None else then(cursor, batch)
 
     return ordered_map(con, work, chain([first], chunks))
 
 
 def _sparse_rows(con: duckdb.DuckDBPyConnection, chunk: list[tuple[int, int, list[int]]],
-                 span: list[int]) -> list[int] | None:
-    """The row ids of the positions of ``chunk`` (registered as ``_batch``) when reading them by id
+                 span: list[int]) -> np.ndarray | None:
+    """The row ids of the positions of ``chunk``, in the index's order, when reading them by id
     costs less than scanning the rows between its first and last game, else None.
 
     Why: a page of the server, or a batch of a result with few matches per game, holds games from
     all over the index (the 50 first of ``flip {Ka1 kh8}`` on 20,000 games lie between games
     3,288 and 18,148), and the range scan then reads most of ``positions`` for a few hundred
     rows. A batch of games close together (``true``, a run of consecutive games) is not looked
-    up at all: their range is what is read anyway. Needs the row map (:mod:`cqlindex.store.rowmap`)."""
-    if len(chunk) * SPARSE > span[1] - span[0] + 1:
+    up at all: their range is what is read anyway. Needs the row map (:mod:`cqlindex.store.rowmap`):
+    a position's row is its game's first row plus its positionid, so only the chunk's games are
+    looked up there (a list parameter, no table registered) and the ids are added in numpy."""
+    if not chunk or len(chunk) * SPARSE > span[1] - span[0] + 1:
         return None
-    # the batch holds its first and last game, so their rows bound the rows the range would scan
-    rows = con.sql("SELECT g.first_row + m.positionid AS r, g.first_row AS start, g.first_row + g.positions AS stop "
-                   "FROM _batch m JOIN game_rows g ON g.gamenumber = m.gamenumber WHERE g.gamenumber BETWEEN ? AND ?",
-                   params=span).fetchnumpy()
-    ids = rows["r"]
-    spanned = int(rows["stop"].max() - rows["start"].min()) if len(ids) else 0
-    return ids.tolist() if len(ids) * ROW_BY_ID < spanned else None
+    games = [game for _, game, _ in chunk]
+    found = con.sql("SELECT gamenumber, first_row, positions FROM game_rows "
+                    "WHERE gamenumber BETWEEN ? AND ? AND gamenumber = ANY(?::INTEGER[])",
+                    params=[*span, games]).fetchnumpy()
+    first = dict(zip(found["gamenumber"].tolist(), found["first_row"].tolist()))
+    if len(first) < len(chunk):  # a game the map does not know: read by range, as without the map
+        return None
+    # the chunk holds its first and last game, so their rows bound the rows the range would scan
+    spanned = int((found["first_row"] + found["positions"]).max() - found["first_row"].min())
+    lengths = np.fromiter((len(ids) for _, _, ids in chunk), dtype=np.int64, count=len(chunk))
+    if int(lengths.sum()) * ROW_BY_ID >= spanned:
+        return None
+    starts = np.fromiter((first[game] for game in games), dtype=np.int64, count=len(chunk))
+    ids = np.fromiter(chain.from_iterable(ids for _, _, ids in chunk), dtype=np.int64, count=int(lengths.sum()))
+    return np.sort(np.repeat(starts, lengths) + ids)
 
 
-def _batch(con: duckdb.DuckDBPyConnection, chunk: list[tuple[int, int, list[int]]], mapped: bool = False) -> _Batch:
+def _ranks(gamenumbers: pa.ChunkedArray, chunk: list[tuple[int, int, list[int]]]) -> np.ndarray:
+    """The rank (the output order) in ``chunk`` of the game of each of ``gamenumbers``, all of them
+    games of the chunk (a game comes once in a chunk)."""
+    games = np.fromiter((game for _, game, _ in chunk), dtype=np.int64, count=len(chunk))
+    ranks = np.fromiter((rank for rank, _, _ in chunk), dtype=np.int32, count=len(chunk))
+    order = np.argsort(games, kind="stable")
+    return ranks[order][np.searchsorted(games[order], gamenumbers.to_numpy())]
+
+
+def _in_batch_order(tags: pa.Table, chunk: list[tuple[int, int, list[int]]]) -> pa.Table:
+    """The games' rows of ``tags`` (read in the index's order) in the chunk's order."""
+    at = np.full(len(chunk), -1, dtype=np.int64)  # a game without its row: an IndexError from take, never a stray row
+    at[_ranks(tags.column("gamenumber"), chunk) - (chunk[0][0] if chunk else 0)] = np.arange(tags.num_rows)
+    return tags.take(at).drop_columns(["gamenumber"])
+
+
+def _batch(con: duckdb.DuckDBPyConnection, chunk: list[tuple[int, int, list[int]]], mapped: bool = False,
+           tags_json: bool = False) -> _Batch:
     games = [game for _, game, _ in chunk]
     span = [min(games, default=0), max(games, default=0)]
-    con.register("_batch", _pairs(chunk))
-    try:
-        ids = _sparse_rows(con, chunk, span) if mapped else None
-        positions = (con.sql(_POSITIONS, params=span) if ids is None else
-                     con.sql(_POSITIONS_BY_ID, params=[*span, ids])).to_arrow_table()
-    finally:
-        con.unregister("_batch")
-    order = pa.table({"rank": pa.array(range(len(chunk)), pa.int32()), "gamenumber": pa.array(games, pa.int32())})
-    con.register("_games", order)
-    try:
-        tags = con.sql(_GAMES, params=span).to_arrow_table()
-    finally:
-        con.unregister("_games")
+    ids = _sparse_rows(con, chunk, span) if mapped else None
+    if ids is None:
+        con.register("_batch", _pairs(chunk))
+        try:
+            positions = con.sql(_POSITIONS, params=span).to_arrow_table()
+        finally:
+            con.unregister("_batch")
+    else:
+        positions = con.sql(_POSITIONS_BY_ID, params=[*span, ids.tolist()]).to_arrow_table()
+        positions = positions.add_column(0, "rank", pa.array(_ranks(positions.column("gamenumber"), chunk)))
+    tags = _in_batch_order(con.sql(_GAMES if tags_json else _GAMES_WITHOUT_JSON, params=[*span, games])
+                           .to_arrow_table(), chunk)
     positions = in_order(positions, "rank", "positionid")
     first_rank = chunk[0][0] if chunk else 0
     game_of = positions.column("rank").to_numpy().astype(np.int64) - first_rank
@@ -243,7 +277,7 @@ def write_records(con: duckdb.DuckDBPyConnection, matches: Matches, shape: str, 
         return _json_lines(cursor, batch, before, after) if batch.positions.num_rows else None
 
     started = False
-    for joined in _batches(con, matches, size, lines):
+    for joined in _batches(con, matches, size, lines, tags_json=True):
         if joined is not None:
             _write_joined(out, joined, 0 if started else len(before))
             started = True

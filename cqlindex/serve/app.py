@@ -27,6 +27,7 @@ import json
 import os
 import tempfile
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from contextlib import asynccontextmanager
 from importlib import resources
@@ -54,6 +55,8 @@ from cqlindex.store.database import connect, summary
 MAX_PAGE = 1000
 #: Rows an SQL answer may hold at most (the total is said beside them).
 MAX_SQL_ROWS = 10_000
+#: Queries whose lane the server remembers (see :meth:`State.lane_of`), the least recently asked forgotten first.
+LANES_KEPT = 512
 #: The formats a result downloads as, with their suffix and media type.
 DOWNLOADS = {"pgn": (Format.pgn, "application/vnd.chess-pgn"), "csv": (Format.csv, "text/csv"),
              "json": (Format.json, "application/json")}
@@ -70,19 +73,37 @@ class State:
         self._local = threading.local()
         self._cursors: list = []
         self._cursors_lock = threading.Lock()
+        self._lanes: OrderedDict[tuple, str] = OrderedDict()
+        self._lanes_lock = threading.Lock()
         self.pool = Pool(workers)
         self.results = Results(self.pool, [str(d) for d in self.databases], timeout, self.lane_of)
         self.timeout = timeout
 
     def lane_of(self, spec) -> str:
         """``quick`` for a query SQL decides (its plan is exact), else ``slow`` (see :class:`Pool`).
-        Planned here, on the index this process keeps open, in a few milliseconds; a query the
-        planner refuses is said here too, without queueing."""
+        Planned here, on the index this process keeps open; a query the planner refuses is said
+        here too, without queueing.
+
+        Remembered per query (its text, index and variations; not its game range or match count,
+        which a user refining a search changes most): planning costs 5-8 ms of this process's
+        time, which every route shares (its Python holds the GIL), for an answer that seldom
+        changes. The lane decides only where a query waits, never what it answers: a lane kept
+        for a range where the plan would differ costs at worst some waiting."""
         from cqlindex.exec.run import plan_for
 
+        key = (spec.db, spec.text, spec.variations, spec.source)
+        with self._lanes_lock:
+            if key in self._lanes:
+                self._lanes.move_to_end(key)
+                return self._lanes[key]
         plan = plan_for(self.databases[spec.db], spec.text, variations=spec.variations, source=spec.source,
                         gamenumbers=spec.gamenumbers, con=self.cursor(spec.db))
-        return "quick" if plan.exact else "slow"
+        lane = "quick" if plan.exact else "slow"
+        with self._lanes_lock:
+            self._lanes[key] = lane
+            while len(self._lanes) > LANES_KEPT:
+                self._lanes.popitem(last=False)
+        return lane
 
     def cursor(self, db: int):
         """This thread's cursor on index ``db``, kept open for its next request: what the reads
