@@ -23,6 +23,7 @@ TABLE = [
     Row("x = #P find (#P != x / 0)", NARROWED),
     Row("line --> check --> check", NARROWED),
     Row("line --> check --> mate", NARROWED),
+    Row("line --> (power A - power a <= -1){3,}", NARROWED),  # one value shifted by the window
     Row("line <-- check <-- check", NARROWED),
     Row("line --> move capture A * --> mate", NARROWED),
     Row("line nolinearize --> move capture A * --> mate", NARROWED),
