@@ -207,16 +207,34 @@ class SetsSQL:
         """``#`` of a designator of whole piece kinds anywhere on the board (``Q``, ``[Pp]``), from
         the packed counts of the ``material`` column: one column read instead of a bit count of
         each kind's bitboard (:mod:`cqlindex.board.material`); None for any other set."""
-        if (not self.material or not isinstance(node, ast.Pieces) or node.squares != ALL_SQUARES
-                or not node.pieces or not node.pieces <= material.SHIFTS.keys()):
+        if not self._whole_kinds(node, material.SHIFTS.keys()):
             return None
+        return self._material_sum({letter: 1 for letter in node.pieces}, row)
+
+    def _material_power(self, node: ast.Node, row: Row) -> NumTerm | None:
+        """``power`` of a designator of whole piece kinds anywhere on the board (``A``, ``[Qq]``),
+        from the ``material`` column as :meth:`_material_count` counts them (kings weigh nothing):
+        p14 of the patterns compares ``power A - power a`` on every position, as twenty bit
+        counts without it; None for any other set."""
+        if not self._whole_kinds(node, {*material.SHIFTS.keys(), "K", "k"}):
+            return None
+        weights = {letter: _POWER[letter.upper()] for letter in node.pieces if letter not in "Kk"}
+        return self._material_sum(weights, row) if weights else NumTerm(S.num(0), const=0)
+
+    def _whole_kinds(self, node: ast.Node, letters) -> bool:
+        return (self.material and isinstance(node, ast.Pieces) and node.squares == ALL_SQUARES
+                and bool(node.pieces) and node.pieces <= letters)
+
+    def _material_sum(self, weights: dict[str, int], row: Row) -> NumTerm:
+        """The sum of each letter's count, from its field of ``material``, times its weight."""
         packed = S.col("material", row.alias)
-        fields = [S.band(exp.BitwiseRightShift(this=packed, expression=S.num(material.SHIFTS[letter])),
-                         S.num(material.FIELD)) if material.SHIFTS[letter] else S.band(packed, S.num(material.FIELD))
-                  for letter in sorted(node.pieces, key=material.SHIFTS.get)]
-        total = fields[0]
-        for field in fields[1:]:
-            total = exp.Add(this=S.paren(total), expression=S.paren(field))
+        total = None
+        for letter in sorted(weights, key=material.SHIFTS.get):
+            shift = material.SHIFTS[letter]
+            field = S.band(exp.BitwiseRightShift(this=packed, expression=S.num(shift)) if shift else packed,
+                           S.num(material.FIELD))
+            field = field if weights[letter] == 1 else exp.Mul(this=S.num(weights[letter]), expression=S.paren(field))
+            total = field if total is None else exp.Add(this=S.paren(total), expression=S.paren(field))
         return NumTerm(S.paren(total))
 
     def _num_unary(self, node: ast.Unary, row: Row) -> NumTerm | None:
@@ -229,6 +247,9 @@ class SetsSQL:
                 return NumTerm(S.num(term.const.bit_count()), const=term.const.bit_count())
             return NumTerm(S.popcount(term.sql), exact=term.exact) if term.sql is not None else None
         if node.op == "power":
+            weighed = self._material_power(node.arg, row)
+            if weighed is not None:
+                return weighed
             term = self.set(node.arg, row)
             if not term.exact or term.sql is None:
                 return None
@@ -297,6 +318,10 @@ class SetsSQL:
         fn = "greatest" if node.name == "max" else "least"
         return NumTerm(exp.func(fn, *(t.sql for t in terms)), any(t.nullable for t in terms),
                        exact=all(t.exact for t in terms))
+
+
+#: The value ``power`` gives each kind of piece (CQL's; a king weighs nothing).
+_POWER = {"Q": 9, "R": 5, "B": 3, "N": 3, "P": 1}
 
 
 def _colours(node: ast.Node, members: Callable[[ast.Transform], list[ast.Node]] = expand) -> str:
