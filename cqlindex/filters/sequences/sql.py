@@ -83,22 +83,31 @@ def _first_constituent(items: tuple[ast.Node, ...]) -> ast.Node | None:
 def _fixed_prefix(items: tuple[ast.Node, ...], limit: int = 8) -> list[ast.Node]:
     """The filters of the positions every match of a line starts with, in order (at most ``limit``).
 
-    A plain constituent takes one position; ``F{m,n}`` takes m positions for sure, after which
-    the positions no longer line up with the constituents, so the prefix ends there.
+    A plain constituent takes one position, a group of them (``(A --> B)``) one position each;
+    ``F{m,n}`` of either takes its m repetitions for sure (``(move from K --> .){5,}``: a king
+    move every other position, five times), after which the positions no longer line up with
+    the constituents, so the prefix ends there.
     """
     out: list[ast.Node] = []
     for item in items:
-        if isinstance(item, ast.Repeat) and not isinstance(item.arg, (ast.Repeat, ast.Sequence)):
-            out.extend([item.arg] * min(item.low, limit))
-            if item.high != item.low:
-                break
-        elif isinstance(item, (ast.Repeat, ast.Sequence)):
+        repeated = item.arg if isinstance(item, ast.Repeat) else None
+        steps = _one_position_each(repeated if repeated is not None else item)
+        if steps is None:
             break
-        else:
-            out.append(item)
-        if len(out) >= limit:
+        out.extend(steps * min(item.low, limit) if repeated is not None else steps)
+        if len(out) >= limit or (repeated is not None and item.high != item.low):
             break
     return out[:limit]
+
+
+def _one_position_each(item: ast.Node) -> list[ast.Node] | None:
+    """The filters of the positions ``item`` takes when it takes one position per filter (a plain
+    constituent, or a group of them), else None."""
+    if isinstance(item, ast.Sequence):
+        if not item.items or any(isinstance(x, (ast.Repeat, ast.Sequence)) for x in item.items):
+            return None
+        return list(item.items)
+    return None if isinstance(item, ast.Repeat) else [item]
 
 
 def _mandatory(items: tuple[ast.Node, ...]) -> list[ast.Node]:
