@@ -24,6 +24,10 @@ TABLE = [
     Row("line --> check --> check", NARROWED),
     Row("line --> check --> mate", NARROWED),
     Row("line --> (power A - power a <= -1){3,}", NARROWED),  # one value shifted by the window
+    Row("line --> (move from [Kk] --> move capture .){2,}", NARROWED),  # a repeated group: 4 steps in SQL
+    Row("line --> (check --> move capture .) --> move from [Kk]", NARROWED),  # a group: 3 steps in SQL
+    Row("line <-- move capture . <-- move from [Kk] <-- check", NARROWED),  # back: a move at the first position
+    Row("line --> move capture . + --> move to _", NARROWED),  # forward to a line's end, a move asked there
     Row("line <-- check <-- check", NARROWED),
     Row("line --> move capture A * --> mate", NARROWED),
     Row("line nolinearize --> move capture A * --> mate", NARROWED),
