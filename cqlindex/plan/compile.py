@@ -72,8 +72,8 @@ class Compiler(PositionSQL, SetsSQL, MovesSQL, TreeSQL, SequencesSQL, RelationSQ
     prefilters: list[tuple[ast.Node, exp.Select]] = field(default_factory=list)
     _aliases: itertools.count = field(default_factory=lambda: itertools.count(1))
     #: square and piece variables of the iterations being compiled: name -> (the row they are
-    #: bound at, their domain there as an upper bound, the domain's filter)
-    bindings: dict[str, tuple[str, SetTerm, ast.Node]] = field(default_factory=dict)
+    #: bound at, their domain there as an upper bound, the domain's filter, "square" or "piece")
+    bindings: dict[str, tuple[str, SetTerm, ast.Node, str]] = field(default_factory=dict)
 
     # ---------------------------------------------------------------- logical filters
 

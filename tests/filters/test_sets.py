@@ -66,6 +66,11 @@ TABLE = [
     Row("square x in [Pp] rank x == 7", NARROWED),
     Row("square all x in P rank x < 7", NARROWED),
     Row("piece x in N #(x attacks A) > 1", NARROWED),
+    # A piece followed along a line: its kind and colour there bound it (a pawn may promote).
+    Row("piece x in N line --> (move from x --> .){2,}", NARROWED),
+    Row("piece x in Pa-h7 line --> move from x --> . --> move from x", NARROWED),
+    Row("piece x in [Pp] line --> move promote [QRBNqrbn] --> move from x --> . --> move capture x", NARROWED),
+    Row("piece x in [Aa] line --> . --> move capture x", NARROWED),
     Row("piece all x in B light x", NARROWED),
     Row("maindiagonal Bc1 & b", NARROWED),
     Row('P & makesquare "e4"', NARROWED),

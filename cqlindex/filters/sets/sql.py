@@ -83,7 +83,7 @@ class SetsSQL:
         if any(isinstance(n, ast.Assign) and n.name == node.var for n in ast.walk(node.body)):
             return RESIDUAL
         saved = self.bindings.get(node.var)
-        self.bindings[node.var] = (row.alias, SetTerm(domain.sql, False), node.domain)
+        self.bindings[node.var] = (row.alias, SetTerm(domain.sql, False), node.domain, node.kind)
         try:
             return self.cond(node.body, row)
         finally:
@@ -94,7 +94,25 @@ class SetsSQL:
 
     def _set_variable(self, node: ast.Variable, row: Row) -> SetTerm:
         bound = self.bindings.get(node.name)
-        return bound[1] if bound is not None and bound[0] == row.alias else UNBOUNDED
+        if bound is None:
+            return UNBOUNDED
+        if bound[0] == row.alias:
+            return bound[1]
+        return self._followed(bound[2], row) if bound[3] == "piece" else UNBOUNDED
+
+    def _followed(self, domain: ast.Node, row: Row) -> SetTerm:
+        """Where a piece of ``domain`` can stand at another position ``row`` (a line's next
+        steps): a piece keeps its colour and its kind, but a pawn may have promoted, so an upper
+        bound is the boards of those kinds there (``piece x in N {line --> (move from x --> .){4,}}``:
+        a white knight moves at every step). Whole colours where the domain is not a designator."""
+        if isinstance(domain, ast.Pieces) and "_" not in domain.pieces:
+            letters = set(domain.pieces)
+        else:
+            colours = _colours(domain, self.expansions)
+            letters = {x for x in LETTERS if ("w" if x.isupper() else "b") in colours}
+        letters |= {x for pawn in letters & {"P", "p"} for x in ("QRBN" if pawn == "P" else "qrbn")}
+        columns = [column for letter, column in zip(LETTERS, PIECE_COLUMNS) if letter in letters]
+        return SetTerm(S.bor(*(S.col(c, row.alias) for c in columns)), False) if columns else const(0)
 
     def _cond_variable(self, node: ast.Variable, row: Row) -> Cond:
         if node.name not in self.bindings:
