@@ -175,6 +175,8 @@ class Compiler(PositionSQL, SetsSQL, MovesSQL, TreeSQL, SequencesSQL, RelationSQ
                 sql = S.both(sql, S.cmp(op, a, b))
             elif op in (">", ">=") and b_exact or op in ("<", "<=") and a_exact:  # a <= its bound: a > b needs bound > b
                 sql, exact = S.both(sql, S.cmp(op, a, b)), False
+            elif op == "==" and (a_exact or b_exact):  # a == b needs the bound of the other to reach it
+                sql, exact = S.both(sql, S.cmp(">=" if b_exact else "<=", a, b)), False
             else:
                 exact = False
         if sql is None:

@@ -32,6 +32,11 @@ TABLE = [
     Row("Q == q", EXACT),
     Row("A attacks k", EXACT),
     Row("Q attacks k", NARROWED),
+    # A count compared with '==' where one side is a bound: the bound must reach the other side.
+    Row("#(a attacks K) == 2", NARROWED),
+    Row("1 == #(A attacks k)", NARROWED),
+    Row("#([Qq] attacks .) == #A", NARROWED),
+    Row("#(a attacks K) == #(A attacks k)", NARROWED),  # bounds on both sides: no SQL for it
     Row("_ attackedby a == 0", EXACT),
     Row("N -> q", NARROWED),
     Row("r <- B", NARROWED),
