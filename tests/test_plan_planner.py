@@ -85,7 +85,8 @@ VERDICTS = [
     ("not Q attacks k", [PYTHON_ONLY], False),       # not of a superset says nothing
     ("check or Q attacks k", [SQL_NARROWS], False),
     ("x = 3", [PYTHON_ONLY], False),
-    ("pin", [PYTHON_ONLY], False),
+    ("pin", [SQL_NARROWS], False),                 # a pinned piece is attacked: the attack maps narrow
+    ("ray (Q k)", [PYTHON_ONLY], False),
     ("line --> check --> mate", [SQL_NARROWS], False),
     ("find mate", [SQL_DECIDES], True),
     ("find 2 5 check", [SQL_NARROWS], False),

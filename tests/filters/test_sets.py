@@ -64,6 +64,11 @@ TABLE = [
     Row("pin from B through n to q", NARROWED),
     Row("pin through [qr] to k", NARROWED),
     Row("pin to [Kq]", NARROWED),
+    # Bounded in SQL by the attack maps: a pinned piece is attacked by the pinner's side.
+    Row("#pin from [RQ] == 1", NARROWED),
+    Row("pin to k & e8", NARROWED),
+    Row("pin through [QRBNqrbn] through [Qq] to [Kk]", NARROWED),
+    Row("#pin >= 2", NARROWED),
     Row("piece x in [Aa] pin through x", NARROWED),
     Row("ray(Q k)", NARROWED),
     Row("ray orthogonal (R n k)", NARROWED),

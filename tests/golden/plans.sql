@@ -733,6 +733,21 @@ SELECT
 FROM positions AS p
 WHERE
   p.mainline
+  AND (
+    (
+      (
+        (
+          p.wk | p.wq | p.wr | p.wb | p.wn | p.wp
+        ) & p.bn
+      ) & p.black_attacks
+    ) | (
+      (
+        (
+          p.bk | p.bq | p.br | p.bb | p.bn | p.bp
+        ) & p.bn
+      ) & p.white_attacks
+    )
+  ) <> 0
 ORDER BY
   p.gamenumber,
   p.positionid;
