@@ -27,11 +27,25 @@ def _answer(db, query: str, engine: str = "sql") -> tuple:
 
 
 @pytest.mark.parametrize("query", QUERIES)
-@pytest.mark.parametrize("batch_games, threads", [(1, 1), (3, 2), (1000, 2)])
-def test_batches_and_threads_give_the_tree_walkers_answer(db, monkeypatch, query, batch_games, threads) -> None:
+@pytest.mark.parametrize("batch_games, batch_positions, threads",
+                         [(1, 50_000, 1), (3, 50_000, 2), (1000, 50_000, 2), (1000, 150, 2)])
+def test_batches_and_threads_give_the_tree_walkers_answer(db, monkeypatch, query, batch_games, batch_positions,
+                                                          threads) -> None:
     monkeypatch.setattr(columnar_run, "BATCH_GAMES", batch_games)
+    monkeypatch.setattr(columnar_run, "BATCH_POSITIONS", batch_positions)  # cut by rows: a few games a batch
     monkeypatch.setattr(columnar_run, "THREADS", threads)
     assert _answer(db, query) == _answer(db, query, "python")
+
+
+def test_batches_hold_their_rows_and_every_game_once() -> None:
+    games = list(range(1, 11))
+    sizes = [40, 40, 200, 10, 10, 10, 90, 5, 5, 5]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(columnar_run, "BATCH_POSITIONS", 100)
+        patch.setattr(columnar_run, "BATCH_GAMES", 3)
+        batches = columnar_run._batches(games, sizes)
+        assert batches == [[1, 2], [3], [4, 5, 6], [7, 8, 9], [10]]
+        assert columnar_run._batches(games, None) == [[1, 2, 3], [4, 5, 6], [7, 8, 9], [10]]
 
 
 def test_a_value_no_kernel_takes_sends_the_rest_to_the_tree_walker(db, monkeypatch) -> None:
