@@ -286,11 +286,16 @@ def chain_exists(condition: exp.Expression, used: Reads, window: str,
     return exp.Exists(this=exp.select(exp.Literal.number(1)).from_(rows).where(where))
 
 
-def windowed_chain(compiler, filters: list, row, backward: bool) -> exp.Expression | None:
+def windowed_chain(compiler, filters: list, row, backward: bool) -> tuple[exp.Expression, bool] | None:
     """``filters[0]`` at ``row``, ``filters[1]`` one main-line position on (back, if ``backward``),
-    ...: a necessary condition as one window pass, or None where :func:`flatten` cannot prove the
-    rewrite (the caller then keeps its correlated chain). Only at the plan's own row, without
-    variations, for two steps or more."""
+    ...: a condition as one window pass, and whether it is exact (every step is), or None where
+    :func:`flatten` cannot prove the rewrite (the caller then keeps its correlated chain). Only
+    at the plan's own row, without variations, for two steps or more.
+
+    Each step is compiled as a filter of its own position, not as a line constituent: a
+    constituent sees only the line's next position as its child (seed 003), and without
+    variations that is the one child the position has, so the two read the same, and a move
+    filter's SQL stays exact."""
     from cqlindex.plan.terms import Row
 
     if compiler.variations or not row.top or len(filters) < 2:
@@ -301,11 +306,13 @@ def windowed_chain(compiler, filters: list, row, backward: bool) -> exp.Expressi
     window = f"{WINDOW_PREFIX}{next(compiler._aliases)}"
     used = Reads()
     condition = None
+    exact = True
     try:
         for item, alias in zip(filters, aliases):
-            sql = compiler.cond(item, Row(alias, linear=True)).sql
-            if sql is not None:
-                condition = S.both(condition, flatten(sql, offsets, window, used))
+            step = compiler.cond(item, Row(alias))
+            exact = exact and step.exact
+            if step.sql is not None:
+                condition = S.both(condition, flatten(step.sql, offsets, window, used))
     except Unplaced:
         del compiler.python_needed[needed:], compiler.prefilters[prefilters:]
         return None
@@ -317,4 +324,6 @@ def windowed_chain(compiler, filters: list, row, backward: bool) -> exp.Expressi
     # when it is a test of that row alone, which costs nothing beside the scan.
     here = compiler.cond(filters[0], replace(row, linear=True)).sql
     here = here if here is not None and here.find(exp.Select) is None else None
-    return S.both(here, chain_exists(condition, used, window, row.alias, compiler.rowids))
+    if condition is None:  # every step holds wherever the positions exist
+        condition = S.true()
+    return S.both(here, chain_exists(condition, used, window, row.alias, compiler.rowids)), exact

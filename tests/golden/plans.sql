@@ -541,7 +541,7 @@ ORDER BY
   p.gamenumber,
   p.positionid;
 
--- line --> check --> check  [main line, candidates]
+-- line --> check --> check  [main line, exact]
 SELECT
   p.gamenumber,
   p.positionid

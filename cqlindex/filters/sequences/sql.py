@@ -26,7 +26,10 @@ class SequencesSQL:
         # children (parents for '<--'): line --> check --> check --> mate needs a check here, a
         # check on a child and a mate on a grandchild.
         prefix = [] if "singlecolor" in node.params else _fixed_prefix(node.items)
-        sql = windowed_chain(self, prefix, row, node.backward) if prefix else None
+        windowed = windowed_chain(self, prefix, row, node.backward) if prefix else None
+        if windowed is not None and windowed[1] and _decided_by_prefix(node):
+            return Cond(windowed[0], True)
+        sql = windowed[0] if windowed is not None else None
         if sql is None and prefix:
             sql = self._chain(prefix, row, node.backward)
         # A step the chain holds at a position of this game needs no test that the game has such
@@ -98,6 +101,30 @@ def _fixed_prefix(items: tuple[ast.Node, ...], limit: int = 8) -> list[ast.Node]
         if len(out) >= limit or (repeated is not None and item.high != item.low):
             break
     return out[:limit]
+
+
+def _decided_by_prefix(node: ast.Line, limit: int = 8) -> bool:
+    """Whether a line matches exactly where its fixed prefix (:func:`_fixed_prefix`) holds: a
+    forward line without parameters or a length range, each constituent taking a fixed number
+    of positions, but the last, whose rounds beyond its lower bound can only lengthen a match
+    that the lower bound's rounds already make (``line --> (move capture .){4,}``)."""
+    if node.backward or node.params or node.low is not None or node.high is not None:
+        return False
+    total = 0
+    for index, item in enumerate(node.items):
+        repeated = item.arg if isinstance(item, ast.Repeat) else None
+        steps = _one_position_each(repeated if repeated is not None else item)
+        if steps is None:
+            return False
+        if repeated is None:
+            total += len(steps)
+            continue
+        if item.high is not None and item.high < item.low:
+            return False
+        if item.high != item.low and index != len(node.items) - 1:
+            return False
+        total += len(steps) * item.low
+    return 0 < total <= limit
 
 
 def _one_position_each(item: ast.Node) -> list[ast.Node] | None:
