@@ -34,6 +34,8 @@ TABLE = [
     Row("line --> check --> check --> (not check){0,2}", EXACT, variations=NARROWED),
     Row("not line --> move from [Kk] --> move to [Kk]", EXACT, variations=NARROWED),  # exact, so its negation too
     Row("line --> check{2,} --> mate", NARROWED),  # the repetition not last: more rounds move the mate
+    Row("line --> (move from [Kk] --> .){5,}", EXACT, variations=NARROWED),  # ten steps in one window
+    Row("line --> (. --> move from [Kk]){7}", NARROWED),  # fourteen: beyond the prefix SQL follows
     Row("line <-- check <-- check", NARROWED),
     Row("line --> move capture A * --> mate", NARROWED),
     Row("line nolinearize --> move capture A * --> mate", NARROWED),

@@ -16,6 +16,12 @@ from cqlindex.plan.terms import RESIDUAL, Cond, Row
 
 
 
+#: Positions of a line's fixed prefix the SQL follows at most. Each is a few window columns
+#: (computed once a row, plan/offsets.py); twelve let a line of six moves by one side, such as
+#: ``(move from K --> .){6}``, be decided in SQL whole.
+PREFIX_STEPS = 12
+
+
 class SequencesSQL:
     """The sequences family's SQL."""
 
@@ -83,7 +89,7 @@ def _first_constituent(items: tuple[ast.Node, ...]) -> ast.Node | None:
             return first
 
 
-def _fixed_prefix(items: tuple[ast.Node, ...], limit: int = 8) -> list[ast.Node]:
+def _fixed_prefix(items: tuple[ast.Node, ...], limit: int = PREFIX_STEPS) -> list[ast.Node]:
     """The filters of the positions every match of a line starts with, in order (at most ``limit``).
 
     A plain constituent takes one position, a group of them (``(A --> B)``) one position each;
@@ -103,7 +109,7 @@ def _fixed_prefix(items: tuple[ast.Node, ...], limit: int = 8) -> list[ast.Node]
     return out[:limit]
 
 
-def _decided_by_prefix(node: ast.Line, limit: int = 8) -> bool:
+def _decided_by_prefix(node: ast.Line, limit: int = PREFIX_STEPS) -> bool:
     """Whether a line matches exactly where its fixed prefix (:func:`_fixed_prefix`) holds: a
     forward line without parameters or a length range, each constituent taking a fixed number
     of positions, but the last, whose rounds beyond its lower bound can only lengthen a match
