@@ -27,11 +27,51 @@ def _answer(db, query: str, engine: str = "sql") -> tuple:
 
 
 @pytest.mark.parametrize("query", QUERIES)
-@pytest.mark.parametrize("batch_games, threads", [(1, 1), (3, 2), (1000, 2)])
-def test_batches_and_threads_give_the_tree_walkers_answer(db, monkeypatch, query, batch_games, threads) -> None:
+@pytest.mark.parametrize("batch_games, batch_positions, threads",
+                         [(1, 50_000, 1), (3, 50_000, 2), (1000, 50_000, 2), (1000, 150, 2)])
+def test_batches_and_threads_give_the_tree_walkers_answer(db, monkeypatch, query, batch_games, batch_positions,
+                                                          threads) -> None:
     monkeypatch.setattr(columnar_run, "BATCH_GAMES", batch_games)
+    monkeypatch.setattr(columnar_run, "BATCH_POSITIONS", batch_positions)  # cut by rows: a few games a batch
     monkeypatch.setattr(columnar_run, "THREADS", threads)
     assert _answer(db, query) == _answer(db, query, "python")
+
+
+def test_batches_hold_their_rows_and_every_game_once() -> None:
+    games = list(range(1, 11))
+    sizes = [40, 40, 200, 10, 10, 10, 90, 5, 5, 5]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(columnar_run, "BATCH_POSITIONS", 100)
+        patch.setattr(columnar_run, "BATCH_GAMES", 3)
+        batches = columnar_run._batches(games, sizes)
+        assert batches == [[1, 2], [3], [4, 5, 6], [7, 8, 9], [10]]
+        assert columnar_run._batches(games, None) == [[1, 2, 3], [4, 5, 6], [7, 8, 9], [10]]
+
+
+@pytest.mark.parametrize("query", [
+    "flipcolor { #(a attacks K) == 2 }",
+    "pin through [qr] to k",
+    "#(A attacks (. attackedby k)) >= 2",
+    "shift {Kg1 Rf1} ray (R k)",  # refused by a kernel at run time: the rest by candidates
+])
+def test_a_row_local_plan_read_by_its_where_gives_the_tree_walkers_answer(db, monkeypatch, query) -> None:
+    """The columnar engine reading a row-local plan's candidates by its WHERE, batches of a few
+    games, and where it gives up, the rest confirmed from fetched candidates."""
+    monkeypatch.setattr(columnar_run, "BATCH_POSITIONS", 150)
+    monkeypatch.setattr(columnar_run, "SCANNED_POSITIONS", 300)
+    wheres = []
+    original = columnar_run.confirm
+
+    def spy(*args, **kwargs):
+        wheres.append(kwargs.get("where"))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(columnar_run, "confirm", spy)
+    for variations in (False, True):
+        fast = run(db, query, variations=variations)
+        assert list(fast.matches.items()) == list(run(db, query, variations=variations, engine="python").matches.items())
+        assert fast.candidates >= fast.positions
+    assert wheres and wheres[0] is not None
 
 
 def test_a_value_no_kernel_takes_sends_the_rest_to_the_tree_walker(db, monkeypatch) -> None:

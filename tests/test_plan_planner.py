@@ -85,8 +85,10 @@ VERDICTS = [
     ("not Q attacks k", [PYTHON_ONLY], False),       # not of a superset says nothing
     ("check or Q attacks k", [SQL_NARROWS], False),
     ("x = 3", [PYTHON_ONLY], False),
-    ("pin", [PYTHON_ONLY], False),
-    ("line --> check --> mate", [SQL_NARROWS], False),
+    ("pin", [SQL_NARROWS], False),                 # a pinned piece is attacked: the attack maps narrow
+    ("ray (Q k)", [PYTHON_ONLY], False),
+    ("line --> check{2,} --> mate", [SQL_NARROWS], False),
+    ("line --> check --> mate", [SQL_DECIDES], True),  # main line: the window is the whole line
     ("find mate", [SQL_DECIDES], True),
     ("find 2 5 check", [SQL_NARROWS], False),
     ("sort ply", [PYTHON_OUTPUT], False),           # exact, but sort values come from Python
@@ -186,10 +188,10 @@ def test_strings_reach_sql_as_quoted_literals(name: str, tmp_path: Path) -> None
 
 
 def test_explain_names_each_filter_and_where_it_is_decided() -> None:
-    text = explain(plan(parse("check\nline --> check --> mate\nx = 1"), False))
+    text = explain(plan(parse("check\nline --> check{2,} --> mate\nx = 1"), False))
     assert "SELECT" in text and "p.is_check" in text
     assert "--   1:1  check  -- decided in SQL\n" in text
-    assert "2:1  line --> check --> mate  -- narrowed in SQL, decided in Python (line: narrowed)" in text
+    assert "2:1  line --> check{2,} --> mate  -- narrowed in SQL, decided in Python (line: narrowed)" in text
     assert "3:1  x = 1  -- decided in Python (=: Python)" in text
     assert "the Python evaluator confirms each candidate" in text
 
@@ -217,12 +219,12 @@ def test_explain_is_a_script_that_runs_as_it_is(query: str, variations: bool, tm
 def test_explain_json_gives_sql_verdicts_and_residual() -> None:
     from cqlindex.plan.planner import explain_data
 
-    p = plan(parse("check\nline --> check --> mate\nx = 1"), False)
+    p = plan(parse("check\nline --> check{2,} --> mate\nx = 1"), False)
     data = explain_data(p, "trino")
     assert data["sql"] == p.select.sql(dialect="trino", pretty=True) and data["rows"] == "candidates"
     assert [(f["line"], f["cql"], f["verdict"]) for f in data["filters"]] == [
-        (1, "check", "decided"), (2, "line --> check --> mate", "narrowed"), (3, "x = 1", "python")]
-    assert data["residual"]["filters"] == ["line --> check --> mate", "x = 1"]
+        (1, "check", "decided"), (2, "line --> check{2,} --> mate", "narrowed"), (3, "x = 1", "python")]
+    assert data["residual"]["filters"] == ["line --> check{2,} --> mate", "x = 1"]
     assert data["residual"]["query"] == p.query.text
     exact = explain_data(plan(parse("mate"), False))
     assert exact["exact"] and exact["rows"] == "matches" and exact["residual"] is None

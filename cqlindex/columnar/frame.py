@@ -205,17 +205,22 @@ def _keys(numbers: list[int], rows: dict[int, list[int]]) -> np.ndarray:
 
 def load(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations: bool,
          facts: dict[str, object], present: set[str] | None = None, games: bool = False,
-         rows: dict[int, list[int]] | None = None) -> Frame:
+         rows: dict[int, list[int]] | None = None, where: str | None = None) -> Frame:
     """The frame of ``gamenumbers`` (ascending); ``facts``: name -> SQL over the alias ``p``
     (a sqlglot expression, an int constant, or None for true everywhere); ``present``: the
     columns of the index's positions (None: it has the optional ones); ``games``: read the
     games' rows too (``Frame.games``), for game filters; ``rows`` (gamenumber -> positionids):
-    read those rows alone, a frame without tree links."""
+    read those rows alone, a frame without tree links; ``where`` (SQL over ``p``, the
+    ``gamenumbers`` every game from the first to the last): read the rows it selects alone."""
     numbers = [int(g) for g in gamenumbers]
     params = game_params = [numbers[0], numbers[-1], numbers] if numbers else [0, -1, []]
     games_where = "p.gamenumber BETWEEN ? AND ? AND p.gamenumber IN (SELECT unnest(?::INTEGER[]))"
     keys = None
-    if rows is not None:
+    rows_only = rows is not None or where is not None
+    if where is not None:
+        where = f"p.gamenumber BETWEEN ? AND ? AND ({where})"
+        params = params[:2]
+    elif rows is not None:
         # The keys as an Arrow column the query scans: a list parameter of a million numbers
         # costs seconds to bind, a registered array nothing.
         keys = pa.table({"k": _keys(numbers, rows)})
@@ -249,7 +254,7 @@ def load(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations:
             computed[name] = f"fact_{i}"
     table = read(select)
     columns = _arrays(table)
-    if rows is None and np.count_nonzero(columns["positionid"] == 0) != len(np.unique(columns["gamenumber"])):
+    if not rows_only and np.count_nonzero(columns["positionid"] == 0) != len(np.unique(columns["gamenumber"])):
         # Some game's rows are not all here (a Spark task given the candidate rows alone): its
         # tree cannot be rebuilt, so the tree-walker, which reads such rows as they are, answers.
         raise NotColumnar(None, "the games' rows are not whole")
@@ -262,7 +267,7 @@ def load(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations:
             out_facts[name] = np.full(n, where_, np.int64)
         else:
             out_facts[name] = columns.pop(where_)
-    frame = Frame(columns, out_facts, variations, fetch, rows_only=rows is not None)
+    frame = Frame(columns, out_facts, variations, fetch, rows_only=rows_only)
     if games:
         frame.games = {row[0]: row for row in con.execute(
             f"SELECT {', '.join(GAME_COLUMNS)} FROM games WHERE gamenumber BETWEEN ? AND ? "

@@ -116,23 +116,32 @@ class _Simulation:
     def _edge_verdicts(self, item: ast.Node, here: np.ndarray, linear: np.ndarray) -> np.ndarray:
         """``item`` (which plays a move and reads no variable) at each (position, linear) pair,
         evaluated once per frame at every edge: a child row stands for the move that reaches
-        it, a childless row for the end of a line, and a row asked with every child for itself."""
-        key = ("edges", id(item))
+        it, a childless row for the end of a line, and a row asked with every child for itself.
+        Only the pairs the line's direction asks are evaluated: going forward, the edges and the
+        ends of lines (a line goes on to a child where there is one); going back, the edges and
+        every row with every child (a line's first position). Each asked everywhere made the
+        kernel test three rows per position where one is asked (p11 of the patterns)."""
+        key = ("edges", id(item), self.backward)
         entry = self.cm.memo.get(key)
         frame = self.frame
         if entry is None or entry[0] is not item:
             children = np.flatnonzero(frame.parent >= 0)
-            rows = np.r_[frame.parent[children], np.arange(self.size), np.arange(self.size)]
-            lin = np.r_[children, np.full(self.size, NO_CHILD), np.full(self.size, EVERY_CHILD)]
+            if self.backward:
+                alone, mode = np.arange(self.size), EVERY_CHILD
+            else:
+                alone, mode = np.flatnonzero(frame.child_count == 0), NO_CHILD
+            rows = np.r_[frame.parent[children], alone]
+            lin = np.r_[children, np.full(len(alone), mode)]
             verdict = self.cm.test(item, Ctx(rows, {}, lin))
             by_child = np.zeros(self.size, bool)
             by_child[children] = verdict[:len(children)]
-            entry = (item, by_child, verdict[len(children):len(children) + self.size],
-                     verdict[len(children) + self.size:])
+            by_row = np.zeros(self.size, bool)
+            by_row[alone] = verdict[len(children):]
+            entry = (item, by_child, by_row)
             self.cm.memo[key] = entry
-        _, by_child, at_end, every = entry
-        return np.where(linear >= 0, by_child[np.maximum(linear, 0)],
-                        np.where(linear == NO_CHILD, at_end[here], every[here]))
+        _, by_child, by_row = entry
+        # Forward, NO_CHILD only at a childless row; back, EVERY_CHILD only: by_row answers both.
+        return np.where(linear >= 0, by_child[np.maximum(linear, 0)], by_row[here])
 
     def repeat(self, item: ast.Repeat, states: _States) -> _States:
         if item.high is not None and item.high < item.low:

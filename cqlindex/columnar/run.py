@@ -13,6 +13,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from itertools import chain
 
+import duckdb
 import numpy as np
 
 from cqlindex.columnar.core import Columnar, needed_facts, reads_games
@@ -21,8 +22,18 @@ from cqlindex.columnar.values import NotColumnar
 from cqlindex.query.prepare import Prepared
 from cqlindex.store.database import columns
 
-#: Games per frame: large enough that dispatch is negligible, small enough to bound memory.
+#: Games per frame at most: large enough that dispatch is negligible, small enough to bound memory.
 BATCH_GAMES = 4000
+#: Rows per frame at most (whole games, or the candidate rows alone), so that a frame's memory
+#: is bounded by rows whatever the games' lengths. Each batch allocates its arrays afresh, and
+#: where new memory costs a page fault per page (a virtual machine's first touch), a smaller
+#: peak is time too: on the patterns at 20,000 games, 4,000 games a frame (about 310,000 rows)
+#: took p24 to a 590 MB peak and p25 to 490 MB, 50,000 rows to 320 and 250 MB, and both ran faster.
+BATCH_POSITIONS = 50_000
+#: Positions of the games a batch that reads its candidates by the plan's WHERE scans (see
+#: :func:`confirm`'s ``where``): each such read costs DuckDB a plan and the row groups (122,880
+#: rows) the range touches, so a range of 50,000 made p05 of the patterns 32 reads of 30 ms.
+SCANNED_POSITIONS = 150_000
 #: Batches worked on at once: numpy and DuckDB let go of the GIL for their work, so two batches
 #: keep both cores busy (each with its own cursor and engine).
 THREADS = 2
@@ -41,22 +52,76 @@ def _wanted(frame, batch: list[int], candidates: dict[int, list[int]], every_pos
     return np.repeat(np.fromiter((start_of[g] for g in present), np.int64, len(present)), lengths) + ids
 
 
-def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, list[int]],
+def _game_sizes(con, games: list[int] | None, variations: bool) -> tuple[list[int], list[int] | None]:
+    """(``games``, the rows each has in a frame of whole games), from the games table; every game
+    of the index where ``games`` is None. The sizes are None where the table cannot say (a
+    connection without it)."""
+    if games is not None and not games:
+        return [], []
+    column = "positions" if variations else "mainline_positions"
+    low, high = (games[0], games[-1]) if games is not None else (-2**31, 2**31 - 1)
+    try:
+        found = con.execute(f"SELECT gamenumber, coalesce({column}, 1) AS n FROM games WHERE gamenumber "
+                            "BETWEEN ? AND ? ORDER BY gamenumber", [low, high]).fetchnumpy()
+    except duckdb.Error:
+        return games or [], None
+    numbers = found["gamenumber"].tolist()
+    if games is None:
+        return numbers, found["n"].tolist()
+    size = dict(zip(numbers, found["n"].tolist()))
+    return games, [size.get(g, 1) for g in games]
+
+
+def _batches(games: list[int], sizes: list[int] | None) -> list[list[int]]:
+    """``games`` cut into batches of at most BATCH_GAMES games and, where their ``sizes`` are
+    known, of at most BATCH_POSITIONS rows (a game longer than that is a batch of its own)."""
+    if sizes is None:
+        return [games[first:first + BATCH_GAMES] for first in range(0, len(games), BATCH_GAMES)]
+    batches: list[list[int]] = []
+    batch: list[int] = []
+    rows = 0
+    for game, size in zip(games, sizes):
+        if batch and (rows + size > BATCH_POSITIONS or len(batch) >= BATCH_GAMES):
+            batches.append(batch)
+            batch, rows = [], 0
+        batch.append(game)
+        rows += size
+    if batch:
+        batches.append(batch)
+    return batches
+
+
+def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, list[int]] | None,
             keep: Callable, deadline=None, every_position: bool = False,
-            row_local: bool = False) -> tuple[list[int], NotColumnar | None]:
+            row_local: bool = False, where: str | None = None,
+            rows_read: list[int] | None = None) -> tuple[list[int], NotColumnar | None]:
     """Confirm ``candidates`` (gamenumber -> positionids) with the columnar engine, calling
     ``keep(gamenumber, ids, evaluator)`` for each candidate game in order; returns the games left
     unanswered (from the first batch a kernel could not evaluate on) and why. ``every_position``:
     evaluate at every position of the candidate games (for sort values), not only the candidates;
     ``row_local``: the query reads no other position than the current one, so a batch reads its
-    candidate rows alone (a few rows of each game, often), not whole games."""
+    candidate rows alone (a few rows of each game, often), not whole games.
+
+    ``where`` (``candidates`` None, a row-local query): the candidates are the rows this
+    condition over ``p`` selects (the plan's WHERE, :func:`cqlindex.exec.rows.scanned_where`),
+    and each batch of the index's games reads them itself, each frame's number of rows added to
+    ``rows_read``: fetched first as (gamenumber, positionid) and joined back, p24 of the patterns
+    (1.45 M candidates) read its rows twice. A kernel asking for whole games then leaves the
+    games from its batch on to the caller, as a refusal does."""
     facts = needed_facts(prepared.query, prepared.expansions)
     games_too = reads_games(prepared.query, prepared.expansions)
     present = columns(con, "positions")
-    games = sorted(candidates)
-    batch_games, threads = BATCH_GAMES, THREADS
-    batches = [games[first:first + batch_games] for first in range(0, len(games), batch_games)]
+    threads = THREADS
     rows_only = [row_local and not every_position]  # cleared if a kernel walks the tree after all
+    if where is not None:  # the batches' ranges are what DuckDB scans: a few row groups each
+        games, sizes = _game_sizes(con, None, variations)
+        sizes = None if sizes is None else [size * BATCH_POSITIONS // SCANNED_POSITIONS for size in sizes]
+    elif rows_only[0]:
+        games = sorted(candidates)
+        sizes = [len(candidates[g]) for g in games]
+    else:
+        games, sizes = _game_sizes(con, sorted(candidates), variations)
+    batches = _batches(games, sizes)
 
     def evaluate(frame, wanted: np.ndarray):
         engine = Columnar(prepared.query, variations, prepared.expansions)
@@ -69,11 +134,16 @@ def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, lis
         frame = None
         if rows_only[0]:
             try:
-                frame = load(cursor, batch, variations, facts, present, games_too, rows=candidates)
+                frame = load(cursor, batch, variations, facts, present, games_too,
+                             rows=candidates if where is None else None, where=where)
                 hits, engine = evaluate(frame, np.arange(frame.size))
             except WholeGamesNeeded:
+                if where is not None:
+                    raise NotColumnar(None, "a kernel reads the games' trees") from None
                 rows_only[0] = False
                 frame = None
+            if where is not None and rows_read is not None:
+                rows_read.append(frame.size)
         if frame is None:
             frame = load(cursor, batch, variations, facts, present, games_too)
             hits, engine = evaluate(frame, _wanted(frame, batch, candidates, every_position))

@@ -161,6 +161,33 @@ def ranges_in(con, span: tuple[int, int] | None) -> list[tuple[int, int]]:
     return [(max(low, span[0]), min(high, span[1])) for low, high in ranges if low <= span[1] and high >= span[0]]
 
 
+def scanned_where(select: exp.Select) -> str | None:
+    """The WHERE of ``select`` as DuckDB SQL over its one scan ``positions AS p``, where that is
+    all it reads (no join, no subquery, no grouping), so that another read of ``positions AS p``
+    can select the same rows by it (:mod:`cqlindex.columnar.run`); else None."""
+    from sqlglot import exp
+
+    source = select.args.get("from_") or select.args.get("from")
+    main = source.this if source is not None else None
+    if (not isinstance(main, exp.Table) or main.name != "positions" or main.args.get("db")
+            or main.alias_or_name != "p" or _subquery_scans(select)
+            or any(select.args.get(k) for k in ("joins", "group", "having", "qualify", "windows"))):
+        return None
+    where = select.args.get("where")
+    if where is None:
+        return "TRUE"
+    if where.this.find(exp.Select, exp.Subquery, exp.Window, exp.Exists) is not None:
+        return None
+    return where.this.sql(dialect="duckdb")
+
+
+def grouped_in(con, select: exp.Select, low: int, high: int) -> tuple[Mapping[int, list[int]], int]:
+    """:func:`grouped` for the games ``low`` .. ``high`` only."""
+    unsorted = select.copy()
+    unsorted.set("order", None)
+    return fetched(con, _sql(con, in_games(unsorted, low, high)))
+
+
 def per_game(select: exp.Select) -> bool:
     """Whether ``select`` has subqueries over ``positions`` and each is tied to one game: it
     matches its row's gamenumber to an outer row's (a correlated subquery), or it is the

@@ -3,8 +3,9 @@
 The query is prepared once (:mod:`cqlindex.query`). The default engine plans it
 (:mod:`cqlindex.plan`), runs the SQL, and either returns its rows as the matches (an exact
 plan) or asks the evaluator about the candidate positions only: it loads the candidate rows
-alone when the query looks at nothing but the current position, and the candidate games' trees
-otherwise. ``engine="python"`` runs the evaluator on every game, the reference the planner is
+alone when the query looks at nothing but the current position (where the plan is a WHERE over
+``positions`` alone, the columnar engine reads those rows by it, batch by batch, without
+fetching them first), and the candidate games' trees otherwise. ``engine="python"`` runs the evaluator on every game, the reference the planner is
 tested against; so does a query with a ``message`` filter, which speaks wherever it is evaluated,
 and one with ``persistent`` variables or dictionaries, whose values carry from position to position.
 """
@@ -22,7 +23,7 @@ from cqlindex.errors import CqlError
 from cqlindex.evaluate.lasting import keeps_state, persistent_report
 from cqlindex.exec import plan_cache
 from cqlindex.exec.result import QueryResult
-from cqlindex.exec.rows import fetched, grouped, whole_sql
+from cqlindex.exec.rows import fetched, grouped, grouped_in, scanned_where, whole_sql
 from cqlindex.exec.search import games_examined
 from cqlindex.exec.timeout import Deadline, running
 from cqlindex.plan.planner import Plan, plan
@@ -182,6 +183,11 @@ def _run_plan(con, prepared: Prepared, result: QueryResult, deadline: Deadline, 
     """SQL for the candidates (or the matches), the evaluator for what SQL cannot decide; an
     exact plan run as one SQL is kept under ``keep_as`` if given."""
     p = plan_prepared(con, prepared, include_unplayable)
+    where = _scanned(con, prepared, p) if columnar else None
+    if where is not None:
+        result.games_examined = games_examined(con, prepared.gamenumbers)
+        _confirm_scanned(con, prepared, p, where, result, deadline, allow_files)
+        return
     whole = whole_sql(con, p.select, p.batched)
     candidates, result.candidates = fetched(con, whole) if whole is not None else grouped(con, p.select, p.batched)
     result.games_examined = games_examined(con, prepared.gamenumbers)
@@ -192,6 +198,37 @@ def _run_plan(con, prepared: Prepared, result: QueryResult, deadline: Deadline, 
                                        [(None, None, whole)]))
         return
     confirm(con, prepared, p, candidates, result.keep, deadline, allow_files, columnar)
+
+
+def _scanned(con, prepared: Prepared, p: Plan) -> str | None:
+    """The plan's WHERE, where the columnar engine confirms its candidates by reading them
+    itself (:func:`cqlindex.columnar.run.confirm` with ``where``): a row-local query the plan
+    only narrows, over ``positions`` alone, whose matches need nothing the tree-walker writes
+    (comments) or reads beyond the candidates (sort values from other positions)."""
+    analysis = prepared.analysis
+    if (p.exact or not p.row_local or p.batched or p.prefilters or analysis.comments
+            or analysis.sorts_beyond_candidates or "games" not in table_names(con)
+            or columnar_blocker(prepared) is not None):
+        return None
+    return scanned_where(p.select)
+
+
+def _confirm_scanned(con, prepared: Prepared, p: Plan, where: str, result: QueryResult, deadline: Deadline,
+                     allow_files: bool) -> None:
+    """The columnar engine over the rows ``where`` selects, batch by batch; the games it leaves
+    (from the batch a kernel could not take on) have their candidates fetched and confirmed the
+    usual way."""
+    from cqlindex.columnar.run import confirm as confirm_columnar
+
+    read: list[int] = []
+    left, _ = confirm_columnar(con, prepared, p.variations, None, result.keep, deadline, row_local=True,
+                               where=where, rows_read=read)
+    result.candidates = sum(read)
+    if not left:
+        return
+    candidates, count = grouped_in(con, p.select, left[0], left[-1])
+    result.candidates += count
+    confirm(con, prepared, p, candidates, result.keep, deadline, allow_files)
 
 
 def columnar_blocker(prepared: Prepared) -> tuple[ast.Node, str] | None:

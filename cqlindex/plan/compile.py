@@ -72,8 +72,8 @@ class Compiler(PositionSQL, SetsSQL, MovesSQL, TreeSQL, SequencesSQL, RelationSQ
     prefilters: list[tuple[ast.Node, exp.Select]] = field(default_factory=list)
     _aliases: itertools.count = field(default_factory=lambda: itertools.count(1))
     #: square and piece variables of the iterations being compiled: name -> (the row they are
-    #: bound at, their domain there as an upper bound, the domain's filter)
-    bindings: dict[str, tuple[str, SetTerm, ast.Node]] = field(default_factory=dict)
+    #: bound at, their domain there as an upper bound, the domain's filter, "square" or "piece")
+    bindings: dict[str, tuple[str, SetTerm, ast.Node, str]] = field(default_factory=dict)
 
     # ---------------------------------------------------------------- logical filters
 
@@ -175,6 +175,8 @@ class Compiler(PositionSQL, SetsSQL, MovesSQL, TreeSQL, SequencesSQL, RelationSQ
                 sql = S.both(sql, S.cmp(op, a, b))
             elif op in (">", ">=") and b_exact or op in ("<", "<=") and a_exact:  # a <= its bound: a > b needs bound > b
                 sql, exact = S.both(sql, S.cmp(op, a, b)), False
+            elif op == "==" and (a_exact or b_exact):  # a == b needs the bound of the other to reach it
+                sql, exact = S.both(sql, S.cmp(">=" if b_exact else "<=", a, b)), False
             else:
                 exact = False
         if sql is None:

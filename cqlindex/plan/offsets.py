@@ -124,7 +124,7 @@ def _link(part: exp.Expression, alias: str, offsets: dict[str, int]) -> tuple[st
     return (kind, outer) if kind is not None else None
 
 
-#: Expressions read off one other row that are computed there and carried as one LEAD/LAG
+#: Expressions read off one row that are computed there and carried as one column or LEAD/LAG
 #: (fewer window columns: ``~(wk | ... | bp)`` is one, not twelve). Not ``If``: a CASE's branch
 #: is not a value on its own.
 _LIFTED = (exp.Binary, exp.Unary, exp.Paren, exp.Case, exp.Func, exp.Predicate)
@@ -144,7 +144,7 @@ def _columns(condition: exp.Expression, offsets: dict[str, int], window: str, us
             return used.read(offsets[node.table], S.col(node.name, source), window, node.name)
         offset = _one_other_row(node, offsets, window) if isinstance(node, _LIFTED) and not isinstance(
             node, exp.If) else None
-        if offset:
+        if offset is not None:
             lifted = node.copy()
             for column in lifted.find_all(exp.Column):
                 column.set("table", exp.to_identifier(source))
@@ -155,14 +155,15 @@ def _columns(condition: exp.Expression, offsets: dict[str, int], window: str, us
 
 
 def _one_other_row(node: exp.Expression, offsets: dict[str, int], window: str) -> int | None:
-    """The offset of the one row all of ``node``'s columns come from, if one and not 0."""
+    """The offset of the one row all of ``node``'s columns come from, if one (0 too: the start
+    row's test is one column of the window, not the twelve boards it reads)."""
     if node.find(exp.Exists, exp.Select, exp.Window):
         return None
     tables = {column.table for column in node.find_all(exp.Column)}
     if not tables or window in tables or not tables <= offsets.keys():
         return None
     found = {offsets[t] for t in tables}
-    return found.pop() or None if len(found) == 1 else None
+    return found.pop() if len(found) == 1 else None
 
 
 def _source(window: str) -> str:
@@ -196,11 +197,21 @@ def window_rows(used: Reads, source: str, by_rowid: bool = False) -> exp.Select:
     :func:`_columns`), so the values of a row of the next game never count. The guard does not
     depend on the stream's order either: a row ``k`` on elsewhere would be missed, never taken
     for another.
+
+    Each distinct expression is computed once per row, in a subquery, and the window shifts its
+    value: ``LEAD(f(x), k)`` for k = 1 .. 5 made DuckDB compute ``f`` five times a row (p14 of
+    the patterns, a material balance held for six plies: its candidate SQL 3.2 -> 0.6 s).
     """
-    order = exp.Window(partition_by=[S.col("gamenumber", source)],
-                       order=exp.Order(expressions=[exp.Ordered(this=S.col("positionid", source))]))
-    columns = [S.col("gamenumber", source), S.col("positionid", source)]
+    values = _Values()
+    for offset, value in used.columns.values():
+        guard = offset and by_rowid and _is_column(value, "positionid")
+        values.add(S.col("rowid", source) if guard else value)
+    shown = f"{source}v"  # the subquery's rows, each expression a column
+    order = exp.Window(partition_by=[S.col("gamenumber", shown)],
+                       order=exp.Order(expressions=[exp.Ordered(this=S.col("positionid", shown))]))
+    columns = [S.col("gamenumber", shown), S.col("positionid", shown)]
     for name, (offset, value) in used.columns.items():
+        guard = offset and by_rowid and _is_column(value, "positionid")
         if offset:
             function = exp.Lead if offset > 0 else exp.Lag
 
@@ -210,32 +221,81 @@ def window_rows(used: Reads, source: str, by_rowid: bool = False) -> exp.Select:
                 return exp.Window(this=function(this=v.copy(), offset=exp.Literal.number(abs(offset))),
                                   partition_by=order.args["partition_by"], order=order.args["order"]).copy()
 
-            guard = by_rowid and isinstance(value, exp.Column) and value.name == "positionid"
-            rowid, game = S.col("rowid", source), S.col("gamenumber", source)
-            value = shifted(value) if not guard else exp.Case(ifs=[exp.If(this=S.both(
-                exp.EQ(this=shifted(rowid), expression=exp.Add(this=rowid.copy(), expression=S.num(offset))),
-                exp.EQ(this=shifted(game), expression=game.copy())), true=shifted(value))])
+            if guard:  # a main-line row k rows on in storage, same game: position k on (the row map holds)
+                rowid, game, here = values.column(S.col("rowid", source), shown), *(
+                    S.col(c, shown) for c in ("gamenumber", "positionid"))
+                value = exp.Case(ifs=[exp.If(this=S.both(
+                    exp.EQ(this=shifted(rowid), expression=exp.Add(this=rowid.copy(), expression=S.num(offset))),
+                    exp.EQ(this=shifted(game), expression=game.copy())),
+                    true=exp.Add(this=here, expression=S.num(offset)))])
+            else:
+                value = shifted(values.column(value, shown))
+        else:
+            value = values.column(value, shown)
         columns.append(exp.alias_(value, name))
-    return (exp.select(*columns).from_(exp.to_table("positions").as_(source))
-            .where(S.col("mainline", source)))
+    if by_rowid:  # the row's own rowid, for the semi-join (chain_exists)
+        columns.append(exp.alias_(values.column(S.col("rowid", source), shown), "r"))
+    rows = (exp.select(*(S.col(key, source) for key in _KEYS), *values.selected())
+            .from_(exp.to_table("positions").as_(source)).where(S.col("mainline", source)))
+    return exp.select(*columns).from_(rows.subquery(shown))
+
+
+def _is_column(value: exp.Expression, name: str) -> bool:
+    return isinstance(value, exp.Column) and value.name == name
+
+
+#: The columns every window row carries under their own names.
+_KEYS = ("gamenumber", "positionid")
+
+
+class _Values:
+    """The distinct expressions a window shifts, each computed once as a column ``v<i>`` of its subquery."""
+
+    def __init__(self) -> None:
+        self._names: dict[str, tuple[str, exp.Expression]] = {}
+
+    def add(self, value: exp.Expression) -> str:
+        if isinstance(value, exp.Column) and value.name in _KEYS:
+            return value.name  # the subquery selects them as they are
+        key = value.sql()
+        if key not in self._names:
+            self._names[key] = (f"v{len(self._names)}", value)
+        return self._names[key][0]
+
+    def column(self, value: exp.Expression, table: str) -> exp.Column:
+        return exp.column(self.add(value), table=table)
+
+    def selected(self) -> list[exp.Expression]:
+        return [exp.alias_(value.copy(), name) for name, value in self._names.values()]
 
 
 def chain_exists(condition: exp.Expression, used: Reads, window: str,
                  row_alias: str, by_rowid: bool = False) -> exp.Expression:
-    """``EXISTS`` a window row at ``row_alias``'s position where ``condition`` (already placed on
-    ``window``) holds: one semi-join, its build side only the rows that match."""
+    """A window row at ``row_alias``'s position where ``condition`` (already placed on
+    ``window``) holds: one semi-join, its build side only the rows that match. ``by_rowid``:
+    ``row.rowid IN (the window's matching rows' rowids)``, a join on one key that DuckDB does
+    not decorrelate (the correlated EXISTS on (gamenumber, positionid) grouped the outer rows
+    first: p14 of the patterns, 0.9 -> 0.5 s); else a correlated ``EXISTS``."""
     rows = window_rows(used, _source(window), by_rowid).subquery(window)
+    if by_rowid:
+        found = exp.select(S.col("r", window)).from_(rows).where(condition)
+        return S.in_query(S.col("rowid", row_alias), found)
     where = S.both(S.both(exp.EQ(this=S.col("gamenumber", window), expression=S.col("gamenumber", row_alias)),
                           exp.EQ(this=S.col("positionid", window), expression=S.col("positionid", row_alias))),
                    condition)
     return exp.Exists(this=exp.select(exp.Literal.number(1)).from_(rows).where(where))
 
 
-def windowed_chain(compiler, filters: list, row, backward: bool) -> exp.Expression | None:
+def windowed_chain(compiler, filters: list, row, backward: bool) -> tuple[exp.Expression, bool] | None:
     """``filters[0]`` at ``row``, ``filters[1]`` one main-line position on (back, if ``backward``),
-    ...: a necessary condition as one window pass, or None where :func:`flatten` cannot prove the
-    rewrite (the caller then keeps its correlated chain). Only at the plan's own row, without
-    variations, for two steps or more."""
+    ...: a condition as one window pass, and whether it is exact (every step is), or None where
+    :func:`flatten` cannot prove the rewrite (the caller then keeps its correlated chain). Only
+    at the plan's own row, without variations, for two steps or more.
+
+    Each step is compiled as a filter of its own position, not as a line constituent: a
+    constituent sees only the line's next position as its child (seed 003), and without
+    variations that is the one child the position has, so the two read the same, and a move
+    filter's SQL stays exact."""
     from cqlindex.plan.terms import Row
 
     if compiler.variations or not row.top or len(filters) < 2:
@@ -246,11 +306,13 @@ def windowed_chain(compiler, filters: list, row, backward: bool) -> exp.Expressi
     window = f"{WINDOW_PREFIX}{next(compiler._aliases)}"
     used = Reads()
     condition = None
+    exact = True
     try:
         for item, alias in zip(filters, aliases):
-            sql = compiler.cond(item, Row(alias, linear=True)).sql
-            if sql is not None:
-                condition = S.both(condition, flatten(sql, offsets, window, used))
+            step = compiler.cond(item, Row(alias))
+            exact = exact and step.exact
+            if step.sql is not None:
+                condition = S.both(condition, flatten(step.sql, offsets, window, used))
     except Unplaced:
         del compiler.python_needed[needed:], compiler.prefilters[prefilters:]
         return None
@@ -262,4 +324,6 @@ def windowed_chain(compiler, filters: list, row, backward: bool) -> exp.Expressi
     # when it is a test of that row alone, which costs nothing beside the scan.
     here = compiler.cond(filters[0], replace(row, linear=True)).sql
     here = here if here is not None and here.find(exp.Select) is None else None
-    return S.both(here, chain_exists(condition, used, window, row.alias, compiler.rowids))
+    if condition is None:  # every step holds wherever the positions exist
+        condition = S.true()
+    return S.both(here, chain_exists(condition, used, window, row.alias, compiler.rowids)), exact

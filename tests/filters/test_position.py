@@ -42,6 +42,9 @@ TABLE = [
     Row("false", EXACT),
     Row("power A > power a + 3", EXACT),
     Row("power [Qq] >= 18", EXACT),
+    Row("power [Kk] == 0", EXACT),  # from the material column: kings weigh nothing
+    Row("power [RNk] - power [bp] >= 4", EXACT),
+    Row("power Pa-h2 > 6", EXACT),  # on some squares only: bit counts
     Row("light [Bb] == 2", EXACT),
     Row("dark K", EXACT),
     Row("#passedpawns >= 3", NARROWED),

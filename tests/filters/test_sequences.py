@@ -21,8 +21,21 @@ TABLE = [
     Row("x = #[Aa] find 2 4 (#[Aa] == x)", NARROWED),
     Row("x = ply y = #p find (x + y * 2 <= ply)", NARROWED),
     Row("x = #P find (#P != x / 0)", NARROWED),
-    Row("line --> check --> check", NARROWED),
-    Row("line --> check --> mate", NARROWED),
+    Row("line --> check --> check", EXACT, variations=NARROWED),
+    Row("line --> check --> mate", EXACT, variations=NARROWED),
+    Row("line --> (power A - power a <= -1){3,}", EXACT, variations=NARROWED),  # one value shifted by the window
+    Row("line --> (move from [Kk] --> move capture .){2,}", EXACT, variations=NARROWED),  # a repeated group: 4 steps in SQL
+    Row("line --> (check --> move capture .) --> move from [Kk]", EXACT, variations=NARROWED),  # a group: 3 steps in SQL
+    Row("line <-- move capture . <-- move from [Kk] <-- check", NARROWED),  # back: a move at the first position
+    Row("line --> move capture . + --> move to _", NARROWED),  # forward to a line's end, a move asked there
+    # Decided by the window where the fixed prefix is the whole line (main line only).
+    Row("line --> (move capture .){3,}", EXACT, variations=NARROWED),
+    Row("line --> check --> move capture . --> terminal", EXACT, variations=NARROWED),
+    Row("line --> check --> check --> (not check){0,2}", EXACT, variations=NARROWED),
+    Row("not line --> move from [Kk] --> move to [Kk]", EXACT, variations=NARROWED),  # exact, so its negation too
+    Row("line --> check{2,} --> mate", NARROWED),  # the repetition not last: more rounds move the mate
+    Row("line --> (move from [Kk] --> .){5,}", EXACT, variations=NARROWED),  # ten steps in one window
+    Row("line --> (. --> move from [Kk]){7}", NARROWED),  # fourteen: beyond the prefix SQL follows
     Row("line <-- check <-- check", NARROWED),
     Row("line --> move capture A * --> mate", NARROWED),
     Row("line nolinearize --> move capture A * --> mate", NARROWED),
@@ -30,7 +43,7 @@ TABLE = [
     Row("line --> check + --> mate", NARROWED),
     Row("line --> btm ? --> check", NARROWED),
     Row("line --> check{2,3} --> not check", NARROWED),
-    Row("line --> (check --> not check) {2} --> check", NARROWED),
+    Row("line --> (check --> not check) {2} --> check", EXACT, variations=NARROWED),
     Row("line firstmatch --> check --> check", NARROWED),
     Row("line lastposition --> check --> mate", NARROWED),
     Row("line singlecolor --> check{3}", NARROWED),

@@ -32,6 +32,11 @@ TABLE = [
     Row("Q == q", EXACT),
     Row("A attacks k", EXACT),
     Row("Q attacks k", NARROWED),
+    # A count compared with '==' where one side is a bound: the bound must reach the other side.
+    Row("#(a attacks K) == 2", NARROWED),
+    Row("1 == #(A attacks k)", NARROWED),
+    Row("#([Qq] attacks .) == #A", NARROWED),
+    Row("#(a attacks K) == #(A attacks k)", NARROWED),  # bounds on both sides: no SQL for it
     Row("_ attackedby a == 0", EXACT),
     Row("N -> q", NARROWED),
     Row("r <- B", NARROWED),
@@ -59,6 +64,11 @@ TABLE = [
     Row("pin from B through n to q", NARROWED),
     Row("pin through [qr] to k", NARROWED),
     Row("pin to [Kq]", NARROWED),
+    # Bounded in SQL by the attack maps: a pinned piece is attacked by the pinner's side.
+    Row("#pin from [RQ] == 1", NARROWED),
+    Row("pin to k & e8", NARROWED),
+    Row("pin through [QRBNqrbn] through [Qq] to [Kk]", NARROWED),
+    Row("#pin >= 2", NARROWED),
     Row("piece x in [Aa] pin through x", NARROWED),
     Row("ray(Q k)", NARROWED),
     Row("ray orthogonal (R n k)", NARROWED),
@@ -66,6 +76,11 @@ TABLE = [
     Row("square x in [Pp] rank x == 7", NARROWED),
     Row("square all x in P rank x < 7", NARROWED),
     Row("piece x in N #(x attacks A) > 1", NARROWED),
+    # A piece followed along a line: its kind and colour there bound it (a pawn may promote).
+    Row("piece x in N line --> (move from x --> .){2,}", NARROWED),
+    Row("piece x in Pa-h7 line --> move from x --> . --> move from x", NARROWED),
+    Row("piece x in [Pp] line --> move promote [QRBNqrbn] --> move from x --> . --> move capture x", NARROWED),
+    Row("piece x in [Aa] line --> . --> move capture x", NARROWED),
     Row("piece all x in B light x", NARROWED),
     Row("maindiagonal Bc1 & b", NARROWED),
     Row('P & makesquare "e4"', NARROWED),

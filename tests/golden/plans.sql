@@ -541,7 +541,7 @@ ORDER BY
   p.gamenumber,
   p.positionid;
 
--- line --> check --> check  [main line, candidates]
+-- line --> check --> check  [main line, exact]
 SELECT
   p.gamenumber,
   p.positionid
@@ -554,14 +554,20 @@ WHERE
       1
     FROM (
       SELECT
-        w3src.gamenumber,
-        w3src.positionid,
-        w3src.is_check AS o0_is_check,
-        LEAD(w3src.is_check, 1) OVER (PARTITION BY w3src.gamenumber ORDER BY w3src.positionid) AS o1_is_check,
-        LEAD(w3src.positionid, 1) OVER (PARTITION BY w3src.gamenumber ORDER BY w3src.positionid) AS o1_positionid
-      FROM positions AS w3src
-      WHERE
-        w3src.mainline
+        w3srcv.gamenumber,
+        w3srcv.positionid,
+        w3srcv.v0 AS o0_is_check,
+        LEAD(w3srcv.v0, 1) OVER (PARTITION BY w3srcv.gamenumber ORDER BY w3srcv.positionid) AS o1_is_check,
+        LEAD(w3srcv.positionid, 1) OVER (PARTITION BY w3srcv.gamenumber ORDER BY w3srcv.positionid) AS o1_positionid
+      FROM (
+        SELECT
+          w3src.gamenumber,
+          w3src.positionid,
+          w3src.is_check AS v0
+        FROM positions AS w3src
+        WHERE
+          w3src.mainline
+      ) AS w3srcv
     ) AS w3
     WHERE
       w3.gamenumber = p.gamenumber
@@ -727,6 +733,21 @@ SELECT
 FROM positions AS p
 WHERE
   p.mainline
+  AND (
+    (
+      (
+        (
+          p.wk | p.wq | p.wr | p.wb | p.wn | p.wp
+        ) & p.bn
+      ) & p.black_attacks
+    ) | (
+      (
+        (
+          p.bk | p.bq | p.br | p.bb | p.bn | p.bp
+        ) & p.bn
+      ) & p.white_attacks
+    )
+  ) <> 0
 ORDER BY
   p.gamenumber,
   p.positionid;

@@ -34,7 +34,7 @@ _PATH_REFS = (("pathcount", NUMBER, "the number of (focused) moves of the path")
 
 DECLS = (
     d("line", ast.Line, NUMBER, "'line --> F --> G ...': consecutive positions matching the constituents",
-      grammar="parse_line", sql=NARROWED, traits=TREE, example="line --> check --> check"),
+      grammar="parse_line", sql=NARROWED, traits=TREE, example="line --> check{2,} --> mate"),
     *(d(word, None, NUMBER, f"'line {word}': {what}", where="line", example=f"line {word} --> check --> check")
       for word, what in _LINE_PARAMS),
     d("path", ast.Path, NUMBER, "'path F -- G ...': the longest run of moves and filters (CQL 6.2)",

@@ -16,6 +16,12 @@ from cqlindex.plan.terms import RESIDUAL, Cond, Row
 
 
 
+#: Positions of a line's fixed prefix the SQL follows at most. Each is a few window columns
+#: (computed once a row, plan/offsets.py); twelve let a line of six moves by one side, such as
+#: ``(move from K --> .){6}``, be decided in SQL whole.
+PREFIX_STEPS = 12
+
+
 class SequencesSQL:
     """The sequences family's SQL."""
 
@@ -26,7 +32,10 @@ class SequencesSQL:
         # children (parents for '<--'): line --> check --> check --> mate needs a check here, a
         # check on a child and a mate on a grandchild.
         prefix = [] if "singlecolor" in node.params else _fixed_prefix(node.items)
-        sql = windowed_chain(self, prefix, row, node.backward) if prefix else None
+        windowed = windowed_chain(self, prefix, row, node.backward) if prefix else None
+        if windowed is not None and windowed[1] and _decided_by_prefix(node):
+            return Cond(windowed[0], True)
+        sql = windowed[0] if windowed is not None else None
         if sql is None and prefix:
             sql = self._chain(prefix, row, node.backward)
         # A step the chain holds at a position of this game needs no test that the game has such
@@ -80,25 +89,58 @@ def _first_constituent(items: tuple[ast.Node, ...]) -> ast.Node | None:
             return first
 
 
-def _fixed_prefix(items: tuple[ast.Node, ...], limit: int = 8) -> list[ast.Node]:
+def _fixed_prefix(items: tuple[ast.Node, ...], limit: int = PREFIX_STEPS) -> list[ast.Node]:
     """The filters of the positions every match of a line starts with, in order (at most ``limit``).
 
-    A plain constituent takes one position; ``F{m,n}`` takes m positions for sure, after which
-    the positions no longer line up with the constituents, so the prefix ends there.
+    A plain constituent takes one position, a group of them (``(A --> B)``) one position each;
+    ``F{m,n}`` of either takes its m repetitions for sure (``(move from K --> .){5,}``: a king
+    move every other position, five times), after which the positions no longer line up with
+    the constituents, so the prefix ends there.
     """
     out: list[ast.Node] = []
     for item in items:
-        if isinstance(item, ast.Repeat) and not isinstance(item.arg, (ast.Repeat, ast.Sequence)):
-            out.extend([item.arg] * min(item.low, limit))
-            if item.high != item.low:
-                break
-        elif isinstance(item, (ast.Repeat, ast.Sequence)):
+        repeated = item.arg if isinstance(item, ast.Repeat) else None
+        steps = _one_position_each(repeated if repeated is not None else item)
+        if steps is None:
             break
-        else:
-            out.append(item)
-        if len(out) >= limit:
+        out.extend(steps * min(item.low, limit) if repeated is not None else steps)
+        if len(out) >= limit or (repeated is not None and item.high != item.low):
             break
     return out[:limit]
+
+
+def _decided_by_prefix(node: ast.Line, limit: int = PREFIX_STEPS) -> bool:
+    """Whether a line matches exactly where its fixed prefix (:func:`_fixed_prefix`) holds: a
+    forward line without parameters or a length range, each constituent taking a fixed number
+    of positions, but the last, whose rounds beyond its lower bound can only lengthen a match
+    that the lower bound's rounds already make (``line --> (move capture .){4,}``)."""
+    if node.backward or node.params or node.low is not None or node.high is not None:
+        return False
+    total = 0
+    for index, item in enumerate(node.items):
+        repeated = item.arg if isinstance(item, ast.Repeat) else None
+        steps = _one_position_each(repeated if repeated is not None else item)
+        if steps is None:
+            return False
+        if repeated is None:
+            total += len(steps)
+            continue
+        if item.high is not None and item.high < item.low:
+            return False
+        if item.high != item.low and index != len(node.items) - 1:
+            return False
+        total += len(steps) * item.low
+    return 0 < total <= limit
+
+
+def _one_position_each(item: ast.Node) -> list[ast.Node] | None:
+    """The filters of the positions ``item`` takes when it takes one position per filter (a plain
+    constituent, or a group of them), else None."""
+    if isinstance(item, ast.Sequence):
+        if not item.items or any(isinstance(x, (ast.Repeat, ast.Sequence)) for x in item.items):
+            return None
+        return list(item.items)
+    return None if isinstance(item, ast.Repeat) else [item]
 
 
 def _mandatory(items: tuple[ast.Node, ...]) -> list[ast.Node]:

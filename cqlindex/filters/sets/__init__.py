@@ -52,7 +52,7 @@ DECLS = (
     d("in", ast.Binary, LOGICAL, "every square of the left set is in the right set", sql=EXACT,
       example="K in a1"),
     d("pin", ast.Pin, SET, "the pinned pieces (from pinner, through pinned, to what is behind)",
-      grammar="parse_pin", traits=SQUARES, sql=PYTHON, example="pin"),
+      grammar="parse_pin", traits=SQUARES, sql=NARROWED, example="pin"),
     *(d(word, None, SET, f"'pin {word} S': pins whose {what} is on S", where="pin", traits=SQUARES,
         example=f"pin {word} a") for word, what in (("from", "pinner"), ("through", "pinned piece"),
                                                     ("to", "piece behind"))),

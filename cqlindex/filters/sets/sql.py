@@ -83,7 +83,7 @@ class SetsSQL:
         if any(isinstance(n, ast.Assign) and n.name == node.var for n in ast.walk(node.body)):
             return RESIDUAL
         saved = self.bindings.get(node.var)
-        self.bindings[node.var] = (row.alias, SetTerm(domain.sql, False), node.domain)
+        self.bindings[node.var] = (row.alias, SetTerm(domain.sql, False), node.domain, node.kind)
         try:
             return self.cond(node.body, row)
         finally:
@@ -94,7 +94,25 @@ class SetsSQL:
 
     def _set_variable(self, node: ast.Variable, row: Row) -> SetTerm:
         bound = self.bindings.get(node.name)
-        return bound[1] if bound is not None and bound[0] == row.alias else UNBOUNDED
+        if bound is None:
+            return UNBOUNDED
+        if bound[0] == row.alias:
+            return bound[1]
+        return self._followed(bound[2], row) if bound[3] == "piece" else UNBOUNDED
+
+    def _followed(self, domain: ast.Node, row: Row) -> SetTerm:
+        """Where a piece of ``domain`` can stand at another position ``row`` (a line's next
+        steps): a piece keeps its colour and its kind, but a pawn may have promoted, so an upper
+        bound is the boards of those kinds there (``piece x in N {line --> (move from x --> .){4,}}``:
+        a white knight moves at every step). Whole colours where the domain is not a designator."""
+        if isinstance(domain, ast.Pieces) and "_" not in domain.pieces:
+            letters = set(domain.pieces)
+        else:
+            colours = _colours(domain, self.expansions)
+            letters = {x for x in LETTERS if ("w" if x.isupper() else "b") in colours}
+        letters |= {x for pawn in letters & {"P", "p"} for x in ("QRBN" if pawn == "P" else "qrbn")}
+        columns = [column for letter, column in zip(LETTERS, PIECE_COLUMNS) if letter in letters]
+        return SetTerm(S.bor(*(S.col(c, row.alias) for c in columns)), False) if columns else const(0)
 
     def _cond_variable(self, node: ast.Variable, row: Row) -> Cond:
         if node.name not in self.bindings:
@@ -168,6 +186,47 @@ class SetsSQL:
             return S.num(0)
         return S.bor(*(S.col(c, row.alias) for c in columns))
 
+    def _cond_pin(self, node: ast.Pin, row: Row) -> Cond:
+        pinned = self._pinned(node, row)
+        return Cond(S.nonzero(pinned), False) if pinned is not None else RESIDUAL
+
+    def _set_pin(self, node: ast.Pin, row: Row) -> SetTerm:
+        pinned = self._pinned(node, row)
+        if pinned is None:
+            return UNBOUNDED
+        first = node.params[0][0] if node.params else "through"
+        if first == "through":
+            return SetTerm(pinned, False)
+        # The pinners (a rook, bishop or queen) or the squares behind: any of the parameter's
+        # squares, and only where some piece is pinned.
+        given = [self.set(value, row).sql for word, value in node.params if word == first]
+        known = [sql for sql in given if sql is not None]
+        if first == "from":
+            known.append(S.bor(*(S.col(c, row.alias) for c in ("wq", "wr", "wb", "bq", "br", "bb"))))
+        if not known:
+            return UNBOUNDED
+        squares = known[0]
+        for sql in known[1:]:
+            squares = S.band(squares, sql)
+        return SetTerm(exp.Case(ifs=[exp.If(this=S.nonzero(pinned), true=S.paren(squares))], default=S.num(0)), False)
+
+    def _pinned(self, node: ast.Pin, row: Row) -> exp.Expression | None:
+        """An upper bound of the pinned pieces: pieces of the ``through`` sets that the other side
+        attacks (the pinner's line reaches the first piece it meets). None without attack maps.
+        p06 of the patterns (a queen or rook pinned to its king): 17% of the positions, not all."""
+        if not self.attack_maps:
+            return None
+        sides = {side: S.bor(*(S.col(c, row.alias) for c in PIECE_COLUMNS if c[0] == side)) for side in "wb"}
+        through = [self.set(value, row).sql for word, value in node.params if word == "through"]
+        through = [sql for sql in through if sql is not None]
+        parts = []
+        for side, other in (("w", "black"), ("b", "white")):
+            pieces = sides[side]
+            for sql in through:
+                pieces = S.band(pieces, sql)
+            parts.append(S.band(pieces, S.col(f"{other}_attacks", row.alias)))
+        return S.bor(*parts)
+
     def _set_unary(self, node: ast.Unary, row: Row) -> SetTerm:
         a = self.set(node.arg, row)
         if node.op == "~":
@@ -207,16 +266,34 @@ class SetsSQL:
         """``#`` of a designator of whole piece kinds anywhere on the board (``Q``, ``[Pp]``), from
         the packed counts of the ``material`` column: one column read instead of a bit count of
         each kind's bitboard (:mod:`cqlindex.board.material`); None for any other set."""
-        if (not self.material or not isinstance(node, ast.Pieces) or node.squares != ALL_SQUARES
-                or not node.pieces or not node.pieces <= material.SHIFTS.keys()):
+        if not self._whole_kinds(node, material.SHIFTS.keys()):
             return None
+        return self._material_sum({letter: 1 for letter in node.pieces}, row)
+
+    def _material_power(self, node: ast.Node, row: Row) -> NumTerm | None:
+        """``power`` of a designator of whole piece kinds anywhere on the board (``A``, ``[Qq]``),
+        from the ``material`` column as :meth:`_material_count` counts them (kings weigh nothing):
+        p14 of the patterns compares ``power A - power a`` on every position, as twenty bit
+        counts without it; None for any other set."""
+        if not self._whole_kinds(node, {*material.SHIFTS.keys(), "K", "k"}):
+            return None
+        weights = {letter: _POWER[letter.upper()] for letter in node.pieces if letter not in "Kk"}
+        return self._material_sum(weights, row) if weights else NumTerm(S.num(0), const=0)
+
+    def _whole_kinds(self, node: ast.Node, letters) -> bool:
+        return (self.material and isinstance(node, ast.Pieces) and node.squares == ALL_SQUARES
+                and bool(node.pieces) and node.pieces <= letters)
+
+    def _material_sum(self, weights: dict[str, int], row: Row) -> NumTerm:
+        """The sum of each letter's count, from its field of ``material``, times its weight."""
         packed = S.col("material", row.alias)
-        fields = [S.band(exp.BitwiseRightShift(this=packed, expression=S.num(material.SHIFTS[letter])),
-                         S.num(material.FIELD)) if material.SHIFTS[letter] else S.band(packed, S.num(material.FIELD))
-                  for letter in sorted(node.pieces, key=material.SHIFTS.get)]
-        total = fields[0]
-        for field in fields[1:]:
-            total = exp.Add(this=S.paren(total), expression=S.paren(field))
+        total = None
+        for letter in sorted(weights, key=material.SHIFTS.get):
+            shift = material.SHIFTS[letter]
+            field = S.band(exp.BitwiseRightShift(this=packed, expression=S.num(shift)) if shift else packed,
+                           S.num(material.FIELD))
+            field = field if weights[letter] == 1 else exp.Mul(this=S.num(weights[letter]), expression=S.paren(field))
+            total = field if total is None else exp.Add(this=S.paren(total), expression=S.paren(field))
         return NumTerm(S.paren(total))
 
     def _num_unary(self, node: ast.Unary, row: Row) -> NumTerm | None:
@@ -229,6 +306,9 @@ class SetsSQL:
                 return NumTerm(S.num(term.const.bit_count()), const=term.const.bit_count())
             return NumTerm(S.popcount(term.sql), exact=term.exact) if term.sql is not None else None
         if node.op == "power":
+            weighed = self._material_power(node.arg, row)
+            if weighed is not None:
+                return weighed
             term = self.set(node.arg, row)
             if not term.exact or term.sql is None:
                 return None
@@ -297,6 +377,10 @@ class SetsSQL:
         fn = "greatest" if node.name == "max" else "least"
         return NumTerm(exp.func(fn, *(t.sql for t in terms)), any(t.nullable for t in terms),
                        exact=all(t.exact for t in terms))
+
+
+#: The value ``power`` gives each kind of piece (CQL's; a king weighs nothing).
+_POWER = {"Q": 9, "R": 5, "B": 3, "N": 3, "P": 1}
 
 
 def _colours(node: ast.Node, members: Callable[[ast.Transform], list[ast.Node]] = expand) -> str:
