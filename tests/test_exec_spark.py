@@ -26,7 +26,9 @@ from cqlindex.store.export import export_parquet
 from tests.conftest import SHARED, shared_path
 
 DATASET = "data/studies/cql6-sample.pgn"
-EXACT_CASES, NARROWED_CASES = 40, 30
+#: Cases of each kind on Spark: (exact, narrowed) by default, and with -m slow. Each case costs
+#: Spark jobs of a few seconds, on the suite's last stretch (one module, one worker).
+CASE_COUNTS = {"default": (14, 10), "slow": (40, 30)}
 
 
 def _missing_prerequisite() -> str | None:
@@ -64,7 +66,7 @@ def exported(build_db, tmp_path_factory) -> tuple[Path, Path]:
     return db, directory
 
 
-def _cases(db: Path) -> list[tuple[dict, bool]]:
+def _cases(db: Path, exact_cases: int, narrowed_cases: int) -> list[tuple[dict, bool]]:
     """(case, exact) for the first cases of each kind the default engine answers, messages left out."""
     shared_path("acceptance/visible.jsonl")
     cases = [json.loads(line) for line in (SHARED / "acceptance/visible.jsonl").read_text().splitlines()]
@@ -76,17 +78,21 @@ def _cases(db: Path) -> list[tuple[dict, bool]]:
             exact = plan_for(db, case["query"], variations=case["variations"]).exact
         except CqlUnsupportedError:
             continue
-        if len(picked[exact]) < (EXACT_CASES if exact else NARROWED_CASES):
+        if len(picked[exact]) < (exact_cases if exact else narrowed_cases):
             picked[exact].append(case)
     return [(c, True) for c in picked[True]] + [(c, False) for c in picked[False]]
 
 
-def test_spark_finds_the_default_engines_positions(spark, exported) -> None:
+@pytest.mark.parametrize("counts", [
+    pytest.param(CASE_COUNTS["default"], id="default"),
+    pytest.param(CASE_COUNTS["slow"], id="slow", marks=pytest.mark.slow),
+])
+def test_spark_finds_the_default_engines_positions(spark, exported, counts: tuple[int, int]) -> None:
     from cqlindex.exec.spark import run_spark
 
     db, directory = exported
-    cases = _cases(db)
-    assert len(cases) >= 60 and sum(1 for _, exact in cases if not exact) >= len(cases) / 3
+    cases = _cases(db, *counts)
+    assert len(cases) == sum(counts), "fewer cases of a kind than asked"
     different = []
     for case, exact in cases:
         expected = run(db, case["query"], variations=case["variations"])
