@@ -56,32 +56,38 @@ _HEAD = ("gamenumber", "positionid", "ply", "movenumber", "wtm", "mainline", "de
 _TAGS = ("white", "black", "result", "year", "event", "site", "date", "eco")
 _TAIL = ("move_from", "move_to")
 
-_POSITIONS = (
-    "SELECT m.rank, p.gamenumber, p.positionid, p.ply, p.movenumber, p.wtm, p.mainline, p.depth, p.san, "
+_POSITION_COLUMNS = (
+    "p.gamenumber, p.positionid, p.ply, p.movenumber, p.wtm, p.mainline, p.depth, p.san, "
     "p.castling_rights, p.ep_square, p.halfmove_clock, p.move_from, p.move_to, "
-    f"{', '.join('p.' + b for b in BOARDS)} "
+    f"{', '.join('p.' + b for b in BOARDS)}")
+_POSITIONS = (
+    f"SELECT m.rank, {_POSITION_COLUMNS} "
     "FROM _batch m JOIN positions p ON p.gamenumber = m.gamenumber AND p.positionid = m.positionid "
     "WHERE p.gamenumber BETWEEN ? AND ?")
 #: The same, for a batch read by row id: DuckDB fetches the vectors that hold the ids in the list
 #: instead of scanning every row between the batch's first and last game. No join with the
 #: batch's pairs: the ids are its positions already, and each row's rank is put back in numpy.
-_POSITIONS_BY_ID = (_POSITIONS.replace("m.rank, ", "").replace(
-    "_batch m JOIN positions p ON p.gamenumber = m.gamenumber AND p.positionid = m.positionid", "positions p")
-    + " AND p.rowid = ANY(?::BIGINT[])")
-#: A batch's games (in the index's order, put in the batch's by :func:`_in_batch_order`): their
-#: tags, their tags as the middle of a JSON object (:data:`_TAGS_JSON`; only the JSON writers read
-#: it, a third of the query's time on a page's games), and what a set-up FEN's fullmove field adds
-#: to CQL's movenumber (the schema's macro, once per game). The games are a list parameter, not a
-#: registered table to join: DuckDB semi-joins on it all the same, and a page of the server spares
-#: the registration and the sort (a few milliseconds of its 50 games).
-_TAGS_JSON = f"to_json({{{', '.join(f'{t}: t.{t}' for t in _TAGS)}}})::VARCHAR AS tags_json, "
-_GAMES = (
-    f"SELECT t.gamenumber, {', '.join('t.' + t for t in _TAGS)}, {_TAGS_JSON}"
-    # the schema's fullmove_offset macro on the row at hand: the macro looks the game up again
-    # with a subquery, a join with the whole games table (half this query's time)
-    "coalesce(greatest(coalesce(try_cast(split_part(t.start_fen, ' ', 6) AS INTEGER), 1), 1) - 1, 0) AS shift "
-    "FROM games t WHERE t.gamenumber BETWEEN ? AND ? AND t.gamenumber = ANY(?::INTEGER[])")
-_GAMES_WITHOUT_JSON = _GAMES.replace(_TAGS_JSON, "")
+_POSITIONS_BY_ID = (f"SELECT {_POSITION_COLUMNS} FROM positions p "
+                    "WHERE p.gamenumber BETWEEN ? AND ? AND p.rowid = ANY(?::BIGINT[])")
+
+
+def _games_sql(tags_json: bool) -> str:
+    """A batch's games (in the index's order, put in the batch's by :func:`_in_batch_order`): their
+    tags, with ``tags_json`` their tags as the middle of a JSON object too (only the JSON writers
+    read it, a third of the query's time on a page's games), and what a set-up FEN's fullmove field
+    adds to CQL's movenumber (the schema's macro, once per game). The games are a list parameter,
+    not a registered table to join: DuckDB semi-joins on it all the same, and a page of the server
+    spares the registration and the sort (a few milliseconds of its 50 games)."""
+    as_json = f"to_json({{{', '.join(f'{t}: t.{t}' for t in _TAGS)}}})::VARCHAR AS tags_json, " if tags_json else ""
+    return (
+        f"SELECT t.gamenumber, {', '.join('t.' + t for t in _TAGS)}, {as_json}"
+        # the schema's fullmove_offset macro on the row at hand: the macro looks the game up again
+        # with a subquery, a join with the whole games table (half this query's time)
+        "coalesce(greatest(coalesce(try_cast(split_part(t.start_fen, ' ', 6) AS INTEGER), 1), 1) - 1, 0) AS shift "
+        "FROM games t WHERE t.gamenumber BETWEEN ? AND ? AND t.gamenumber = ANY(?::INTEGER[])")
+
+
+_GAMES, _GAMES_WITHOUT_JSON = _games_sql(True), _games_sql(False)
 
 
 #: Matches as a dict {gamenumber: ids} in output order, or its (gamenumber, ids) pairs as they
