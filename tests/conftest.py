@@ -51,6 +51,31 @@ def program(names: tuple[str, ...], what: str) -> str:
     raise AssertionError("unreachable")
 
 
+#: The modules that take longest on 2 cores (measured over a whole run), in that order. pytest-xdist
+#: hands out whole modules (--dist loadfile) in collection order (--no-loadscope-reorder), so these
+#: start first and the short ones fill the gaps at the end: no long module starts last and runs
+#: alone while the other core idles. A path that no longer exists fails the collection.
+LONGEST_FIRST = (
+    "test_evaluate_acceptance.py", "test_ingest_pipeline.py", "filters/test_moves.py",
+    "test_evaluate_refusals_lifted.py", "test_evaluate_reference_sample.py", "test_evaluate_examples.py",
+    "test_exec_spark.py", "test_evaluate_similarposition.py", "filters/test_sets.py",
+    "test_ingest_compiled.py", "test_output_movetext.py", "filters/test_sequences.py",
+    "test_seed_000_transforms.py", "test_evaluate_relation.py", "test_output_pgn.py",
+    "test_plan_property.py", "test_output_stream.py", "test_exec_run.py", "test_plan_offsets.py",
+    "test_cql_limits.py", "filters/test_position.py", "test_board_material.py",
+)
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """The modules of :data:`LONGEST_FIRST` first, in its order; the rest as collected."""
+    here = Path(__file__).parent
+    missing = [name for name in LONGEST_FIRST if not (here / name).exists()]
+    if missing:
+        raise pytest.UsageError(f"tests/conftest.py LONGEST_FIRST names modules that do not exist: {missing}")
+    rank = {str(here / name): i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(str(item.path), len(rank)))  # stable: the rest keep their order
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _plan_cache_folder(tmp_path_factory):
     """The plans the command line keeps (cqlindex.exec.plan_cache) go to this session's own folder,
@@ -80,6 +105,38 @@ def built_once(tmp_path_factory, name: str, make) -> Path:
     return folder
 
 
+#: Read-only connections held for the whole session, one per shared index (see :func:`anchored`).
+_ANCHORS: dict[Path, object] = {}
+
+
+def anchored(index: Path) -> Path:
+    """``index``, kept open read-only by this process until the session ends, and returned.
+
+    Creating a DuckDB database instance costs 20-40 ms, and every ``run()`` connects (often
+    twice); while one connection to a file is open, DuckDB hands each new connection to it the
+    same instance in well under a millisecond. The shared indexes are only read, so one held
+    connection makes the thousands of runs on them cheap. A test that locks an anchored
+    instance's configuration (the SQL sandbox does) would break the runs after it: the check
+    below fails that test by name."""
+    if index not in _ANCHORS:
+        import duckdb
+
+        _ANCHORS[index] = duckdb.connect(str(index), read_only=True)
+    return index
+
+
+@pytest.fixture(autouse=True)
+def _anchors_stay_unlocked(request):
+    """Fail the test that left a shared index's instance with its configuration locked."""
+    yield
+    for index, con in list(_ANCHORS.items()):
+        if con.execute("SELECT current_setting('lock_configuration')").fetchone()[0]:
+            del _ANCHORS[index]
+            con.close()  # DuckDB drops the locked instance with its last connection: later tests get a fresh one
+            pytest.fail(f"{request.node.nodeid} locked the configuration of the shared index {index}: "
+                        "open the SQL sandbox on an index of the test's own")
+
+
 @pytest.fixture(scope="session")
 def build_db(tmp_path_factory):
     """Build (once per test run and input, whatever the number of workers) an index of shared
@@ -97,7 +154,7 @@ def build_db(tmp_path_factory):
             name = "db-" + hashlib.sha1("\0".join(key).encode()).hexdigest()[:16]
             folder = built_once(tmp_path_factory, name,
                                 lambda out: build(paths, out / "index.duckdb", workers=workers))
-            cache[key] = folder / "index.duckdb"
+            cache[key] = anchored(folder / "index.duckdb")
         return cache[key]
 
     return _build

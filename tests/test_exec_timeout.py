@@ -7,6 +7,7 @@ past the limits used here on every engine (the columnar one's pairs too), and st
 
 from __future__ import annotations
 
+import shutil
 import time
 
 import duckdb
@@ -54,11 +55,13 @@ def test_duckdb_is_interrupted_by_the_timer() -> None:
 LONG_SQL = "SELECT count(*) FROM range(10000000000) a"
 
 
-def test_ad_hoc_sql_past_its_time_is_stopped_on_the_api_and_the_cli(index) -> None:
+def test_ad_hoc_sql_past_its_time_is_stopped_on_the_api_and_the_cli(index, tmp_path) -> None:
+    own = tmp_path / "index.duckdb"  # the sandbox locks its DuckDB instance: not the session's shared one
+    shutil.copyfile(index, own)
     with pytest.raises(QueryTimeout):
-        cqlindex.open(index).sql(LONG_SQL, timeout=0.3)
-    assert cqlindex.open(index).sql("SELECT count(*) AS n FROM games", timeout=60).column("n")[0].as_py() > 0
-    result = CliRunner().invoke(app, ["sql", str(index), LONG_SQL, "--timeout", "0.3"])
+        cqlindex.open(own).sql(LONG_SQL, timeout=0.3)
+    assert cqlindex.open(own).sql("SELECT count(*) AS n FROM games", timeout=60).column("n")[0].as_py() > 0
+    result = CliRunner().invoke(app, ["sql", str(own), LONG_SQL, "--timeout", "0.3"])
     assert result.exit_code == QueryTimeout.exit_code == 4, result.output
     assert "time limit" in result.output and "Traceback" not in result.output
 

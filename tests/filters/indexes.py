@@ -86,7 +86,7 @@ def _tcec(path: Path, standard: int, chess960: int) -> list[str]:
 def filter_indexes(tmp_path_factory) -> dict[str, Path]:
     """``{"plain": path, "chess960": path}``: the indexes every family table runs on."""
     import cqlindex
-    from tests.conftest import built_once, shared_path  # here, not at the top: tests/conftest.py imports this module
+    from tests.conftest import anchored, built_once, shared_path  # here, not at the top: tests/conftest.py imports this module
 
     size = os.environ.get("CQLINDEX_FILTER_GAMES", "small")
     studies, matches, standard, chess960 = SIZES[size]
@@ -105,4 +105,4 @@ def filter_indexes(tmp_path_factory) -> dict[str, Path]:
             cqlindex.build([pgn], folder / f"{name}.duckdb", workers=1)
 
     folder = built_once(tmp_path_factory, f"filters-{size}", make)
-    return {name: folder / f"{name}.duckdb" for name in ("plain", "chess960")}
+    return {name: anchored(folder / f"{name}.duckdb") for name in ("plain", "chess960")}
