@@ -9,7 +9,6 @@ so one fill per kind answers every square of S at once.
 
 from __future__ import annotations
 
-import chess
 import numpy as np
 
 from cqlindex.board.directions import COMPOSITE, STEPS
@@ -275,11 +274,10 @@ def between(a: Val, b: Val) -> Val:
     out = np.zeros(len(ok), np.uint64)
     out[single] = B.BETWEEN[B.lowest_square(x[single]), B.lowest_square(y[single])]
     for row in np.flatnonzero(ok & ~single):  # several squares on a side: rare, square by square
-        total = 0
-        for s in chess.scan_forward(int(x[row])):
-            for t in chess.scan_forward(int(y[row])):
-                total |= chess.between(s, t)
-        out[row] = total
+        _, froms = B.explode(x[row:row + 1])
+        _, tos = B.explode(y[row:row + 1])
+        out[row] = np.bitwise_or.reduce(B.BETWEEN[B.lowest_square(froms)[:, None], B.lowest_square(tos)[None, :]],
+                                        axis=None, initial=0)
     return squares(out, ok)
 
 
