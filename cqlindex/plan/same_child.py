@@ -28,8 +28,17 @@ from cqlindex.plan.children import _depth, _source  # the same reading of a SELE
 def merge_child_exists(select: exp.Select) -> exp.Select:
     """``select`` with, in every AND of it, the EXISTS over one position's main-line child merged.
     The deepest ANDs first, and again after each merge (the merged body may hold two EXISTS over
-    one grandchild), until nothing merges."""
-    root = select.copy()
+    one grandchild), until nothing merges. ``select`` itself is left as it is (copied where
+    something merges, returned as it is where nothing does: a copy costs a window's plan more
+    than the rest of this)."""
+    for chain in select.find_all(exp.And):
+        if not isinstance(_up(chain), exp.And) and _merged(S.conjuncts(chain), dry=True) is not None:
+            return merge_child_exists_in_place(select.copy())
+    return select
+
+
+def merge_child_exists_in_place(root: exp.Select) -> exp.Select:
+    """:func:`merge_child_exists` on ``root`` itself."""
     while True:
         chains = [node for node in root.find_all(exp.And) if not isinstance(_up(node), exp.And)]
         for chain in sorted(chains, key=_depth, reverse=True):
@@ -49,9 +58,9 @@ def _up(node: exp.Expression) -> exp.Expression | None:
     return parent
 
 
-def _merged(terms: list[exp.Expression]) -> exp.Expression | None:
+def _merged(terms: list[exp.Expression], dry: bool = False) -> exp.Expression | list | None:
     """The AND of ``terms`` with the EXISTS over the same main-line child merged, or None when
-    none are."""
+    none are (``dry``: whether some would be, the terms left as they are: ``terms`` or None)."""
     first: dict[str, exp.Select] = {}  # the outer alias -> the first EXISTS's SELECT over its child
     kept: list[exp.Expression] = []
     changed = False
@@ -70,6 +79,8 @@ def _merged(terms: list[exp.Expression]) -> exp.Expression | None:
         if any(table.alias == alias for table in query.find_all(exp.Table)):
             kept.append(term)  # the first alias is taken below: renaming would capture it
             continue
+        if dry:
+            return terms
         renamed = _renamed(query, _source(query).alias, alias)
         body = [c for c in S.conjuncts(renamed.args.get("where")) if not _is_link(c, alias, outer)]
         condition = into.args["where"].this
@@ -105,11 +116,24 @@ def _child_of(term: exp.Expression) -> tuple[str, exp.Select] | None:
 def _links(query: exp.Select, alias: str, outer: str) -> bool:
     """Whether the WHERE of ``query`` holds the three conditions that make ``alias`` the main-line
     child of ``outer``."""
-    wanted = [_eq(S.col("gamenumber", alias), S.col("gamenumber", outer)),
-              _eq(S.col("parent", alias), S.col("positionid", outer)),
-              _eq(S.col("child_index", alias), S.num(0))]
-    have = {c.sql() for c in S.conjuncts(query.args["where"])}
-    return all(w.sql() in have for w in wanted)
+    found = {_link_name(c, alias, outer) for c in S.conjuncts(query.args["where"])}
+    return {"gamenumber", "parent", "child_index"} <= found
+
+
+def _link_name(condition: exp.Expression, alias: str, outer: str) -> str | None:
+    """Which of the three link conditions ``condition`` is (``alias.gamenumber = outer.gamenumber``,
+    ``alias.parent = outer.positionid``, ``alias.child_index = 0``), or None."""
+    if not isinstance(condition, exp.EQ) or not _is_column(condition.this, alias):
+        return None
+    name, right = condition.this.name, condition.expression
+    if name == "child_index":
+        return name if isinstance(right, exp.Literal) and not right.is_string and right.this == "0" else None
+    wanted = {"gamenumber": "gamenumber", "parent": "positionid"}.get(name)
+    return name if wanted is not None and _is_column(right, outer) and right.name == wanted else None
+
+
+def _is_column(e: exp.Expression, table: str) -> bool:
+    return isinstance(e, exp.Column) and e.table == table
 
 
 def _outer_of(condition: exp.Expression, alias: str) -> str | None:
@@ -124,13 +148,7 @@ def _outer_of(condition: exp.Expression, alias: str) -> str | None:
 
 
 def _is_link(condition: exp.Expression, alias: str, outer: str) -> bool:
-    return condition.sql() in {_eq(S.col("gamenumber", alias), S.col("gamenumber", outer)).sql(),
-                               _eq(S.col("parent", alias), S.col("positionid", outer)).sql(),
-                               _eq(S.col("child_index", alias), S.num(0)).sql()}
-
-
-def _eq(a: exp.Expression, b: exp.Expression) -> exp.Expression:
-    return exp.EQ(this=a, expression=b)
+    return _link_name(condition, alias, outer) is not None
 
 
 def _renamed(query: exp.Select, old: str, new: str) -> exp.Select:
