@@ -50,6 +50,20 @@ def test_sliding_attacks_from_each_square(boards, ours, theirs) -> None:
         assert [int(x) for x in got] == [theirs(square, b) for b in boards], chess.square_name(square)
 
 
+@pytest.mark.parametrize("ours, theirs", [(B.rook_attacks_from, _rook), (B.bishop_attacks_from, _bishop)],
+                         ids=["rook", "bishop"])
+def test_table_attacks_from_each_square(boards, ours, theirs) -> None:
+    """The kindergarten tables (built at import) against python-chess on every square of every
+    board, with the slider's own square occupied and empty (it is no obstacle either way)."""
+    occupied = np.array([b.occupied for b in boards], np.uint64)
+    for square in chess.SQUARES:
+        expected = [theirs(square, b) for b in boards]
+        for own in (np.uint64(1 << square), np.uint64(0)):
+            mine = occupied | own if own else occupied & ~np.uint64(1 << square)
+            got = ours(np.full(len(boards), square), mine)
+            assert [int(x) for x in got] == expected, chess.square_name(square)
+
+
 def test_a_fill_from_several_squares_is_the_union_of_their_fills(boards) -> None:
     occupied = np.array([b.occupied for b in boards], np.uint64)
     rooks = np.array([b.rooks | b.queens for b in boards], np.uint64)

@@ -35,6 +35,7 @@ GOLDEN = {"duckdb": Path(__file__).parent / "golden" / "plans.sql",
 #: (query, variations) covering each family the planner compiles (after the first block:
 #: logic, output, sequences, variables, tree functions and castling, one representative each).
 GOLDEN_QUERIES = [
+    ("move capture [qrbn] child : move capture to", False),
     ("Ka1 kh8", False),
     ("[RQ]a-h8 & ~R", False),
     ("#[Aa] <= 8 btm", False),

@@ -58,6 +58,9 @@ def filters(draw, depth: int = 0) -> str:
         st.builds(lambda a, b: f"move from {a} to {b}", piece_sets(), piece_sets()),
         st.builds(lambda a: f"move capture {a}", piece_sets()),
         st.builds(lambda a: f"move previous from {a}", piece_sets()),
+        # the squares of the last move as sets (exact in SQL), a recapture among them
+        st.builds(lambda w, a: f"move capture ({w} | {a})", st.sampled_from(["to", "from"]), piece_sets()),
+        st.builds(lambda w, a: f"{w} & {a}", st.sampled_from(["to", "from"]), piece_sets()),
         st.sampled_from(["move promote Q", "move o-o", "move enpassant", "move legal", "move primary",
                          "move secondary", "result 1-0", "result 1/2-1/2", 'player white "a"',
                          'player "O\'Kelly"', "year > 1990", "elo white >= 2400", "rank K == 1"]),

@@ -9,7 +9,6 @@ so one fill per kind answers every square of S at once.
 
 from __future__ import annotations
 
-import chess
 import numpy as np
 
 from cqlindex.board.directions import COMPOSITE, STEPS
@@ -55,10 +54,19 @@ def kinds(cm: Columnar, rows: np.ndarray) -> tuple[np.ndarray, ...]:
         table = cm.memo[("kinds",)] = (boards[0] | boards[6], boards[1] | boards[7], boards[2] | boards[8],
                                        boards[3] | boards[9], boards[4] | boards[10], boards[5], boards[11],
                                        cm.frame.occupied)
+    if _every_row(rows, cm.frame.size):  # the frame's own columns: no copy of eight columns
+        return table
     last = cm.memo.get(("kinds at",))
     if last is None or last[0] is not rows:
         last = cm.memo[("kinds at",)] = (rows, tuple(column[rows] for column in table))
     return last[1]
+
+
+def _every_row(rows: np.ndarray, size: int) -> bool:
+    """Whether ``rows`` is 0, 1, ..., size - 1: a row-local query's candidates are often every row
+    of their frame, and gathering at them would copy each column whole. The callers only read."""
+    return (len(rows) == size and size > 0 and rows[0] == 0 and rows[-1] == size - 1
+            and not (np.diff(rows) != 1).any())
 
 
 def _by_square(fast, slow, cm: Columnar, rows: np.ndarray, boards: np.ndarray) -> np.ndarray:
@@ -275,11 +283,10 @@ def between(a: Val, b: Val) -> Val:
     out = np.zeros(len(ok), np.uint64)
     out[single] = B.BETWEEN[B.lowest_square(x[single]), B.lowest_square(y[single])]
     for row in np.flatnonzero(ok & ~single):  # several squares on a side: rare, square by square
-        total = 0
-        for s in chess.scan_forward(int(x[row])):
-            for t in chess.scan_forward(int(y[row])):
-                total |= chess.between(s, t)
-        out[row] = total
+        _, froms = B.explode(x[row:row + 1])
+        _, tos = B.explode(y[row:row + 1])
+        out[row] = np.bitwise_or.reduce(B.BETWEEN[B.lowest_square(froms)[:, None], B.lowest_square(tos)[None, :]],
+                                        axis=None, initial=0)
     return squares(out, ok)
 
 

@@ -23,6 +23,7 @@ from cqlindex.filters.relation.sql import narrowing as relation_narrowing
 from cqlindex.plan.compile import Compiler
 from cqlindex.plan.terms import Row
 from cqlindex.plan.placement import merge_placements
+from cqlindex.plan.same_child import merge_child_exists
 from cqlindex.plan.truth import drop_guards
 from cqlindex.query.analyse import reads_other_positions
 from cqlindex.query.rewrite import Expansions
@@ -106,7 +107,7 @@ def plan(query: ast.Query, variations: bool, *, chess960: bool = True, attack_ma
                              on=exp.EQ(this=S.col("gamenumber", "g"), expression=S.col("gamenumber", "p")))
     if where is not None:
         select = select.where(where)
-    select = select.order_by(S.col("gamenumber", "p"), S.col("positionid", "p"))
+    select = merge_child_exists(select.order_by(S.col("gamenumber", "p"), S.col("positionid", "p")))
     if not compiler.windowed:  # a window's rows are consecutive positions: its SELECT stays as built
         select = read_moves_from_children(select)
     prefilters = tuple((body, merge_placements(drop_guards(candidates))) for body, candidates in compiler.prefilters)

@@ -1,3 +1,78 @@
+-- move capture [qrbn] child : move capture to  [main line, exact]
+SELECT
+  p.gamenumber,
+  p.positionid
+FROM positions AS p
+WHERE
+  p.mainline
+  AND EXISTS(
+    SELECT
+      1
+    FROM positions AS q1
+    WHERE
+      q1.gamenumber = p.gamenumber
+      AND q1.parent = p.positionid
+      AND q1.child_index = 0
+      AND NOT (
+        q1.capture_square IS NULL
+      )
+      AND (
+        (
+          p.bq | p.br | p.bb | p.bn
+        ) & CASE
+          WHEN q1.capture_square = 63
+          THEN CAST(-9223372036854775808 AS BIGINT)
+          ELSE CAST(POWER(2, q1.capture_square) AS BIGINT)
+        END
+      ) <> 0
+      AND EXISTS(
+        SELECT
+          1
+        FROM positions AS q3
+        WHERE
+          q3.gamenumber = q1.gamenumber
+          AND q3.parent = q1.positionid
+          AND q3.child_index = 0
+          AND NOT (
+            q3.capture_square IS NULL
+          )
+          AND (
+            CASE
+              WHEN COALESCE(q1.null_move, FALSE)
+              THEN CASE WHEN q1.wtm THEN q1.bk ELSE q1.wk END
+              WHEN NOT (
+                q1.move_to IS NULL
+              )
+              THEN (
+                CASE
+                  WHEN q1.move_to = 63
+                  THEN CAST(-9223372036854775808 AS BIGINT)
+                  ELSE CAST(POWER(2, q1.move_to) AS BIGINT)
+                END | CASE
+                  WHEN NOT (
+                    q1.castle IS NULL
+                  )
+                  THEN CASE
+                    WHEN q1.rook_to = 63
+                    THEN CAST(-9223372036854775808 AS BIGINT)
+                    ELSE CAST(POWER(2, q1.rook_to) AS BIGINT)
+                  END
+                  ELSE 0
+                END
+              )
+              ELSE 0
+            END & CASE
+              WHEN q3.capture_square = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE CAST(POWER(2, q3.capture_square) AS BIGINT)
+            END
+          ) <> 0
+      )
+  )
+ORDER BY
+  p.gamenumber,
+  p.positionid;
+
 -- Ka1 kh8  [main line, exact]
 SELECT
   p.gamenumber,
@@ -830,16 +905,7 @@ WHERE
           ) <> 0
         )
       )
-  )
-  AND EXISTS(
-    SELECT
-      1
-    FROM positions AS q2
-    WHERE
-      q2.gamenumber = p.gamenumber
-      AND q2.parent = p.positionid
-      AND q2.child_index = 0
-      AND q2.castle = 1
+      AND q1.castle = 1
   )
 ORDER BY
   p.gamenumber,
@@ -1021,16 +1087,7 @@ WHERE
           ) <> 0
         )
       )
-  )
-  AND EXISTS(
-    SELECT
-      1
-    FROM positions AS q2
-    WHERE
-      q2.gamenumber = p.gamenumber
-      AND q2.parent = p.positionid
-      AND q2.child_index = 0
-      AND q2.castle = 1
+      AND q1.castle = 1
   )
 ORDER BY
   p.gamenumber,

@@ -136,6 +136,8 @@ class SetsSQL:
     def _set_keyword(self, node: ast.Keyword, row: Row) -> SetTerm:
         if node.name in ("passedpawns", "isolatedpawns", "doubledpawns", "connectedpawns"):
             return SetTerm(S.bor(S.col("wp", row.alias), S.col("bp", row.alias)), False)
+        if node.name in ("to", "from"):
+            return SetTerm(_move_squares(node.name, row.alias), True)
         return UNBOUNDED
 
     def _set_binary(self, node: ast.Binary, row: Row) -> SetTerm:
@@ -413,3 +415,17 @@ def _whole_sides(node: ast.Node) -> str | None:
     if letters == set("KQRBNP") or letters == set("kqrbnp") or letters == set(LETTERS):
         return _colours(node)
     return None
+
+
+def _move_squares(name: str, a: str) -> exp.Expression:
+    """``to`` (``from``) as a set, as filters/position/python.py says: the square the move that
+    led here went to (came from), with a castling rook's square too (the stored Chess960-exact
+    columns), a null move's the king of the side that made it, and none at the start. Exact, so
+    that ``move capture to`` (a recapture) is decided in SQL."""
+    square, rook = ("move_to", "rook_to") if name == "to" else ("move_from", "rook_from")
+    col = lambda c: S.col(c, a)
+    moved = S.bor(S.bit(col(square)), exp.Case(ifs=[exp.If(this=S.not_null(col("castle")), true=S.bit(col(rook)))],
+                                               default=S.num(0)))
+    king = exp.Case(ifs=[exp.If(this=col("wtm"), true=col("bk"))], default=col("wk"))  # wtm: Black moved
+    return exp.Case(ifs=[exp.If(this=S.definite(col("null_move")), true=king),
+                         exp.If(this=S.not_null(col(square)), true=S.paren(moved))], default=S.num(0))
