@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import html
 import os
+import weakref
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,7 @@ import pyarrow as pa
 from cqlindex.errors import TOO_DEEP, CqlindexError
 from cqlindex.exec.result import QueryResult
 from cqlindex.output.records import game_rows, match_table
+from cqlindex.store import kept
 from cqlindex.store.database import connect
 
 
@@ -151,7 +153,10 @@ class Database:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        connect(self.path).close()  # a clear DatabaseError now rather than at the first query
+        # A clear DatabaseError now rather than at the first query; and a connection kept open
+        # while this object lives, so that each query's own connections cost little (store/kept.py).
+        self._kept = kept.hold(self.path)
+        weakref.finalize(self, kept.release, self._kept)
 
     def query(self, cql: str, *, variations: bool | None = None, engine: str = "sql",
               gamenumbers: tuple[int, int] | None = None,
@@ -190,6 +195,7 @@ class Database:
         """
         from cqlindex.exec.run import run
 
+        kept.refresh(self._kept, self.path)
         try:
             return run(self.path, cql, variations=variations, engine=engine, gamenumbers=gamenumbers,
                        matchcount=matchcount, timeout=timeout, include_unplayable=include_unplayable,
@@ -208,6 +214,7 @@ class Database:
         """
         from cqlindex.store.sandbox import run_table
 
+        kept.drop(self._kept)  # the sandbox locks the instance's configuration: it must not outlive this call
         return run_table(self.path, text, params, allow_files=allow_files, timeout=timeout)
 
     def __repr__(self) -> str:

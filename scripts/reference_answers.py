@@ -34,6 +34,7 @@ from reference_engine import ROOT, SHARED, matches  # noqa: E402
 sys.path.insert(0, str(ROOT))
 #: The test modules whose REFERENCE tables are answered here.
 MODULES = ("tests.filters.test_strings", "tests.filters.test_moves", "tests.filters.test_variables",
+           "tests.filters.test_sequences",
            "tests.test_evaluate_reference_sample")
 SAMPLE = ROOT / "tests" / "reference" / "sample.jsonl"
 #: Seconds the Python engine may take on a sampled query (studies file, variations).

@@ -51,6 +51,9 @@ QUERIES = {
                            "s > t }", [(34, 37)]),
     "letters-off-board": ("echo (s t) { square all x in . piecename x == s:piecename makesquare(file x + 1 rank x) }",
                           [(2, 2)]),
+    # 'try' changes nothing (a count over the ancestors): a target filter, and a source one behind 's:'
+    "try-target": ("echo (s t) { try  sidetomove == s:sidetomove  s:(not try)  #A > s:#A }", [(1, 40)]),
+    "missingwhitepiece": ("missingwhitepiece.cql", [(1, 60)]),
     "assign-after": ("echo (s t) { sidetomove == s:sidetomove  x = ply - s:ply  #[Aa] == s:#[Aa] } sort x", [(1, 12)]),
     "assign-before": ("echo (s t) { x = ply  sidetomove == s:sidetomove  #[Aa] == s:#[Aa] } sort x", [(1, 6)]),
     "comment": ('echo (s t) { s < t  #[Aa] == s:#[Aa]  piecename e1 == s:piecename e1  comment ("echo of " s) '

@@ -76,6 +76,16 @@ def iterate(cm: Columnar, node: ast.Iterate, ctx: Ctx) -> Val:
     boards = np.where(domain.ok, domain.data, np.uint64(0))
     if node.kind == "piece":
         boards &= cm.frame.occupied[ctx.rows]
+    if node.all and cm._reads(node.body) is not None:
+        return matched(domain.ok & _every(cm, node, ctx, boards))
+    held = _held(cm, node, ctx, boards)
+    if node.all:
+        return matched(domain.ok & (held == boards))
+    return squares(held, domain.ok)  # empty where the body held nowhere; none where the domain has none
+
+
+def _held(cm: Columnar, node: ast.Iterate, ctx: Ctx, boards: np.ndarray) -> np.ndarray:
+    """The squares of ``boards`` (one board per row of ``ctx``) where the body holds."""
     held = np.zeros(len(ctx), np.uint64)
     # A range of positions at a time, so that their (position, square) rows stay near
     # ROWS_PER_CHUNK: nested iterations multiply them by up to 64 each.
@@ -92,6 +102,29 @@ def iterate(cm: Columnar, node: ast.Iterate, ctx: Ctx) -> Val:
         holds = cm.test(node.body, inner) if len(owner) else np.zeros(0, bool)
         held[begin:stop] = B.or_by_owner(owner[holds] - begin, bits[holds], stop - begin)
         begin = stop
-    if node.all:
-        return matched(domain.ok & (held == boards))
-    return squares(held, domain.ok)  # empty where the body held nowhere; none where the domain has none
+    return held
+
+
+def _every(cm: Columnar, node: ast.Iterate, ctx: Ctx, boards: np.ndarray) -> np.ndarray:
+    """Whether the body holds on every square of each row's board, for a body that changes
+    nothing: squares are tried lowest first, 1, then 2, 4, 8... more per row, and a row is
+    dropped at its first failure, as the tree-walker stops there. ``[forall] sq in .`` over
+    every pair of an echo (flipverticalecho) then tries a few squares of most pairs, not 64."""
+    every = np.ones(len(ctx), bool)
+    left = boards.copy()
+    live = np.flatnonzero(left)
+    step = 1
+    while len(live):
+        rest = left[live]
+        part = np.zeros(len(live), np.uint64)
+        for _ in range(step):  # the ``step`` lowest squares of each board
+            lowest = rest & (~rest + np.uint64(1))
+            part |= lowest
+            rest ^= lowest
+        held = _held(cm, node, ctx.take(live), part)
+        failed = held != part
+        every[live[failed]] = False
+        left[live] = np.where(failed, np.uint64(0), rest)
+        live = live[(~failed) & (rest != 0)]
+        step = min(2 * step, 64)
+    return every

@@ -76,6 +76,8 @@ def plain(node: ast.Node) -> bool:
         return node.name not in _WALK_READERS
     if isinstance(node, ast.Call):
         return node.name in _PLAIN_CALLS
+    if isinstance(node, ast.Control):
+        return node.name == "try"  # a count over the ancestors; loop, while, assert act
     return isinstance(node, _PLAIN)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from tests.filters.differential import EXACT, NARROWED, Row, cases, check
+from tests.filters.reference import RefRow, check_reference, ref_cases
 
 TABLE = [
     Row("find mate", EXACT),
@@ -75,3 +76,22 @@ TABLE = [
 @pytest.mark.parametrize("row, cell", cases(TABLE))
 def test_sql_against_python(filter_indexes, row: Row, cell: tuple[str, bool]) -> None:
     check(filter_indexes, row, cell)
+
+
+#: Held to the reference engine's answers (tests/filters/reference.py), on both engines: a path
+#: whose every walk makes a promotion or a capture is not searched where none is made below the
+#: start (filters/sequences/path_needs.py); optional moves (``?``, ``*``, ``{0,n}``) prune nothing.
+REFERENCE = [
+    RefRow("path -- * --=Q", variations=True),
+    RefRow("path primary -- * --=Q"),
+    RefRow("path (-- --=Q)? --", variations=True),
+    RefRow("path (-- --=Q){0,1} check", variations=True),
+    RefRow("path (-- [x]){2} --", variations=True),
+    RefRow("path primary -- -- [x] check"),
+    RefRow("piece T in [Pp] path focus T -- * --=N", variations=True),
+]
+
+
+@pytest.mark.parametrize("row, engine", ref_cases(REFERENCE))
+def test_against_the_reference(build_db, row: RefRow, engine: str) -> None:
+    check_reference(build_db, row, engine)

@@ -195,8 +195,13 @@ def dash(ev: Evaluator, node: ast.Dash, pos: Position) -> object:
         union = (union or 0) | value
     if union is None:
         # no move: a set-valued target gives the empty set, as 'move to' does (v=--e5(to) assigns)
-        return Squares(0) if kind_of(node.target[-1]) == SET else None
+        return Squares(0) if ev.fact("target kind", node, _target_kind) == SET else None
     return Squares(union)
+
+
+def _target_kind(node: ast.Dash) -> str:
+    """The kind of a move's last target filter (asked wherever no move matches: once per run)."""
+    return kind_of(node.target[-1])
 
 
 def _target_value(ev: Evaluator, node: ast.Dash, child: Position) -> object:

@@ -33,6 +33,7 @@ from __future__ import annotations
 from cqlindex.cql import ast
 from cqlindex.evaluate.context import Evaluator, evaluates
 from cqlindex.filters.sequences.path_focus import Focus
+from cqlindex.filters.sequences.path_needs import may_match
 from cqlindex.filters.sequences.path_refs import ACTIVE, STATUS, PathStatus
 from cqlindex.filters.sequences.path_walk import Walk, has_effects, memo_allowed
 from cqlindex.store.trees import GameTree, Position
@@ -43,10 +44,12 @@ def path(ev: Evaluator, node: ast.Path, pos: Position) -> object:
     banned = _banned(ev, node) if "nestban" in node.params else None
     if banned is not None and pos.id in banned:
         return None
+    if not may_match(ev, node, pos):
+        return None  # a promotion or capture every walk makes is made nowhere below
     focus = None
     if node.focus is not None or "singlecolor" in node.params:
         focus = Focus(ev, node, pos)
-        if not focus.children(pos) and _starts_with_move(node.items):
+        if ev.fact("path starts with a move", node, _starts_with_move) and not focus.children(pos):
             return None  # the first move must be a focused move played here: none is
     walk = Walk(ev, node, pos, not _effects(ev, node), focus, _memo(ev, node))
     walks = getattr(ev, ACTIVE, None)
@@ -73,9 +76,9 @@ def path(ev: Evaluator, node: ast.Path, pos: Position) -> object:
     return last if "lastposition" in node.params else value
 
 
-def _starts_with_move(items: tuple[ast.Node, ...]) -> bool:
-    """Whether every walk of ``items`` begins with a move (nothing is tested before it)."""
-    first = items[0]
+def _starts_with_move(node: ast.Path) -> bool:
+    """Whether every walk of ``node`` begins with a move (nothing is tested before it)."""
+    first = node.items[0]
     while True:
         if isinstance(first, ast.Dash):
             return True

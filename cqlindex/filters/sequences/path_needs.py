@@ -1,0 +1,74 @@
+"""The moves every walk of a path must make, checked against the game below the start first.
+
+Why: a walk goes down the tree from its start, and every walk that matches makes each move
+constituent that is neither optional nor inside an optional repetition (``p--=T`` in babson0,
+``T--=q`` after ``-- *`` in queenknightpromotion). When such a move is a promotion (or a
+capture) and no position below the start is reached by one, no walk can match, and the search
+(which would try ``-- *`` down to the end of every line, for every piece of a piece loop, at
+every position) is not made. Positions are numbered in pre-order, so the positions below
+``pos`` are ids ``pos.id + 1 .. pos.last_descendant`` of the loaded tree, and a running count
+per game answers for any start in constant time.
+
+Only moves played (``mode == "played"``) count: a generated move (``legal``) is no move below.
+The check is a necessary condition, never a sufficient one: the search still decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from cqlindex.cql import ast
+from cqlindex.evaluate.context import Evaluator
+from cqlindex.query.analyse import plain
+from cqlindex.store.trees import Position
+
+#: The evaluator memo key of the game's running counts of promotions and captures by position id.
+_COUNTS = "path moves below"
+
+
+def _mandatory(items: tuple[ast.Node, ...]) -> Iterator[ast.Dash]:
+    """The move constituents of ``items`` that every complete walk makes."""
+    for item in items:
+        if isinstance(item, ast.Dash):
+            yield item
+        elif isinstance(item, ast.Sequence):
+            yield from _mandatory(item.items)
+        elif isinstance(item, ast.Repeat) and item.low >= 1:
+            yield from _mandatory((item.arg,))
+
+
+def needs(node: ast.Path) -> tuple[bool, bool]:
+    """(whether every walk makes a promotion, whether every walk makes a capture); neither where
+    the focus does something when evaluated (it is, before any walk)."""
+    if node.focus is not None and not all(plain(x) for x in ast.walk(node.focus)):
+        return False, False
+    moves = [dash for dash in _mandatory(node.items) if dash.mode == "played"]
+    return any(dash.promotes for dash in moves), any(dash.capture for dash in moves)
+
+
+def _counts(ev: Evaluator) -> tuple[list[int], list[int]]:
+    """Per game: how many of the positions with ids below i are reached by a promotion, by a capture."""
+    counts = ev.memo.get(_COUNTS)
+    if counts is None:
+        promotions, captures = [0], [0]
+        p = c = 0
+        for position in ev.tree.positions:
+            if position is not None:
+                p += bool(position.promotion)
+                c += position.captured is not None or position.en_passant
+            promotions.append(p)
+            captures.append(c)
+        counts = ev.memo[_COUNTS] = (promotions, captures)
+    return counts
+
+
+def may_match(ev: Evaluator, node: ast.Path, pos: Position) -> bool:
+    """False where a promotion or capture every walk makes is made nowhere below ``pos``."""
+    promotion, capture = ev.fact("path needs", node, needs)
+    if not (promotion or capture):
+        return True
+    promotions, captures = _counts(ev)
+    first, last = pos.id + 1, pos.last_descendant + 1
+    if promotion and promotions[last] == promotions[first]:
+        return False
+    return not (capture and captures[last] == captures[first])
