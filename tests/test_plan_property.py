@@ -60,12 +60,14 @@ def filters(draw, depth: int = 0) -> str:
         st.builds(lambda a: f"move previous from {a}", piece_sets()),
         # the squares of the last move as sets (exact in SQL), a recapture among them
         st.builds(lambda w, a: f"move capture ({w} | {a})", st.sampled_from(["to", "from"]), piece_sets()),
-        st.builds(lambda w, a: f"{w} & {a}", st.sampled_from(["to", "from"]), piece_sets()),
+        # parenthesised: after a move filter a bare 'from' or 'to' would be read as its parameter
+        st.builds(lambda w, a: f"({w} & {a})", st.sampled_from(["to", "from"]), piece_sets()),
         st.sampled_from(["move promote Q", "move o-o", "move enpassant", "move legal", "move primary",
                          "move secondary", "result 1-0", "result 1/2-1/2", 'player white "a"',
                          'player "O\'Kelly"', "year > 1990", "elo white >= 2400", "rank K == 1"]),
-        st.builds(lambda a, b: f"{a}--{b}", st.sampled_from(PIECES), st.sampled_from(PIECES)),
-        st.builds(lambda a, b: f"{a}[x]{b}", st.sampled_from(PIECES), st.sampled_from(PIECES)),
+        # in braces: a '(' after a move's last square would open its target (CQL 6.2 refuses the space)
+        st.builds(lambda a, b: f"{{{a}--{b}}}", st.sampled_from(PIECES), st.sampled_from(PIECES)),
+        st.builds(lambda a, b: f"{{{a}[x]{b}}}", st.sampled_from(PIECES), st.sampled_from(PIECES)),
     ]
     if depth >= 2:
         return draw(st.one_of(simple))
