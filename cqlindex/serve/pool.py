@@ -286,29 +286,21 @@ def _main(conn, parent: int, nice: int = 0) -> None:
             return
 
 
-#: In a worker: each index it has opened, with a connection it keeps open (see :func:`_opened`).
-_OPEN: dict[str, tuple] = {}
+#: In a worker: each index it has opened (see :func:`_opened`).
+_OPEN: dict[str, object] = {}
 
 
 def _opened(path: str):
-    """The index at ``path``, opened once per worker. The connection kept open beside it is what
-    makes a query cost its scan: DuckDB shares one database instance between the connections of
-    a process to the same file, so each run's own connection finds the file open and its catalog
-    read (a query decided in SQL on 2,000 games: 30-50 ms instead of 90-120). An index rebuilt
-    under a running server is seen after a restart."""
+    """The index at ``path``, opened once per worker. The open Database keeps a connection to its
+    file (cqlindex.store.kept), which is what makes a query cost its scan: DuckDB shares one
+    database instance between the connections of a process to the same file, so each run's own
+    connection finds the file open and its catalog read (a query decided in SQL on 2,000 games:
+    30-50 ms instead of 90-120)."""
     if path not in _OPEN:
         import cqlindex
-        from cqlindex.store.database import connect
 
-        _OPEN[path] = (cqlindex.open(path), connect(path))
-    return _OPEN[path][0]
-
-
-def _forget(path: str) -> None:
-    """Close the connection :func:`_opened` keeps to ``path``, so that DuckDB drops its instance."""
-    opened = _OPEN.pop(path, None)
-    if opened is not None:
-        opened[1].close()
+        _OPEN[path] = cqlindex.open(path)
+    return _OPEN[path]
 
 
 def _perform(kind: str, args: dict, timeout: float):
@@ -320,10 +312,7 @@ def _perform(kind: str, args: dict, timeout: float):
     if kind == "query":
         return db.result(args["text"], variations=args["variations"], gamenumbers=args["gamenumbers"],
                          matchcount=args["matchcount"], timeout=timeout, source=args.get("source", "<query>"))
-    if kind == "sql":
-        # The sandbox locks the database instance's configuration (external access off), which
-        # a connection kept open would share and carry into the next queries: none is kept.
-        _forget(args["db"])
+    if kind == "sql":  # Database.sql closes the kept connection first: the sandbox locks its instance
         table = db.sql(args["text"], timeout=timeout)
         cap = args["limit"]
         return {"columns": table.column_names, "rows": [list(row.values()) for row in table.slice(0, cap).to_pylist()], "total": table.num_rows}
