@@ -5,7 +5,7 @@ file, and drops it when the last one closes. A query opens its own connection (a
 one for its records); without one kept open, each opening read the file's header and catalog
 again (25-50 ms) and started from an empty buffer cache, so 90 small queries in one session
 paid seconds for opening alone. With one kept, a query's connection costs about 2 ms and finds
-the pages the previous query read. ``cqlindex serve`` keeps one per worker for the same reason.
+the pages the previous query read. ``cqlindex serve``'s workers keep their Databases open for it.
 
 The kept connection follows the file: before each query :func:`refresh` compares the file's
 identity (device, inode, size, modification time, and its write-ahead log's) with the one it
