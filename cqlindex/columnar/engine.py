@@ -33,7 +33,7 @@ _KERNELS: dict[type, Kernel] = {}
 _CHEAP = (ast.Pieces, ast.Number, ast.Keyword, ast.Variable, ast.Compound, ast.And, ast.Or, ast.Not)
 #: Filters that cost more than sorting their inputs: evaluated once per distinct input.
 _COSTLY = (ast.Pin, ast.Ray, ast.Iterate, ast.Find, ast.Line, ast.Echo, ast.Direction, ast.Transform, ast.Move,
-           ast.Dash)
+           ast.Dash, ast.CountMoves)
 #: Where a linear context's row may go on: every child, or none (the end of the line).
 EVERY_CHILD, NO_CHILD = -1, -2
 

@@ -27,14 +27,19 @@ _CORE = ("gamenumber", "positionid", "parent", "last_descendant", "ply", *BITBOA
 #: queries never look at the moves, and reading fewer columns is most of a frame's cost.
 _LAZY = ("wtm", "en_passant", "null_move", "move_from", "move_to", "move_piece", "captured", "promotion", "castle",
          "rook_from", "rook_to")
+#: Read, apart, when a kernel generates moves (cqlindex.columnar.generate): what else a
+#: position's move list depends on. ``chess960`` is the game's, repeated on each of its rows.
+_LEGAL = ("castling_rights", "ep_square", "chess960")
 #: Nullable small columns, read with -1 for NULL.
 _NULLABLE = frozenset({"parent", "move_from", "move_to", "move_piece", "captured", "promotion", "castle",
-                       "rook_from", "rook_to"})
+                       "rook_from", "rook_to", "ep_square"})
 #: Read where the index has them (older builds lack them): a castling move's rook squares.
 _OPTIONAL = frozenset({"rook_from", "rook_to"})
 
 
 def _select(name: str) -> str:
+    if name == "chess960":
+        return "coalesce((SELECT g.chess960 FROM games AS g WHERE g.gamenumber = p.gamenumber), false) AS chess960"
     return f"coalesce(p.{name}::INTEGER, -1) AS {name}" if name in _NULLABLE else f"p.{name}"
 
 
@@ -94,15 +99,16 @@ class Frame:
             self.last = self.end.copy()
 
     def __getattr__(self, name: str):
-        """A lazy column (_LAZY), read with the rest of its kind on first use: the move that
-        led to each row, its side to move. ``rook_from``/``rook_to`` are None where the index
-        does not hold them."""
+        """A lazy column (_LAZY, _LEGAL), read with the rest of its group on first use: the move
+        that led to each row, its side to move; what generating its moves needs.
+        ``rook_from``/``rook_to`` are None where the index does not hold them."""
         if name in _TREE:
             raise WholeGamesNeeded(name)
-        if name not in _LAZY or name.startswith("_"):
+        group = _LAZY if name in _LAZY else _LEGAL if name in _LEGAL else None
+        if group is None or name.startswith("_"):
             raise AttributeError(name)
-        columns = self._fetch(_LAZY)
-        for column in _LAZY:
+        columns = self._fetch(group)
+        for column in group:
             setattr(self, column, columns.get(column))
         return getattr(self, name)
 

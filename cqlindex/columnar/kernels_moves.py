@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from cqlindex.columnar import bitboards as B
+from cqlindex.columnar import bitboards as B, kernels_generated as generated
 from cqlindex.columnar.engine import EVERY_CHILD, Columnar, Ctx, kernel
 from cqlindex.columnar.values import SET, NotColumnar, Val, matched, squares
 from cqlindex.cql import ast
 from cqlindex.cql.kinds import SET as SET_KIND, kind_of
 
-#: Parameters the kernel tests (the rest, 'comment' and the generated modes, go to the tree-walker).
+#: Parameters the kernel tests of a played move (the rest, 'comment', go to the tree-walker;
+#: generated moves are kernels_generated's).
 PARAMS = frozenset({"from", "to", "capture", "promote", "enpassant", "null", "o-o", "o-o-o", "castle", "primary",
                     "secondary", "enpassantsquare", "previous"})
 _PROMOTION_TYPES = {"Q": 5, "R": 4, "B": 3, "N": 2}
@@ -69,8 +70,8 @@ def _bit(boards: np.ndarray, squares_: np.ndarray, has: np.ndarray) -> np.ndarra
 
 @kernel(ast.Move)
 def move(cm: Columnar, node: ast.Move, ctx: Ctx) -> Val:
-    if node.mode not in ("played", "previous"):
-        raise NotColumnar(node, f"'move {node.mode}' (generated moves)")
+    if node.mode in ("legal", "pseudolegal"):
+        return generated.move(cm, node, ctx)
     for name, _ in node.params:
         if name not in PARAMS:
             raise NotColumnar(node, f"'move {name}'")
@@ -153,8 +154,10 @@ def dash(cm: Columnar, node: ast.Dash, ctx: Ctx) -> Val:
     """``F--G`` and ``F[x]G`` as played: a move from F to G (the captured piece's square with
     ``[x]``), castling read as the rook's move too, the null move as the king standing still;
     with a target ``--(T ...)`` its value after the matching moves (a set: their union)."""
-    if node.mode != "played" or node.promote_by is not None:
-        raise NotColumnar(node, "a generated move or a promotion named by a string")
+    if node.mode != "played":
+        return generated.dash(cm, node, ctx)
+    if node.promote_by is not None:
+        raise NotColumnar(node, "a promotion named by a string")
     frame = cm.frame
     size = len(ctx)
     owner, child, _ = edges(cm, ctx)
@@ -224,3 +227,12 @@ def _target_value(cm: Columnar, node: ast.Dash, ctx: Ctx, owner: np.ndarray, chi
     if value.kind == "bool":
         return matched(hit)
     raise NotColumnar(node, f"a move's target of kind {value.kind}")
+
+
+@kernel(ast.CountMoves)
+def countmoves(cm: Columnar, node: ast.CountMoves, ctx: Ctx) -> Val:
+    """``countmoves D`` for a generated dash (``countmoves legal --``); a played one's count goes
+    to the tree-walker."""
+    if node.move.mode == "played":
+        raise NotColumnar(node, "'countmoves' of played moves")
+    return generated.countmoves(cm, node, ctx)

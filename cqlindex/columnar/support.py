@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from cqlindex.columnar.engine import has_kernel
 from cqlindex.columnar.kernels_game import NAMES as GAME_NAMES
 from cqlindex.columnar.kernels_line import PARAMS as LINE_PARAMS
+from cqlindex.columnar.kernels_generated import PARAMS as GENERATED_PARAMS
 from cqlindex.columnar.kernels_moves import PARAMS as MOVE_PARAMS
 from cqlindex.columnar.kernels_strings import NAMES as PIECE_NAMES, code
 from cqlindex.columnar.pawns import PAWN_STRUCTURES
@@ -48,16 +49,20 @@ def _why_not(node: ast.Node) -> str | None:
     if isinstance(node, ast.Ray) and node.kind not in ("ray", "xray"):
         return f"the arrow chain '{node.kind}' has no columnar kernel yet"
     if isinstance(node, ast.Move):
-        if node.mode not in ("played", "previous"):
-            return f"'move {node.mode}' has no columnar kernel yet"
-        unknown = [name for name, _ in node.params if name not in MOVE_PARAMS]
+        known = GENERATED_PARAMS if node.mode in ("legal", "pseudolegal") else MOVE_PARAMS
+        unknown = [name for name, _ in node.params if name not in known]
         if unknown:
             return f"'move {unknown[0]}' has no columnar kernel yet"
     if isinstance(node, ast.GameFilter) and (node.name not in GAME_NAMES or (
             node.name not in ("year", "elo") and not any(isinstance(a, ast.String) for a in node.args))):
         return f"'{node.name}' has no columnar kernel yet"
-    if isinstance(node, ast.Dash) and (node.mode != "played" or node.promote_by is not None):
-        return "a generated move, or a promotion named by a string, has no columnar kernel yet"
+    if isinstance(node, ast.Dash) and node.promote_by is not None:
+        return "a promotion named by a string has no columnar kernel yet"
+    if isinstance(node, ast.Dash) and node.mode != "played" and node.target and not (
+            len(node.target) == 1 and isinstance(node.target[0], ast.Keyword)):
+        return "a generated move with a target filter has no columnar kernel yet"
+    if isinstance(node, ast.CountMoves) and node.move.mode == "played":
+        return "'countmoves' of played moves has no columnar kernel yet"
     if isinstance(node, ast.Line) and node.params - LINE_PARAMS:
         return f"'line {sorted(node.params - LINE_PARAMS)[0]}' has no columnar kernel yet"
     return None

@@ -65,7 +65,7 @@ def generated_moves(pos: Position, mode: str) -> list[Generated]:
     return [Generated(board, move) for move in moves]
 
 
-def _rook_squares(move: Generated, board_960: bool, king_to_rook: int | None) -> tuple[int, int]:
+def rook_squares(move: Generated, board_960: bool, king_to_rook: int | None) -> tuple[int, int]:
     """(from, to) of the rook of a generated castling move."""
     rank = chess.square_rank(move.source)
     kingside = move.castle == 1
@@ -115,7 +115,7 @@ def _legal_dash_matches(ev: Evaluator, node: ast.Dash, pos: Position) -> Iterato
                 and not (letters and (move.promotion is None or _PROMOTION_LETTERS[move.promotion] not in letters)):
             yield move, move.target
         elif move.castle is not None and not node.promotes:
-            rook_from, rook_to = _rook_squares(move, board.chess960, move.rook_square)
+            rook_from, rook_to = rook_squares(move, board.chess960, move.rook_square)
             if (sources is None or sources >> rook_from & 1) and (targets is None or targets >> rook_to & 1):
                 yield move, rook_to
 
