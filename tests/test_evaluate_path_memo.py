@@ -1,4 +1,5 @@
-"""The path search's reuse of the longest walk from a state, held to the search without it.
+"""The path search's shortcuts held to the search without them: the longest walk kept per state,
+and repetitions given up where they owe more moves than the lines below have.
 
 ``path_walk.Walk`` keeps, per (position, what is left to match), the first longest walk from
 there, so a path with many ways through a game (``(-- --? --)+``: exponentially many in the
@@ -83,3 +84,28 @@ def test_many_ways_through_a_long_game_take_linear_time(trees) -> None:
     prepared = prepare("path (-- --? --) (-- --? --)+ (-- -- --)* (-- -- --)", variations=False)
     ev = Evaluator(prepared.query, False, prepared.expansions)
     assert ev.matches(longest) != []
+
+
+# (query, longest game tree searched, in positions): repetitions that owe more moves than some
+# lines below have, the boundary (a line exactly as long as the moves owed) included.
+OWED = [
+    ("path --{30,}", 100),
+    ("path (-- --){15,}", 100),
+    ("path (-- check?){20,} --", 100),
+    ("path (--? --){12,}", 50),
+    ("path ((-- --){2} --?){5,}", 50),
+    ("path (k --){4294967296,}", 60),
+]
+
+
+@pytest.mark.parametrize("variations", [False, True])
+@pytest.mark.parametrize(("query", "limit"), OWED)
+def test_giving_up_on_rounds_owed_changes_nothing(trees, monkeypatch, query: str, limit: int,
+                                                  variations: bool) -> None:
+    """A repetition that owes more moves than any line below has is given up: the same answers as
+    the search that walks on to every line's end."""
+    pruned = _outcomes(query, trees[variations], variations, limit)
+    monkeypatch.setattr(path_walk, "heights", lambda ev: [1 << 62] * len(ev.tree.positions))
+    assert pruned == _outcomes(query, trees[variations], variations, limit)
+    if "4294967296" not in query:
+        assert sum(1 for row in pruned if row[2] is not None) > 0  # the path matches somewhere

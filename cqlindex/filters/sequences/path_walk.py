@@ -19,7 +19,10 @@ tried in, so this search tries them in the reference's order:
 
 An unbounded repetition that comes back to where its previous round started (a round that
 made no move) is not tried again: it could only do what it already did. The reference
-engine recurses for ever there; a bounded one is followed as written.
+engine recurses for ever there; a bounded one is followed as written. A repetition that still
+owes more rounds than the game has plies left below the position (each round making a move at
+least) is given up there: ``path (k --){4294967296,}`` would otherwise walk every line to its
+end from every start.
 
 Filter results are kept per (constituent, position) for the one evaluation when nothing in
 the path has an effect (no assignment, comment, sort, nested path or path filter), since
@@ -54,6 +57,8 @@ _UNKNOWN = object()
 _UNBOUND = object()
 #: The evaluator memo key of the moves of variable-free path moves, per (move, position), per game.
 _STATIC_STEPS = "path static steps"
+#: The evaluator memo key of each position's height (the plies of its longest line below), per game.
+_HEIGHTS = "path heights"
 
 
 def starts_variation(ev: Evaluator, position: Position) -> bool:
@@ -204,6 +209,9 @@ class Walk:
             return
         if repeat.high is None and done >= repeat.low and state.begun == pos.id:
             return  # a round that made no move: another one would only do the same again
+        if done < repeat.low and (repeat.low - done) * self.ev.fact("path least moves", repeat.arg, least_moves) \
+                > heights(self.ev)[pos.id]:
+            return  # the rounds owed need more moves than any line below has
         self._go(pos, (repeat.arg, (_Round(repeat, done + 1, pos.id), rest)))
 
     def _move(self, item: ast.Dash, pos: Position, rest) -> None:
@@ -291,6 +299,32 @@ class Walk:
         self.best = (self.count, pos, value)
         self.best_comments = self.ev.pending[self._mark:]
         self.best_atomic = self._atomic_values()
+
+
+def least_moves(node: ast.Node) -> int:
+    """The fewest moves a path constituent makes when it matches (a filter makes none)."""
+    kind = type(node)
+    if kind is ast.Dash:
+        return 1
+    if kind is ast.Sequence:
+        return sum(least_moves(item) for item in node.items)
+    if kind is ast.Repeat:
+        return node.low * least_moves(node.arg)
+    return 0
+
+
+def heights(ev: Evaluator) -> list[int]:
+    """Per position of the game, the plies of the longest line below it (0 at a line's end);
+    every move of a walk goes at least one ply down."""
+    found = ev.memo.get(_HEIGHTS)
+    if found is None:
+        positions = ev.tree.positions
+        found = [0] * len(positions)
+        for pos in reversed(positions):  # pre-order: children come after their parent
+            if pos.children:
+                found[pos.id] = 1 + max(found[c] for c in pos.children)
+        ev.memo[_HEIGHTS] = found
+    return found
 
 
 def _static_dash(item: ast.Dash) -> bool:
