@@ -58,3 +58,24 @@ ALL = list(range(10))
 def test_a_range_holding_zero(ladder, engine: str, query: str, positions: list[int]) -> None:
     got = run_engine(ladder, query, variations=False, engine=engine).matches
     assert got == ({1: positions} if positions else {})
+
+
+@pytest.mark.parametrize("variations", [False, True], ids=["mainline", "variations"])
+@pytest.mark.parametrize("query", [
+    "x = 2 find {#A attacks k >= x}",
+    "x = #A find {#A < x}",  # another value at almost every position
+    "x = ply find 2 100 {ply == x + 3 or check}",
+    "s = A find all {A & s == s}",  # a set
+    "x = 2 find <-- {#a == x + 10}",
+])
+def test_a_body_reading_variables_is_remembered_per_value(build_db, monkeypatch, query: str, variations: bool) -> None:
+    """The verdicts of find's body kept per position and per value of the variables it reads give
+    what testing it afresh at every position gives."""
+    import cqlindex.filters.position.python as position
+
+    db = build_db("data/studies/cql6-sample.pgn")
+    query = "gamenumber <= 60 " + query  # without the memo the search is quadratic in a game's length
+    remembered = run(db, query, variations=variations).matches
+    assert remembered  # the query finds something
+    monkeypatch.setattr(position, "_reads", lambda body: None)
+    assert run(db, query, variations=variations).matches == remembered

@@ -13,6 +13,7 @@ from cqlindex.evaluate.values import MATCH, Squares, count
 from cqlindex.filters import catalogue
 from cqlindex.filters.sets.python import pawn_structure
 from cqlindex.filters.position.matepatterns import NAMES as MATE_PATTERNS, mate_pattern
+from cqlindex.query.analyse import plain
 from cqlindex.store.trees import Position
 
 #: The facts declared with their Python value (this family's, and the dash target's move kinds).
@@ -110,26 +111,53 @@ def _pure(node: ast.Node) -> bool:
     return not any(isinstance(inner, _IMPURE) for inner in ast.walk(node))
 
 
+def _reads(body: ast.Node) -> tuple[str, ...] | None:
+    """The variables ``body`` reads, where its verdict depends on them and the position alone and
+    it has no side effect; None otherwise (asked once per run)."""
+    if not all(plain(inner) for inner in ast.walk(body)):
+        return None
+    if any(isinstance(inner, _IMPURE) and not isinstance(inner, ast.Variable) for inner in ast.walk(body)):
+        return None
+    return tuple(sorted({inner.name for inner in ast.walk(body) if isinstance(inner, ast.Variable)}))
+
+
+def _values(ev: Evaluator, names: tuple[str, ...]) -> tuple | None:
+    """The current values of ``names`` as a key (a number, a set, a string, none), or None when
+    one holds something else (a piece, a position)."""
+    out = []
+    for name in names:
+        value = ev.variables.get(name)
+        if value is not None and type(value) not in (int, bool, str, Squares):
+            return None
+        out.append((type(value).__name__, value))
+    return tuple(out)
+
+
 def _tester(ev: Evaluator, body: ast.Node):
-    """``ev.test(body, ·)``, remembered per position of the current game when ``body`` is pure.
+    """``ev.test(body, ·)``, remembered per position of the current game when ``body`` changes
+    nothing and reads only the position and variables (then per value of those variables).
 
     Every position of a game runs ``find`` over the positions after it, so without this a game
-    of n positions tests the body up to n²/2 times; with it, at most n times.
+    of n positions tests the body up to n²/2 times; with it, at most n times per value of the
+    variables (``x = 2 find {#A attacks k >= x}``).
     """
     key = id(body)
     pure = ev.memo.get(("pure", key))
     if pure is None:
         pure = ev.memo[("pure", key)] = _pure(body)
+    names = () if pure else ev.fact("find body reads", body, _reads)
+    values = _values(ev, names) if names else ()
+    remembered = names is not None and values is not None
     possible = ev.prefilter.get(body)
     if possible is not None:  # the planner's SQL says where the body can hold at all
         allowed = possible.get(ev.tree.gamenumber, set())
-        if not pure:
+        if not remembered:
             return lambda candidate: candidate.id in allowed and ev.test(body, candidate)
-    elif not pure:
+    elif not remembered:
         return lambda candidate: ev.test(body, candidate)
     else:
         allowed = None
-    seen = ev.memo.setdefault(key, {})
+    seen = ev.memo.setdefault((key, values) if values else key, {})
 
     def test(candidate: Position) -> bool:
         if allowed is not None and candidate.id not in allowed:
