@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import duckdb
+import pyarrow as pa
 import pytest
 from sqlglot import exp
 
@@ -20,8 +21,10 @@ def _select() -> exp.Select:
 
 def _table(rows: list[tuple[int, int]]) -> duckdb.DuckDBPyConnection:
     con = duckdb.connect()
-    con.execute("CREATE TABLE positions (gamenumber INTEGER, positionid INTEGER)")
-    con.executemany("INSERT INTO positions VALUES (?, ?)", rows)
+    # in the order given, in one statement (executemany takes seconds for 20,000 rows)
+    stored = pa.table({"gamenumber": pa.array([g for g, _ in rows], pa.int32()),
+                      "positionid": pa.array([i for _, i in rows], pa.int32())})
+    con.execute("CREATE TABLE positions AS SELECT * FROM stored")
     return con
 
 
