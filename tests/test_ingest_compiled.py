@@ -111,9 +111,12 @@ def _assert_same_index(pgn: Path, tmp: Path, min_compiled: float) -> None:
     assert summary.positions > 10_000
 
 
+#: Blitz games and the edge files (errors of every kind) by default; the larger collections with
+#: -m slow (CI's slow stage runs them).
 @pytest.mark.parametrize("name, min_compiled", [
-    ("gnuchess", 0.99), ("lichess-blitz", 0.95), ("tcec", 0.95), ("world-matches-main-lines", 0.95),
-    ("edge", 0.3)])
+    pytest.param("gnuchess", 0.99, marks=pytest.mark.slow), ("lichess-blitz", 0.95),
+    pytest.param("tcec", 0.95, marks=pytest.mark.slow),
+    pytest.param("world-matches-main-lines", 0.95, marks=pytest.mark.slow), ("edge", 0.3)])
 def test_compiled_path_builds_the_same_index(name: str, min_compiled: float, tmp_path: Path) -> None:
     _assert_same_index(_slice(name, tmp_path), tmp_path, min_compiled)
 

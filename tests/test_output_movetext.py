@@ -23,8 +23,8 @@ STUDIES = "data/annotated/lichess-studies/"
 CASES = [
     (("data/studies/cql6-sample.pgn",), "check", True, 0),
     (("data/studies/cql6-sample.pgn",), "initial", False, 0),
-    (("data/annotated/chess-informant-sample.pgn", "data/annotated/world-matches.pgn"),
-     "check", True, 0),
+    pytest.param(("data/annotated/chess-informant-sample.pgn", "data/annotated/world-matches.pgn"),
+                 "check", True, 0, marks=pytest.mark.slow),  # 14 s: CI's slow stage
     (("data/annotated/dortmund.pgn", "data/annotated/immortal-games.pgn"), "mate or stalemate", True, 0),
     (("data/games/lichess-474.pgn",), "check", False, 0),
     (("data/games/lichess-474.pgn",), "check", True, 0),

@@ -76,9 +76,11 @@ def indexes(build_db, tmp_path_factory) -> dict[str, Path]:
 
 #: (index, query, variations): every position with variations and set-up FENs; a sort that puts
 #: games out of gamenumber order; en passant and castling changes; a query nothing matches.
-CASES = [("studies", "true", True), ("studies", 'sort min "pieces" #[Aa] check', True), ("lichess", "true", False),
-         ("lichess", "move enpassant or move o-o-o", False), ("gnuchess", "true", False),
-         ("gnuchess", "Ka1 Kh8", False)]
+#: Every game of the two game collections with -m slow (CI's slow stage): 20 s of writing.
+CASES = [("studies", "true", True), ("studies", 'sort min "pieces" #[Aa] check', True),
+         pytest.param("lichess", "true", False, marks=pytest.mark.slow),
+         ("lichess", "move enpassant or move o-o-o", False),
+         pytest.param("gnuchess", "true", False, marks=pytest.mark.slow), ("gnuchess", "Ka1 Kh8", False)]
 
 
 @pytest.mark.parametrize("name, query, variations", CASES)
