@@ -277,17 +277,20 @@ def _reach(name: str, low: int, high: int, boards: np.ndarray) -> np.ndarray:
 
 
 def between(a: Val, b: Val) -> Val:
+    """The squares between any square of ``a`` and any of ``b``: every pair of squares of a
+    position at once (two rooks and a king are two pairs), the union per position."""
     ok = a.ok & b.ok
-    x, y = a.data, b.data
-    single = ok & (np.bitwise_count(x) == 1) & (np.bitwise_count(y) == 1)
-    out = np.zeros(len(ok), np.uint64)
-    out[single] = B.BETWEEN[B.lowest_square(x[single]), B.lowest_square(y[single])]
-    for row in np.flatnonzero(ok & ~single):  # several squares on a side: rare, square by square
-        _, froms = B.explode(x[row:row + 1])
-        _, tos = B.explode(y[row:row + 1])
-        out[row] = np.bitwise_or.reduce(B.BETWEEN[B.lowest_square(froms)[:, None], B.lowest_square(tos)[None, :]],
-                                        axis=None, initial=0)
-    return squares(out, ok)
+    size = len(ok)
+    owner_a, bits_a = B.explode(np.where(ok, a.data, np.uint64(0)))
+    owner_b, bits_b = B.explode(np.where(ok, b.data, np.uint64(0)))
+    per_b = np.bincount(owner_b, minlength=size)
+    first_b = np.cumsum(per_b) - per_b
+    repeats = per_b[owner_a]  # each square of a meets every square of b of its position
+    pair_a = np.repeat(np.arange(len(owner_a)), repeats)
+    rank = np.arange(len(pair_a)) - np.repeat(np.cumsum(repeats) - repeats, repeats)
+    pair_b = first_b[owner_a[pair_a]] + rank
+    lines = B.BETWEEN[B.lowest_square(bits_a)[pair_a], B.lowest_square(bits_b)[pair_b]]
+    return squares(B.or_by_owner(owner_a[pair_a], lines, size), ok)
 
 
 @kernel(ast.Call)

@@ -57,6 +57,8 @@ TABLE = [
     Row("offdiagonal Bh1", NARROWED),
     Row("between(Ra1 Ka1)", NARROWED),
     Row("between(R k) & _", NARROWED),
+    Row("between([QR] [kq]) & [NB]", NARROWED),  # several squares on both sides: every pair
+    Row("between(A a) > 20", NARROWED),
     Row("makesquare(1 1) & R", NARROWED),
     Row("pin", NARROWED),
     Row("pin from R to k", NARROWED),
