@@ -186,3 +186,14 @@ def test_keys_that_share_a_file_miss_and_never_mix(tmp_path, monkeypatch) -> Non
     assert plan_cache.load("second key") is None
     plan_cache.store("second key", ("second",))
     assert plan_cache.load("first key") is None and plan_cache.load("second key") == ("second",)
+
+
+def test_the_oldest_entries_go_past_the_limit(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(plan_cache, "ENTRIES", 3)
+    for number in range(5):
+        plan_cache.store(f"key {number}", (number,))
+        path = plan_cache._path(f"key {number}")
+        os.utime(path, ns=(number * 10**9, number * 10**9))  # in that order, whatever the clock's tick
+    assert len(_kept(tmp_path)) == 3
+    assert [plan_cache.load(f"key {number}") for number in range(5)] == [None, None, (2,), (3,), (4,)]
