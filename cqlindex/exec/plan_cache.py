@@ -4,8 +4,9 @@
 Why: before its first row, a fresh ``cqlindex query`` spends most of its time importing the
 parser and the planner (sqlglot among them) and planning, ~0.2 s of ~0.35 s on an idle machine,
 for a query whose SQL is the same as last time. A kept plan is the run's prepared query (for the
-result's header) and, for each range of games the streamed run searches, the SQL it ran there;
-:mod:`cqlindex.exec.cached` runs it with neither the parser nor sqlglot imported.
+result's header) and, for each range of games the streamed run searches, the SQL it ran there
+(:mod:`cqlindex.exec.cached` runs it with neither the parser nor sqlglot imported), or the WHERE
+whose rows the columnar engine confirms (run again without sqlglot).
 
 A plan is reused only where it is certainly the same. Its key is everything the plan and its
 ranges are made of, written out: the query text and its source name; the run's options
@@ -16,8 +17,8 @@ version, the size and modification time of each of its source files and of sqlgl
 and Python's versions). What the planner reads from the index (its schema version, the columns
 of ``positions``, the games marked unplayable, whether its row map holds, its ranges of games)
 is the file's content, and a file whose identity is unchanged has not been written since: no
-write, rename or copy over it leaves its inode, size and change time (which no program can set)
-as they were. So the key is made before the index is opened, with no query of its catalog, and
+write, rename or copy over it leaves its inode, size and change time as they were (``utime``
+sets the modification time back, never the change time). So the key is made before the index is opened, with no query of its catalog, and
 a kept run opens the file without :func:`cqlindex.store.database.connect`'s checks, which it
 passed when the plan was made (:mod:`cqlindex.exec.cached` checks the identity again once the
 file is open). The key is kept in the entry and compared whole when it is read; the file's name
