@@ -2,6 +2,10 @@
 
 Every command catches :class:`~cqlindex.errors.CqlindexError`, prints one line to stderr and
 exits with the error's code, so input mistakes never show a traceback.
+
+rich is imported where a command prints with it (the progress bar and summary of a build, the
+text of ``info``, the table of ``sql``), not here: importing it costs ~0.1 s, and typer, whose
+help and errors are click's plain ones here (``rich_markup_mode=None``), does not need it.
 """
 
 from __future__ import annotations
@@ -14,8 +18,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
 from cqlindex.cli_inputs import sql_params, sql_text, typed_build_value
 from cqlindex.cli_query import CQL_CONTEXT, CqlStyleCommand, query
@@ -111,6 +113,7 @@ def add(
 
 def _ingest(target: Path, work, quiet: bool, verb: str, *, added: bool = False) -> None:
     """Run a build or an add with its progress bar on stderr (on a terminal), then print the summary."""
+    from rich.markup import escape
     from rich.progress import (
         BarColumn,
         DownloadColumn,
@@ -174,6 +177,8 @@ def info(
         if format is InfoFormat.json:
             typer.echo(json.dumps({"tables": data["tables"], "macros": data["macros"]}, indent=2))
             return
+        from rich.console import Console  # here: the JSON shapes do without it
+
         console = Console(highlight=False)
         for table, columns in data["tables"].items():
             console.print(f"[bold]{table}[/]")
@@ -187,6 +192,8 @@ def info(
         build = {key: typed_build_value(key, value) for key, value in data["build"].items()}
         typer.echo(json.dumps({**data, "build": build}, indent=2))
         return
+    from rich.console import Console
+
     console = Console(highlight=False)
     console.print(f"[bold]{db}[/]")
     console.print(f"  games               {data['games']:>12,}")
@@ -235,7 +242,8 @@ def sql(
     elif format is SqlFormat.json:
         typer.echo(json.dumps([dict(zip(columns, row)) for row in rows], default=str, indent=1))
     else:
-        from rich.table import Table  # here: only the sql command's table needs it (start-up, issue 16)
+        from rich.console import Console  # here: only the sql command's table needs them (start-up, issue 16)
+        from rich.table import Table
 
         table = Table(*columns, show_lines=False)
         for row in rows:

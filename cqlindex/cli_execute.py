@@ -7,7 +7,6 @@ the two cannot behave apart. Nothing here imports typer, click or pydantic (issu
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from dataclasses import replace
@@ -207,6 +206,8 @@ def _explained(plan, dialect: str, format: Format | None) -> str:
     from cqlindex.plan.planner import explain, explain_data
 
     if format is Format.json:
+        import json  # here: a query's run does without it
+
         return json.dumps(explain_data(plan, dialect, postfilter(plan)), indent=2)
     if format is not None:
         raise InputError("with --explain, --format is json (or left out for the SQL script)")

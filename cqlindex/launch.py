@@ -73,9 +73,11 @@ def console() -> None:
     process is left (a Spark run, which has a JVM to stop, ends the usual way).
 
     Nothing a command runs here needs pandas, which pyarrow would import if installed
-    (:mod:`cqlindex.no_pandas`, issue 16); ``--engine spark`` lets pyspark have it back."""
+    (:mod:`cqlindex.no_pandas`, issue 16); ``--engine spark`` lets pyspark have it back. Nor
+    more than one BLAS thread (:func:`one_blas_thread`)."""
     from cqlindex import no_pandas
 
+    one_blas_thread()
     no_pandas.hide()
     if main():
         try:
@@ -84,6 +86,17 @@ def console() -> None:
         except OSError as error:
             _reader_gone(error)
         os._exit(0)
+
+
+def one_blas_thread() -> None:
+    """Have numpy's OpenBLAS start one thread, not one per core, unless the user says how many.
+
+    Importing numpy (the columnar engine, the record writers) starts OpenBLAS's threads and
+    their buffers: ~0.05 s of a fresh query's ~0.3 on two cores, more on more. Nothing cqlindex
+    runs calls BLAS: its arrays are integers, whose ``einsum`` and ``@`` numpy computes itself,
+    so the answers are the same. Set in the environment, it also holds in the worker processes
+    a command spawns (build, PGN output, serve), which import numpy too."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def main() -> bool:

@@ -12,8 +12,8 @@ What it measures, in one run:
   - ``Ka1``: a query SQL decides alone (an exact plan: no evaluator), ``--format count``, its
     plan kept from the round before (:mod:`cqlindex.exec.plan_cache`: no parser, no planner);
   - ``Ka1 cold``: the same with an empty plan cache each time: parsed, planned, and kept;
-  - ``ray``: ``ray (Q k)``, a post-filtered query (SQL candidates, the columnar engine confirms;
-    such a plan is never kept);
+  - ``ray``: ``ray (Q k)``, a post-filtered query (SQL candidates, the columnar engine confirms
+    the rows the plan's WHERE selects; that WHERE kept from the round before: no planner);
   - ``a.cql``: a file of the shared benchmark queries (``-f``), a header and two filters (kept);
 
   each query case against the same small index (``--db``; built from samples/gnuchess-300.pgn

@@ -7,6 +7,7 @@ command's body must be those typer hands it, or it must leave the line to typer.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -124,3 +125,24 @@ def test_a_query_through_the_entry_point_is_the_query_through_typer(tmp_path) ->
 def _timeless(text: str) -> str:
     """The text but the time taken and the program name (python -m cqlindex here, cqlindex in the runner)."""
     return re.sub(r" in [0-9.]+ seconds", " in S seconds", text).replace("python -m cqlindex", "cqlindex")
+
+
+@pytest.mark.parametrize(("given", "seen"), [(None, "1"), ("3", "3")])
+def test_the_console_script_starts_one_blas_thread_unless_told(given, seen) -> None:
+    """numpy's OpenBLAS starts a thread per core on import (start-up, issue 34): the console
+    script asks for one before anything imports numpy, and a number the user set stands."""
+    probe = ("import os, sys\n"
+             "sys.argv = ['cqlindex', '--version']\n"
+             "from cqlindex.launch import console\n"
+             "try:\n"
+             "    console()\n"
+             "except SystemExit:\n"
+             "    pass\n"
+             "print(os.environ.get('OPENBLAS_NUM_THREADS'), 'numpy' in sys.modules)\n")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, env=env,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-2:] == [seen, "False"], done.stdout

@@ -1,6 +1,7 @@
 """Plans kept between runs of ``cqlindex query`` (cqlindex/exec/plan_cache.py, issue 34): a query
-asked again gives the same output without parsing or planning, and a plan is reused only under
-the same query, options, index and code.
+asked again gives the same output without parsing or planning (an exact plan) or without planning
+(a WHERE the columnar engine confirms), and a plan is reused only under the same query, options,
+index file and code.
 """
 
 from __future__ import annotations
@@ -9,12 +10,12 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from cqlindex.exec import plan_cache
-from cqlindex.store.database import connect
 
 REPO = Path(__file__).resolve().parents[1]
 PROBE = """
@@ -67,38 +68,78 @@ def test_a_kept_plan_gives_the_same_output_without_parser_or_planner(db, tmp_pat
     assert not loaded & {"sqlglot", "cqlindex.cql.parser", "cqlindex.plan.planner"}, loaded
 
 
+@pytest.mark.parametrize("args", [
+    ["ray (Q k)", "--format", "count"],        # SQL narrows, the columnar engine confirms the rows it reads
+    ["pin", "--format", "summary"],
+    ["xray (Q k)", "-gamenumber", "20", "250", "--format", "table"],
+])
+def test_a_scanned_plan_gives_the_same_output_without_the_planner(db, tmp_path, args) -> None:
+    first, planned = _query(tmp_path, str(db), *args)
+    assert {"sqlglot", "cqlindex.plan.planner"} <= planned
+    assert len(_kept(tmp_path)) == 1
+    again, loaded = _query(tmp_path, str(db), *args)
+    assert again == first
+    assert not loaded & {"sqlglot", "cqlindex.plan.planner"}, loaded
+
+
+def test_a_kept_scanned_plan_plans_for_the_games_the_columnar_engine_gives_back(db, tmp_path, monkeypatch) -> None:
+    """Where a kernel cannot take a batch on, its games go to the planner's candidates and the
+    tree-walker, in a run from a kept plan as in the run that planned."""
+    import cqlindex.columnar.run
+    from cqlindex.exec.cached import run_query
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    options = dict(variations=None, gamenumbers=None, matchcount=None, include_unplayable=False,
+                   allow_files=True, held=True)
+    planned = run_query(db, "ray (Q k)", **options)
+    assert len(_kept(tmp_path)) == 1
+    given_back = []
+
+    def refuses(con, prepared, variations, candidates, keep, *args, **kwargs):
+        if candidates is None:  # the rows the WHERE selects: every game given back
+            given_back.append(True)
+            return [g for (g,) in con.execute("SELECT gamenumber FROM games ORDER BY 1").fetchall()], None
+        return list(candidates), None  # the candidates: the tree-walker's
+
+    monkeypatch.setattr(cqlindex.columnar.run, "confirm", refuses)
+    again = run_query(db, "ray (Q k)", **options)
+    assert given_back and dict(again.matches) == dict(planned.matches) and again.matches
+    assert again.games_examined == planned.games_examined
+
+
 @pytest.mark.parametrize("query", [
-    "ray (Q k)",                          # post-filtered: the evaluator answers
     "Ka1 sort ply",                       # sort keys
+    "ray (Q k) sort ply",
+    "ray (Q k) comment \"x\"",            # comments: the tree-walker writes them
     "Ka1 gamenumber == lastgamenumber",   # the collection's size is not in the key
 ])
-def test_only_an_exact_plan_is_kept(db, tmp_path, query) -> None:
+def test_only_an_exact_or_scanned_plan_without_sort_keys_is_kept(db, tmp_path, query) -> None:
     _query(tmp_path, str(db), query, "--format", "count")
     assert not _kept(tmp_path)
 
 
 def test_a_plan_is_reused_only_under_the_same_key(db, tmp_path) -> None:
-    con = connect(db)
-    try:
-        options = dict(variations=None, gamenumbers=None, matchcount=None, include_unplayable=False,
-                       allow_files=True, held=True)
-        key = plan_cache.key(db, con, "Ka1", "<query>", options)
-        assert key == plan_cache.key(db, con, "Ka1", "<query>", dict(options))
-        others = {plan_cache.key(db, con, "Ka2", "<query>", options),
-                  plan_cache.key(db, con, "Ka1", "q.cql", options),
-                  *(plan_cache.key(db, con, "Ka1", "<query>", {**options, name: value}) for name, value in
-                    (("variations", True), ("gamenumbers", (1, 5)), ("matchcount", (2, None)),
-                     ("include_unplayable", True), ("held", False)))}
-        assert key not in others and len(others) == 7
-    finally:
-        con.close()
+    options = dict(variations=None, gamenumbers=None, matchcount=None, include_unplayable=False,
+                   allow_files=True, held=True)
+    key = plan_cache.key(db, "Ka1", "<query>", options)
+    assert key == plan_cache.key(db, "Ka1", "<query>", dict(options))
+    others = {plan_cache.key(db, "Ka2", "<query>", options),
+              plan_cache.key(db, "Ka1", "q.cql", options),
+              *(plan_cache.key(db, "Ka1", "<query>", {**options, name: value}) for name, value in
+                (("variations", True), ("gamenumbers", (1, 5)), ("matchcount", (2, None)),
+                 ("include_unplayable", True), ("held", False)))}
+    assert key not in others and len(others) == 7
     copy = tmp_path / "copy.duckdb"  # the same content, another file
     copy.write_bytes(db.read_bytes())
-    con = connect(copy)
-    try:
-        assert plan_cache.key(copy, con, "Ka1", "<query>", options) != key
-    finally:
-        con.close()
+    assert plan_cache.key(copy, "Ka1", "<query>", options) != key
+    mode = copy.stat().st_mode
+    copied = plan_cache.key(copy, "Ka1", "<query>", options)
+    stamp = copy.stat().st_mtime_ns
+    time.sleep(0.05)  # past the clock tick the file system stamps times with
+    copy.write_bytes(copy.read_bytes())  # written in place, its size and modification time put back:
+    os.utime(copy, ns=(stamp, stamp))    # only the change time, which no program sets, tells
+    os.chmod(copy, mode)
+    assert plan_cache.key(copy, "Ka1", "<query>", options) != copied
 
 
 def test_a_rebuilt_index_or_other_code_misses(db, tmp_path, monkeypatch) -> None:
@@ -113,15 +154,11 @@ def test_a_rebuilt_index_or_other_code_misses(db, tmp_path, monkeypatch) -> None
     _, loaded = _query(cache, str(index), "Ka1", "--format", "count")
     assert "sqlglot" in loaded and len(_kept(cache)) == 2
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
-    con = connect(index)
-    try:
-        options = dict(variations=None, gamenumbers=None, matchcount=None, include_unplayable=False,
-                       allow_files=True, held=True)
-        key = plan_cache.key(index, con, "Ka1", "<query>", options)
-        monkeypatch.setattr(plan_cache, "_CODE", ("another", "cqlindex"))
-        assert plan_cache.key(index, con, "Ka1", "<query>", options) != key
-    finally:
-        con.close()
+    options = dict(variations=None, gamenumbers=None, matchcount=None, include_unplayable=False,
+                   allow_files=True, held=True)
+    key = plan_cache.key(index, "Ka1", "<query>", options)
+    monkeypatch.setattr(plan_cache, "_CODE", ("another", "cqlindex"))
+    assert plan_cache.key(index, "Ka1", "<query>", options) != key
 
 
 def test_a_damaged_entry_is_a_miss(db, tmp_path) -> None:
@@ -149,3 +186,14 @@ def test_keys_that_share_a_file_miss_and_never_mix(tmp_path, monkeypatch) -> Non
     assert plan_cache.load("second key") is None
     plan_cache.store("second key", ("second",))
     assert plan_cache.load("first key") is None and plan_cache.load("second key") == ("second",)
+
+
+def test_the_oldest_entries_go_past_the_limit(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(plan_cache, "ENTRIES", 3)
+    for number in range(5):
+        plan_cache.store(f"key {number}", (number,))
+        path = plan_cache._path(f"key {number}")
+        os.utime(path, ns=(number * 10**9, number * 10**9))  # in that order, whatever the clock's tick
+    assert len(_kept(tmp_path)) == 3
+    assert [plan_cache.load(f"key {number}") for number in range(5)] == [None, None, (2,), (3,), (4,)]

@@ -121,3 +121,18 @@ def test_the_search_loop_loads_neither_sqlglot_nor_the_parser() -> None:
                           text=True, cwd=REPO, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "sqlglot" in json.loads(done.stdout)  # the planning run does: the probe can tell
+
+
+def test_commands_that_print_plain_text_load_no_rich(tmp_path) -> None:
+    """Help, CSV and JSON are plain text: typer prints its help and errors as click does here, and
+    cqlindex imports rich (~0.1 s) only where it prints with it (issue 34: start-up)."""
+    from cqlindex.ingest.pipeline import build
+
+    db = tmp_path / "g.duckdb"
+    build([str(REPO / "samples" / "gnuchess-300.pgn")], db)
+    for args in (["--help"], ["query", "--help"], ["sql", str(db), "SELECT 1 AS x", "--format", "csv"],
+                 ["info", str(db), "--format", "json"], ["filters", "--family", "logic"]):
+        tops = {m.split(".")[0] for m in _loaded(db, "", *args)}
+        assert "typer" in tops and "rich" not in tops, args
+    # The same probe sees rich where a command prints with it: the check can tell.
+    assert "rich" in {m.split(".")[0] for m in _loaded(db, "", "sql", str(db), "SELECT 1 AS x")}

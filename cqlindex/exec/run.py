@@ -24,6 +24,7 @@ from cqlindex.evaluate.lasting import keeps_state, persistent_report
 from cqlindex.exec import plan_cache
 from cqlindex.exec.result import QueryResult
 from cqlindex.exec.rows import fetched, grouped, grouped_in, scanned_where, whole_sql
+from cqlindex.exec.scanned import confirm_where
 from cqlindex.exec.search import games_examined
 from cqlindex.exec.timeout import Deadline, running
 from cqlindex.plan.planner import Plan, plan
@@ -80,8 +81,8 @@ def run(db: str | Path, text: str, *, variations: bool | None = None, source: st
     CqlError before it starts); a query that writes files is evaluated at every position, as CQL does.
 
     ``con``: a connection to ``db`` already open, used and closed here. ``keep_as``: the key
-    (:func:`cqlindex.exec.plan_cache.key`, made on ``con``) under which to keep the plan if it
-    is exact and runs as one SQL (see :mod:`cqlindex.exec.plan_cache`).
+    (:func:`cqlindex.exec.plan_cache.key`) under which to keep the plan if it is exact and runs
+    as one SQL, or is a WHERE the columnar engine confirms (see :mod:`cqlindex.exec.plan_cache`).
     """
     started = time.perf_counter()
     deadline = Deadline(timeout)
@@ -181,20 +182,26 @@ def _evaluate_every_game(con, prepared: Prepared, result: QueryResult, deadline:
 def _run_plan(con, prepared: Prepared, result: QueryResult, deadline: Deadline, include_unplayable: bool,
               allow_files: bool = False, columnar: bool = True, keep_as: str | None = None) -> None:
     """SQL for the candidates (or the matches), the evaluator for what SQL cannot decide; an
-    exact plan run as one SQL is kept under ``keep_as`` if given."""
+    exact plan run as one SQL, or a WHERE the columnar engine confirms, is kept under
+    ``keep_as`` if given (and the query has no sort keys)."""
     p = plan_prepared(con, prepared, include_unplayable)
     where = _scanned(con, prepared, p) if columnar else None
+    keep = keep_as is not None and not prepared.analysis.sort_keys
     if where is not None:
         result.games_examined = games_examined(con, prepared.gamenumbers)
-        _confirm_scanned(con, prepared, p, where, result, deadline, allow_files)
+        left = confirm_where(con, prepared, where, result, deadline)
+        if left:
+            confirm_left(con, prepared, p, left, result, deadline, allow_files)
+        if keep:
+            plan_cache.store(keep_as, ("scanned", prepared.query, where))
         return
     whole = whole_sql(con, p.select, p.batched)
     candidates, result.candidates = fetched(con, whole) if whole is not None else grouped(con, p.select, p.batched)
     result.games_examined = games_examined(con, prepared.gamenumbers)
     if p.exact:
         result.keep_all(candidates)
-        if keep_as is not None and whole is not None and not prepared.analysis.sort_keys:
-            plan_cache.store(keep_as, (prepared.query, prepared.variations, prepared.gamenumbers,
+        if keep and whole is not None:
+            plan_cache.store(keep_as, ("exact", prepared.query, prepared.variations, prepared.gamenumbers,
                                        [(None, None, whole)]))
         return
     confirm(con, prepared, p, candidates, result.keep, deadline, allow_files, columnar)
@@ -202,7 +209,7 @@ def _run_plan(con, prepared: Prepared, result: QueryResult, deadline: Deadline, 
 
 def _scanned(con, prepared: Prepared, p: Plan) -> str | None:
     """The plan's WHERE, where the columnar engine confirms its candidates by reading them
-    itself (:func:`cqlindex.columnar.run.confirm` with ``where``): a row-local query the plan
+    itself (:func:`cqlindex.exec.scanned.confirm_where`): a row-local query the plan
     only narrows, over ``positions`` alone, whose matches need nothing the tree-walker writes
     (comments) or reads beyond the candidates (sort values from other positions)."""
     analysis = prepared.analysis
@@ -213,21 +220,12 @@ def _scanned(con, prepared: Prepared, p: Plan) -> str | None:
     return scanned_where(p.select)
 
 
-def _confirm_scanned(con, prepared: Prepared, p: Plan, where: str, result: QueryResult, deadline: Deadline,
-                     allow_files: bool) -> None:
-    """The columnar engine over the rows ``where`` selects, batch by batch; the games it leaves
-    (from the batch a kernel could not take on) have their candidates fetched and confirmed the
-    usual way."""
-    from cqlindex.columnar.run import confirm as confirm_columnar
-
-    read: list[int] = []
-    left, _ = confirm_columnar(con, prepared, p.variations, None, result.keep, deadline, row_local=True,
-                               where=where, rows_read=read)
-    result.candidates = sum(read)
-    if not left:
-        return
+def confirm_left(con, prepared: Prepared, p: Plan, left: list[int], result: QueryResult, deadline: Deadline,
+                 allow_files: bool) -> None:
+    """The games the columnar engine gave back from the rows it read (``left``, in order): their
+    candidates fetched and confirmed the usual way."""
     candidates, count = grouped_in(con, p.select, left[0], left[-1])
-    result.candidates += count
+    result.candidates = (result.candidates or 0) + count
     confirm(con, prepared, p, candidates, result.keep, deadline, allow_files)
 
 

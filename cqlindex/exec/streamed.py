@@ -45,7 +45,7 @@ def run_streamed(db: str | Path, text: str, *, variations: bool | None = None, s
     they are read; ``games_examined`` is known at once. A run that cannot stream is held as run() holds it.
 
     ``con``: a connection to ``db`` already open, used and closed here. ``keep_as``: the key
-    (:func:`cqlindex.exec.plan_cache.key`, made on ``con``) under which to keep the plan once the
+    (:func:`cqlindex.exec.plan_cache.key`) under which to keep the plan once the
     last range is searched, if it is exact (see :mod:`cqlindex.exec.plan_cache`)."""
     params = dict(variations=variations, source=source, gamenumbers=gamenumbers, matchcount=matchcount,
                   timeout=timeout, include_unplayable=include_unplayable, allow_files=allow_files)
@@ -102,4 +102,4 @@ def _steps(con, p: Plan, ranges: list[tuple[int, int]], keep) -> Iterator[tuple[
 def _keep(key: str, prepared: Prepared, steps: list[tuple[int, int, str]]) -> None:
     """Keep what :func:`cqlindex.exec.cached.run_query` reads back: the prepared query (the
     result's header), its variations, its span of games and the steps."""
-    plan_cache.store(key, (prepared.query, prepared.variations, prepared.gamenumbers, steps))
+    plan_cache.store(key, ("exact", prepared.query, prepared.variations, prepared.gamenumbers, steps))
