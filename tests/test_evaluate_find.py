@@ -74,7 +74,7 @@ def test_a_body_reading_variables_is_remembered_per_value(build_db, monkeypatch,
     import cqlindex.filters.position.python as position
 
     db = build_db("data/studies/cql6-sample.pgn")
-    query = "gamenumber <= 60 " + query  # without the memo the search is quadratic in a game's length
+    query = "gamenumber <= 30 " + query  # without the memo the search is quadratic in a game's length
     remembered = run(db, query, variations=variations).matches
     assert remembered  # the query finds something
     monkeypatch.setattr(position, "_reads", lambda body: None)
