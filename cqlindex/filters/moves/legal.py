@@ -31,23 +31,26 @@ class Generated:
                  "rook_square", "reached")
 
     def __init__(self, board: chess.Board, move: chess.Move) -> None:
+        # Bit tests first: python-chess's is_castling and is_en_passant are asked only of a
+        # king's or a pawn's move (a position has ~30 moves, and this runs for each).
         self.reached = None  # a move not played: no position to comment on ('move comment')
         self.null = False
-        self.source = move.from_square
+        source, target = move.from_square, move.to_square
+        self.source = source
         self.castle = None
         self.rook_square = None
-        if board.is_castling(move):
-            self.rook_square = move.to_square if board.chess960 else None
+        if board.kings >> source & 1 and board.is_castling(move):
+            self.rook_square = target if board.chess960 else None
             self.castle = 1 if board.is_kingside_castling(move) else 2
-            self.target = chess.square(6 if self.castle == 1 else 2, chess.square_rank(move.from_square))
+            self.target = chess.square(6 if self.castle == 1 else 2, chess.square_rank(source))
         else:
-            self.target = move.to_square
-        self.en_passant = board.is_en_passant(move)
+            self.target = target
+        self.en_passant = bool(board.pawns >> source & 1) and target == board.ep_square and board.is_en_passant(move)
         self.promotion = move.promotion
         if self.en_passant:
-            self.captured_square = move.to_square + (-8 if board.turn else 8)
-        elif self.castle is None and board.piece_at(move.to_square) is not None:
-            self.captured_square = move.to_square
+            self.captured_square = target + (-8 if board.turn else 8)
+        elif self.castle is None and board.occupied >> target & 1:
+            self.captured_square = target
         else:
             self.captured_square = None
         self.primary = True
