@@ -242,6 +242,30 @@ WHITE_PAWN = white_pawn_attacks(bits_of(np.arange(64)))
 BLACK_PAWN = black_pawn_attacks(bits_of(np.arange(64)))
 
 
+def attackers_of_square(square: np.ndarray, occupied: np.ndarray, kings, queens, rooks, bishops, knights,
+                        white_pawns, black_pawns) -> np.ndarray:
+    """The men of the given boards attacking ``square`` (one index per position) with ``occupied``
+    standing: the ``attacks``/``attackedby`` kernels' and the move generator's check test."""
+    out = knights & KNIGHT[square]
+    out |= kings & KING[square]
+    out |= (rooks | queens) & rook_attacks_from(square, occupied)
+    out |= (bishops | queens) & bishop_attacks_from(square, occupied)
+    out |= white_pawns & BLACK_PAWN[square]  # a white pawn attacks where a black one would be attacked from
+    out |= black_pawns & WHITE_PAWN[square]
+    return out
+
+
+def attacked_by(occupied: np.ndarray, kings, queens, rooks, bishops, knights, white_pawns, black_pawns) -> np.ndarray:
+    """Every square the men of the given boards attack with ``occupied`` standing."""
+    out = knight_attacks(knights)
+    out |= king_attacks(kings)
+    out |= rook_attacks(rooks | queens, occupied)
+    out |= bishop_attacks(bishops | queens, occupied)
+    out |= white_pawn_attacks(white_pawns)
+    out |= black_pawn_attacks(black_pawns)
+    return out
+
+
 def _between(a: int, b: int) -> int:
     """The squares strictly between squares ``a`` and ``b`` when they share a line, else none."""
     df, dr = b % 8 - a % 8, b // 8 - a // 8

@@ -55,55 +55,28 @@ class Moves:
     kind: np.ndarray
     rook: np.ndarray
 
-    def captured(self, white: np.ndarray, them: np.ndarray) -> np.ndarray:
-        """Per group, the squares its moves capture on: the opponent's men it lands on, or the
-        pawn behind an en passant target (``white``, ``them``: per position, who is to move and
-        the opponent's men)."""
-        plain = (self.kind == PIECE) | (self.kind == PAWN)
-        behind = np.where(white[self.owner], self.targets >> np.uint64(8), self.targets << np.uint64(8))
-        return np.where(plain, self.targets & them[self.owner],
-                        np.where(self.kind == EN_PASSANT, behind, np.uint64(0)))
-
 
 def _side(boards: np.ndarray, white: np.ndarray, index: int) -> np.ndarray:
     """Board ``index`` (0-5: K Q R B N P) of the side that is to move where ``white``."""
     return np.where(white, boards[index], boards[index + 6])
 
 
-def _attacked(them: list[np.ndarray], black_attacks: np.ndarray, occupied: np.ndarray) -> np.ndarray:
-    """Every square the men ``them`` (K Q R B N P) attack with ``occupied`` standing; pawns
-    attack downwards where ``black_attacks``."""
-    king, queen, rook, bishop, knight, pawn = them
-    pawns = np.where(black_attacks, B.black_pawn_attacks(pawn), B.white_pawn_attacks(pawn))
-    return (pawns | B.knight_attacks(knight) | B.king_attacks(king) | B.rook_attacks(rook | queen, occupied)
-            | B.bishop_attacks(bishop | queen, occupied))
-
-
-def _attackers(them: list[np.ndarray], square: np.ndarray, white: np.ndarray, occupied: np.ndarray) -> np.ndarray:
-    """The men of ``them`` attacking ``square`` (one per position) with ``occupied`` standing;
-    the side attacked is White where ``white``."""
-    king, queen, rook, bishop, knight, pawn = them
-    pawn_from = np.where(white, B.WHITE_PAWN[square], B.BLACK_PAWN[square])
-    return ((B.KNIGHT[square] & knight) | (pawn_from & pawn) | (B.KING[square] & king)
-            | (B.rook_attacks_from(square, occupied) & (rook | queen))
-            | (B.bishop_attacks_from(square, occupied) & (bishop | queen)))
+def _by_colour(them: list[np.ndarray], white: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The opponent's men K Q R B N as they are, and its pawns as (white pawns, black pawns): the
+    opponent is Black where ``white`` is to move."""
+    pawn = them[5]
+    return (*them[:5], np.where(white, np.uint64(0), pawn), np.where(white, pawn, np.uint64(0)))
 
 
 def generate(frame: Frame, rows: np.ndarray, legal: bool) -> Moves:
     """The legal (``legal``) or pseudolegal moves at frame ``rows``, owners indexing ``rows``."""
-    boards = frame.boards[:, rows]
     white = frame.wtm[rows].astype(bool)
-    white_men, black_men = frame.white[rows], frame.black[rows]
-    us = np.where(white, white_men, black_men)
-    them_all = np.where(white, black_men, white_men)
-    occupied = us | them_all
-    ours = [_side(boards, white, i) for i in range(6)]
-    theirs = [np.where(white, boards[i + 6], boards[i]) for i in range(6)]
+    kings = np.where(white, frame.boards[0, rows], frame.boards[6, rows])
     rights = frame.castling_rights[rows].astype(np.uint64)
-    by_python = (np.bitwise_count(ours[0]) != 1) | (frame.chess960[rows].astype(bool) & (rights != 0))
+    by_python = (np.bitwise_count(kings) != 1) | (frame.chess960[rows].astype(bool) & (rights != 0))
     fast = np.flatnonzero(~by_python)
-    parts = [_fast(fast, white[fast], ours, theirs, us[fast], them_all[fast], occupied[fast], rights[fast],
-                   _ep_squares(frame, rows[fast]), legal)]
+    parts = [_fast(frame, rows[fast], white[fast], rights[fast], legal)]
+    parts[0].owner = fast[parts[0].owner]
     slow = np.flatnonzero(by_python)
     if len(slow):
         parts.append(_by_python(frame, rows, slow, legal))
@@ -121,17 +94,25 @@ def _ep_squares(frame: Frame, rows: np.ndarray) -> np.ndarray:
     return np.where((frame.positionid[rows] == 0) | (ep <= 0), -1, ep)
 
 
-def _fast(index, white, ours_all, theirs_all, us, them, occupied, rights, ep, legal) -> Moves:
-    """The moves of the positions ``index`` (each with one king to move, standard castling)."""
-    n = len(index)
-    ours = [board[index] for board in ours_all]
-    theirs = [board[index] for board in theirs_all]
+def _fast(frame: Frame, rows: np.ndarray, white: np.ndarray, rights: np.ndarray, legal: bool) -> Moves:
+    """The moves at frame ``rows`` (each with one king to move, standard castling), owners
+    indexing ``rows``."""
+    n = len(rows)
+    boards = frame.boards[:, rows]
+    ours = [_side(boards, white, i) for i in range(6)]
+    theirs = [np.where(white, boards[i + 6], boards[i]) for i in range(6)]
+    white_men, black_men = frame.white[rows], frame.black[rows]
+    us = np.where(white, white_men, black_men)
+    them = np.where(white, black_men, white_men)
+    occupied = white_men | black_men
+    ep = _ep_squares(frame, rows)
     king_board = ours[0]
     king = B.lowest_square(np.where(king_board != 0, king_board, U1))
     full = np.full(n, B.FULL)
-    attacked = _attacked(theirs, white, occupied ^ king_board)
+    their_men = _by_colour(theirs, white)
+    attacked = B.attacked_by(occupied ^ king_board, *their_men)
     if legal:
-        checkers = _attackers(theirs, king, white, occupied)
+        checkers = B.attackers_of_square(king, occupied, *their_men)
         checks = np.bitwise_count(checkers)
         checker = B.lowest_square(np.where(checkers != 0, checkers, U1))
         evasion = np.where(checks == 0, B.FULL, np.where(checks == 1, checkers | B.BETWEEN[king, checker], B.EMPTY))
@@ -166,11 +147,11 @@ def _fast(index, white, ours_all, theirs_all, us, them, occupied, rights, ep, le
     steps = B.KING[king] & ~us & (~attacked if legal else B.FULL)
     groups.append((np.arange(n), king, np.where(king_board != 0, steps, B.EMPTY), np.zeros(n, np.int8),
                    np.full(n, -1)))
-    groups.extend(_castles(white, king_board, ours[2], theirs, occupied, rights, attacked))
+    groups.extend(_castles(white, king_board, ours[2], their_men, occupied, rights, attacked))
     groups.extend(_en_passant(white, king, ours[5], theirs, occupied, ep, legal, checks, evasion, checker
                               if legal else None, pinned))
     owner = np.concatenate([g[0] for g in groups])
-    return Moves(index[owner], *(np.concatenate([g[i] for g in groups]).astype(dtype)
+    return Moves(owner, *(np.concatenate([g[i] for g in groups]).astype(dtype)
                                  for i, dtype in ((1, np.int64), (2, np.uint64), (3, np.int8), (4, np.int64))))
 
 
@@ -185,7 +166,7 @@ def _pawn_targets(bits, white, occupied, them) -> np.ndarray:
 
 def _pinned(king, theirs, us, occupied) -> np.ndarray:
     """Our men that alone stand between our king and an enemy slider on its line."""
-    king_, queen, rook, bishop, _, _ = theirs
+    _, queen, rook, bishop, _, _ = theirs
     snipers = (ROOK_EMPTY[king] & (rook | queen)) | (BISHOP_EMPTY[king] & (bishop | queen))
     owner, bits = B.explode(snipers)
     between = B.BETWEEN[king[owner], B.lowest_square(bits)] & occupied[owner]
@@ -211,7 +192,7 @@ def _castles(white, king_board, rooks, theirs, occupied, rights, attacked):
         if len(at):
             after = occupied[at] ^ king_board[at] ^ rook[at] ^ rook_to_[at]
             square = B.lowest_square(to[at])
-            hit = _attackers([t[at] for t in theirs], square, white[at], after) != 0
+            hit = B.attackers_of_square(square, after, *(t[at] for t in theirs)) != 0
             at = at[~hit]
         out.append((at, B.lowest_square(king_board[at]), to[at], np.full(len(at), kind, np.int8),
                     B.lowest_square(rook[at])))

@@ -14,13 +14,13 @@ import numpy as np
 
 from cqlindex.columnar import bitboards as B
 from cqlindex.columnar.engine import Columnar, Ctx
-from cqlindex.columnar.generate import EN_PASSANT, KINGSIDE, LAST_RANKS, PAWN, PIECE, QUEENSIDE, Moves, generate
+from cqlindex.columnar.generate import EN_PASSANT, KINGSIDE, LAST_RANKS, PAWN, QUEENSIDE, Moves, generate
 from cqlindex.columnar.values import SET, NotColumnar, Val, matched, number, squares
 from cqlindex.cql import ast
 
 #: The parameters of a generated ``move`` this kernel reads ('comment' goes to the tree-walker;
-#: 'legal' repeats the mode, as in 'move to . legal').
-PARAMS = frozenset({"from", "to", "capture", "promote", "enpassant", "null", "o-o", "o-o-o", "castle", "primary",
+#: 'legal' repeats the mode, as in 'move to . legal'; CQL refuses 'capture' beside 'legal').
+PARAMS = frozenset({"from", "to", "promote", "enpassant", "null", "o-o", "o-o-o", "castle", "primary",
                     "secondary", "enpassantsquare", "count", "legal", "pseudolegal"})
 _PROMOTES = frozenset("QRBN")
 _NONE = np.uint64(0)
@@ -65,25 +65,17 @@ def move(cm: Columnar, node: ast.Move, ctx: Ctx) -> Val:
         if name not in PARAMS:
             raise NotColumnar(node, f"'move {node.mode} {name}'")
     size = len(ctx)
-    got = _sets(cm, ctx, {name: value for name, value in node.params
-                          if name in ("from", "to", "capture", "enpassantsquare")})
+    got = _sets(cm, ctx, {name: value for name, value in node.params if name in ("from", "to", "enpassantsquare")})
     if got is None:
         return Val(SET, np.zeros(size, np.uint64), np.zeros(size, bool))
     sets, defined = got
-    frame = cm.frame
     moves = _moves(cm, ctx, node.mode)
     owner, kind, t = moves.owner, moves.kind, moves.targets.copy()
-    white = frame.wtm[ctx.rows].astype(bool)
-    them = np.where(white, frame.black[ctx.rows], frame.white[ctx.rows])
     for name, value in node.params:
         if name == "from":
             t = np.where(_holds(sets["from"], owner, moves.source), t, _NONE)
         elif name == "to":
             t &= sets["to"][owner]
-        elif name == "capture":
-            captured = Moves(owner, moves.source, t, kind).captured(white, them)
-            t = np.where(kind == EN_PASSANT, np.where(captured & sets["capture"][owner] != 0, t, _NONE),
-                         captured & sets["capture"][owner])
         elif name == "promote":
             promotes = bool({letter.upper() for letter in value.pieces} & _PROMOTES)
             t = np.where(kind == PAWN, t & LAST_RANKS, _NONE) if promotes else np.zeros_like(t)
@@ -98,18 +90,13 @@ def move(cm: Columnar, node: ast.Move, ctx: Ctx) -> Val:
             t = np.where(kind == EN_PASSANT, t & sets["enpassantsquare"][owner], _NONE)
     if any(name == "count" for name, _ in node.params):
         return number(pair_counts(owner, moves.source, t, size), defined)
-    value_kind = node.params[0][0] if node.params and node.params[0][0] in ("from", "to", "capture") else None
+    value_kind = node.params[0][0] if node.params and node.params[0][0] in ("from", "to") else None
     live = t != 0
     if value_kind is None:
         hit = np.zeros(size, bool)
         hit[owner[live]] = True
         return matched(hit & defined)
-    if value_kind == "from":
-        bits = B.bits_of(moves.source[live])
-    elif value_kind == "to":
-        bits = t[live]
-    else:
-        bits = Moves(owner, moves.source, t, kind).captured(white, them)[live]
+    bits = B.bits_of(moves.source[live]) if value_kind == "from" else t[live]
     return squares(B.or_by_owner(owner[live], bits, size), defined)
 
 
@@ -171,4 +158,4 @@ def countmoves(cm: Columnar, node: ast.CountMoves, ctx: Ctx) -> Val:
     return number(pair_counts(moves.owner, moves.source, bits, len(ctx)), np.ones(len(ctx), bool))
 
 
-__all__ = ["PARAMS", "PIECE", "countmoves", "dash", "move", "pair_counts"]
+__all__ = ["PARAMS", "countmoves", "dash", "move", "pair_counts"]

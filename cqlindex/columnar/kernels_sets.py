@@ -86,13 +86,7 @@ def _by_square(fast, slow, cm: Columnar, rows: np.ndarray, boards: np.ndarray) -
 
 def _attackers_of_square(cm: Columnar, rows: np.ndarray, square: np.ndarray) -> np.ndarray:
     kings, queens, rooks, bishops, knights, white_pawns, black_pawns, occupied = kinds(cm, rows)
-    out = knights & B.KNIGHT[square]
-    out |= kings & B.KING[square]
-    out |= (rooks | queens) & B.rook_attacks_from(square, occupied)
-    out |= (bishops | queens) & B.bishop_attacks_from(square, occupied)
-    out |= white_pawns & B.BLACK_PAWN[square]
-    out |= black_pawns & B.WHITE_PAWN[square]
-    return out
+    return B.attackers_of_square(square, occupied, kings, queens, rooks, bishops, knights, white_pawns, black_pawns)
 
 
 def _attacks_of_square(cm: Columnar, rows: np.ndarray, square: np.ndarray) -> np.ndarray:
@@ -136,13 +130,8 @@ def _attackers_of_set(cm: Columnar, rows: np.ndarray, targets: np.ndarray) -> np
 
 def _attacked_from_set(cm: Columnar, rows: np.ndarray, sources: np.ndarray) -> np.ndarray:
     kings, queens, rooks, bishops, knights, white_pawns, black_pawns, occupied = kinds(cm, rows)
-    out = B.knight_attacks(sources & knights)
-    out |= B.king_attacks(sources & kings)
-    out |= B.rook_attacks(sources & (rooks | queens), occupied)
-    out |= B.bishop_attacks(sources & (bishops | queens), occupied)
-    out |= B.white_pawn_attacks(sources & white_pawns)
-    out |= B.black_pawn_attacks(sources & black_pawns)
-    return out
+    return B.attacked_by(occupied, *(board & sources for board in (kings, queens, rooks, bishops, knights,
+                                                                   white_pawns, black_pawns)))
 
 
 def set_binary(cm: Columnar, node: ast.Binary, ctx: Ctx) -> Val:
