@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from cqlindex.columnar import frame as F
-from cqlindex.columnar.generate import EN_PASSANT, KINGSIDE, PAWN, PIECE, QUEENSIDE, generate
+from cqlindex.columnar.generate import generate
+from cqlindex.columnar.move_groups import EN_PASSANT, KINGSIDE, PAWN, PIECE, QUEENSIDE
 from cqlindex.filters.moves.legal import Generated, generated_moves
 from cqlindex.ingest.pipeline import build
 from cqlindex.store.trees import load_games

@@ -22,38 +22,20 @@ game). They are rare; the answers stay exact.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import chess
 import numpy as np
 
 from cqlindex.columnar import bitboards as B
 from cqlindex.columnar.frame import Frame
+from cqlindex.columnar.move_groups import EN_PASSANT, KINGSIDE, PAWN, PIECE, QUEENSIDE, Moves
 
-#: A group's kind: a piece's normal moves (a pawn's apart, for promotions), or one special move.
-PIECE, PAWN, EN_PASSANT, KINGSIDE, QUEENSIDE = 0, 1, 2, 3, 4
 U1 = np.uint64(1)
 RANK = [np.uint64(chess.BB_RANKS[r]) for r in range(8)]
-LAST_RANKS = RANK[0] | RANK[7]
 #: The whole line through two squares (0 where they share none), python-chess's ``ray``.
 LINE = np.array(chess.BB_RAYS, np.uint64)
 ROOK_EMPTY = np.array([chess.BB_RANK_ATTACKS[s][0] | chess.BB_FILE_ATTACKS[s][0] for s in range(64)], np.uint64)
 BISHOP_EMPTY = np.array([chess.BB_DIAG_ATTACKS[s][0] for s in range(64)], np.uint64)
 RANK_OF = np.array([chess.BB_RANKS[s >> 3] for s in range(64)], np.uint64)
-
-
-@dataclass(slots=True)
-class Moves:
-    """The moves of positions as groups, ``owner`` ascending: each group is one piece's
-    moves (``source``; ``targets`` a board of the squares it goes to, a castling's the king's g-
-    or c-file square), and ``kind`` says which; ``rook``, a castling's rook square (-1 for the
-    other groups)."""
-
-    owner: np.ndarray
-    source: np.ndarray
-    targets: np.ndarray
-    kind: np.ndarray
-    rook: np.ndarray
 
 
 def _side(boards: np.ndarray, white: np.ndarray, index: int) -> np.ndarray:

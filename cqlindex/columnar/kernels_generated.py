@@ -14,7 +14,7 @@ import numpy as np
 
 from cqlindex.columnar import bitboards as B
 from cqlindex.columnar.engine import Columnar, Ctx
-from cqlindex.columnar.generate import EN_PASSANT, KINGSIDE, LAST_RANKS, PAWN, QUEENSIDE, Moves, generate
+from cqlindex.columnar.move_groups import EN_PASSANT, KINGSIDE, LAST_RANKS, PAWN, QUEENSIDE, Moves
 from cqlindex.columnar.values import SET, NotColumnar, Val, matched, number, squares
 from cqlindex.cql import ast
 
@@ -27,6 +27,8 @@ _NONE = np.uint64(0)
 
 
 def _moves(cm: Columnar, ctx: Ctx, mode: str) -> Moves:
+    from cqlindex.columnar.generate import generate  # here: see move_groups
+
     return generate(cm.frame, ctx.rows, mode == "legal")
 
 
