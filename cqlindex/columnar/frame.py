@@ -212,6 +212,20 @@ def _keys(numbers: list[int], rows: dict[int, list[int]]) -> np.ndarray:
     return np.repeat(np.asarray(numbers, np.int64) * _KEY, lengths) + ids
 
 
+def _in_order(columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """``columns`` with their rows in (gamenumber, positionid) order. The scan is read without an
+    ORDER BY: DuckDB keeps a table's insertion order (``preserve_insertion_order``), which is
+    this order in an index, and sorting a batch's seventeen columns in SQL cost more than reading
+    them (0.27 of 0.44 s over the 1.55 M rows of the 20,000-game index). Checked here, and sorted
+    where it does not hold, so a frame's order never rests on how the scan ran."""
+    games, ids = columns["gamenumber"], columns["positionid"]
+    later = games[1:] > games[:-1]
+    if (later | ((games[1:] == games[:-1]) & (ids[1:] > ids[:-1]))).all():
+        return columns
+    order = np.lexsort((ids, games))
+    return {name: array[order] for name, array in columns.items()}
+
+
 def load(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations: bool,
          facts: dict[str, object], present: set[str] | None = None, games: bool = False,
          rows: dict[int, list[int]] | None = None, where: str | None = None) -> Frame:
@@ -241,17 +255,18 @@ def load(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations:
         where = games_where if variations else games_where + " AND p.mainline"
 
     def read(select: list[str]):
-        sql = f"SELECT {', '.join(select)} FROM positions AS p WHERE {where} ORDER BY p.gamenumber, p.positionid"
-        if keys is None:
-            return _arrays(con.sql(sql, params=params).fetchnumpy())
-        con.register(view, keys)
+        sql = f"SELECT {', '.join(select)} FROM positions AS p WHERE {where}"
+        if keys is not None:
+            con.register(view, keys)
         try:
-            return _arrays(con.sql(sql, params=params).fetchnumpy())
+            return _in_order(_arrays(con.sql(sql, params=params).fetchnumpy()))
         finally:
-            con.unregister(view)
+            if keys is not None:
+                con.unregister(view)
 
     def fetch(names: Sequence[str]) -> dict[str, np.ndarray]:
-        return read([_select(c) for c in names if c not in _OPTIONAL or present is None or c in present])
+        wanted = [_select(c) for c in names if c not in _OPTIONAL or present is None or c in present]
+        return read([_select("gamenumber"), _select("positionid"), *wanted])  # the order's key too
 
     select = [_select(c) for c in _CORE]
     computed: dict[str, object] = {}
