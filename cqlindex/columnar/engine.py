@@ -24,6 +24,7 @@ import numpy as np
 from cqlindex.columnar.frame import Frame
 from cqlindex.columnar.values import SET, NotColumnar, Val
 from cqlindex.cql import ast
+from cqlindex.cql.by_type import registry
 from cqlindex.query.analyse import plain
 from cqlindex.query.rewrite import Expansions
 
@@ -38,13 +39,8 @@ _COSTLY = (ast.Pin, ast.Ray, ast.Iterate, ast.Find, ast.Line, ast.Echo, ast.Dire
 EVERY_CHILD, NO_CHILD = -1, -2
 
 
-def kernel(*node_types: type) -> Callable[[Kernel], Kernel]:
-    def register(fn: Kernel) -> Kernel:
-        for node_type in node_types:
-            _KERNELS[node_type] = fn
-        return fn
-
-    return register
+#: ``@kernel(ast.X)``: the decorated function evaluates X nodes.
+kernel = registry(_KERNELS)
 
 
 def has_kernel(node: ast.Node) -> bool:
