@@ -83,6 +83,14 @@ class Ctx:
         return Ctx(rows, {k: v.take(index) for k, v in self.vars.items()}, None, True)
 
 
+def distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the distinct ``rows`` ascending, the index back to each of ``rows``)."""
+    if (rows[1:] >= rows[:-1]).all():  # an iteration's rows come in order: no sort needed
+        new = np.r_[True, rows[1:] != rows[:-1]]
+        return rows[new], np.cumsum(new) - 1
+    return np.unique(rows, return_inverse=True)
+
+
 #: Contiguous stretches of a context's keys looked at before sorting all of them.
 _SAMPLE_CHUNKS, _SAMPLE_SIZE = 4, 1024
 
@@ -182,12 +190,7 @@ class Columnar:
         working once per position to pay, else None."""
         if not ctx.repeats or ctx.linear is not None or len(ctx) <= 64:
             return None
-        rows = ctx.rows
-        if (rows[1:] >= rows[:-1]).all():  # an iteration's rows come in order: no sort needed
-            new = np.r_[True, rows[1:] != rows[:-1]]
-            rows, back = rows[new], np.cumsum(new) - 1
-        else:
-            rows, back = np.unique(rows, return_inverse=True)
+        rows, back = distinct_rows(ctx.rows)
         return (Ctx(rows), back) if len(rows) * 2 <= len(ctx) else None
 
     def test(self, node: ast.Node, ctx: Ctx) -> np.ndarray:

@@ -19,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from cqlindex.columnar import bitboards as B
-from cqlindex.columnar.engine import Columnar, Ctx, kernel
+from cqlindex.columnar.engine import Columnar, Ctx, distinct_rows, kernel
+from cqlindex.columnar.narrowing import narrows
 from cqlindex.columnar.values import SET, NotColumnar, Val, squares
 from cqlindex.board.directions import steps_of
 from cqlindex.cql import ast
@@ -127,13 +128,47 @@ def pinned_to_kings(cm: Columnar, rows: np.ndarray, pinners: np.ndarray, targets
     return out
 
 
+def _others_read_the_position_only(cm: Columnar, node: ast.Pin) -> bool:
+    """Whether the value is the pinned pieces and the other parameters read the position alone."""
+    first = node.params[0][0] if node.params else "through"
+    return first == "through" and all(cm.reads_position_only(arg) for name, arg in node.params if name != "through")
+
+
+def pinned_pieces(cm: Columnar, node: ast.Pin, rows: np.ndarray) -> np.ndarray:
+    """Every piece pinned at each of frame ``rows`` by a pin of ``node``'s ``from`` and ``to`` (its
+    ``through`` left out; both read the position alone), found once per frame row however often
+    it is asked: by every square of an iteration (``pin through x``), by both colours of a
+    ``flipcolor`` (its pins are both sides'), by the narrowing of an iteration's domain and by
+    the body then."""
+    key = ("pinned", tuple(param for param in node.params if param[0] != "through"))
+    entry = cm.memo.get(key)
+    if entry is None:
+        entry = cm.memo[key] = (np.zeros(cm.frame.size, bool), np.zeros(cm.frame.size, np.uint64))
+    known, pinned = entry
+    missing = rows[~known[rows]]
+    if len(missing):
+        missing = distinct_rows(missing)[0]
+        frame = cm.frame
+        inner = Ctx(missing)
+        sets = {name: cm.eval(arg, inner).data for name, arg in node.params if name != "through"}
+        everyone = frame.occupied[missing]
+        kings = frame.boards[0, missing] | frame.boards[6, missing]
+        targets = sets.get("to", kings)
+        if ((targets & ~kings) == 0).all():
+            pinned[missing] = pinned_to_kings(cm, missing, sets.get("from", everyone), targets)
+        else:
+            pinned[missing] = pins(cm, missing, sets.get("from", everyone), everyone, targets)[1]
+        known[missing] = True
+    return pinned[rows]
+
+
 @kernel(ast.Pin)
 def pin(cm: Columnar, node: ast.Pin, ctx: Ctx) -> Val:
     """The pinned pieces (or the pinning ones, or what is behind) with the parameters' sets.
 
     A pinned piece's pin does not depend on the other pieces asked about, so where the value is
     the pinned pieces, ``through S`` is S & (every pinned piece): the pins are then found once
-    per distinct position, however many squares an iteration asks about (``pin through x``)."""
+    per position (:func:`pinned_pieces`), however many squares an iteration asks about."""
     frame = cm.frame
     size = len(ctx)
     first = node.params[0][0] if node.params else "through"
@@ -145,21 +180,8 @@ def pin(cm: Columnar, node: ast.Pin, ctx: Ctx) -> Val:
             return Val(SET, np.zeros(size, np.uint64), np.zeros(size, bool))
         ok &= value.ok
         given[name] = given[name] & value.data if name in given else value.data
-    others = [arg for name, arg in node.params if name != "through"]
-    if first == "through" and all(cm.reads_position_only(arg) for arg in others):
-        found = cm.distinct(ctx)
-        inner, back = found if found is not None else (ctx, None)
-        rows = inner.rows
-        everyone = frame.occupied[rows]
-        sets = {name: cm.eval(arg, inner).data for name, arg in node.params if name != "through"}
-        kings = frame.boards[0, rows] | frame.boards[6, rows]
-        targets = sets.get("to", kings)
-        if ((targets & ~kings) == 0).all():
-            pinned = pinned_to_kings(cm, rows, sets.get("from", everyone), targets)
-        else:
-            pinned = pins(cm, rows, sets.get("from", everyone), everyone, targets)[1]
-        if back is not None:
-            pinned = pinned[back]
+    if _others_read_the_position_only(cm, node):
+        pinned = pinned_pieces(cm, node, ctx.rows)
         through = given.get("through")
         return squares(pinned if through is None else pinned & through, ok)
     rows = ctx.rows
@@ -167,3 +189,20 @@ def pin(cm: Columnar, node: ast.Pin, ctx: Ctx) -> Val:
     kings = frame.boards[0, rows] | frame.boards[6, rows]
     found = pins(cm, rows, given.get("from", everyone), given.get("through", everyone), given.get("to", kings))
     return squares(found[{"from": 0, "through": 1, "to": 2}[first]], ok)
+
+
+@narrows(ast.Pin)
+def _pinned_through(cm: Columnar, node: ast.Pin, var: str, ctx: Ctx) -> np.ndarray | None:
+    """``pin through x`` holds where x is a pinned piece (and the other parameters have values)."""
+    through = [arg for name, arg in node.params if name == "through"]
+    if not (len(through) == 1 and isinstance(through[0], ast.Variable) and through[0].name == var
+            and _others_read_the_position_only(cm, node)):
+        return None
+    ok = np.ones(len(ctx), bool)
+    for name, arg in node.params:
+        if name != "through":
+            value = cm.eval(arg, ctx)
+            if value.kind != SET:
+                return np.zeros(len(ctx), np.uint64)
+            ok &= value.ok
+    return np.where(ok, pinned_pieces(cm, node, ctx.rows), np.uint64(0))

@@ -72,6 +72,13 @@ TABLE = [
     Row("pin through [QRBNqrbn] through [Qq] to [Kk]", NARROWED),
     Row("#pin >= 2", NARROWED),
     Row("piece x in [Aa] pin through x", NARROWED),
+    # An iteration's domain narrowed to the pinned pieces before it makes a row per square
+    # (cqlindex.columnar.narrowing): with from and to, to a piece not a king, after another member.
+    Row("piece x in [qrbnp] { pin through x piece y in [qrbnp] { pin through y x != y } }", NARROWED),
+    Row("square x in . { pin through x from [RQ] to k }", NARROWED),
+    Row("piece x in A { pin through x to [Qk] }", NARROWED),
+    Row("piece x in [Aa] { x attackedby [Aa] pin through x }", NARROWED),
+    Row("piece all x in [QR] { pin through x Y = 1 }", NARROWED),
     Row("ray(Q k)", NARROWED),
     Row("ray orthogonal (R n k)", NARROWED),
     Row("xray(Q B k)", NARROWED),

@@ -1,0 +1,40 @@
+"""Where an iteration's body can hold at all, found once per position before the iteration
+makes one row per square of its domain.
+
+``piece x in [qrbnp] { pin through x ... }`` makes a row for every piece of every position, and
+nearly all of them fail at the body's first member. Where a member holds for a square x exactly
+when x lies in a set that depends on the position alone (``pin through x``: x is a pinned piece;
+``x attackedby A``: x is among A's attacks), that set is found at the iteration's own rows and
+the domain narrowed to it first. The squares dropped are squares where the body fails (every
+member must hold, and the members before it change nothing), so the iteration's value is the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from cqlindex.cql import ast
+from cqlindex.cql.by_type import registry
+
+#: Node type -> (cm, node, variable, ctx) -> the squares outside which ``node`` fails with the
+#: variable bound to one of them, per row of ctx; or None where the rule does not apply.
+_RULES: dict[type, Callable[..., "np.ndarray | None"]] = {}
+#: ``@narrows(ast.X)``: the decorated function is X's rule.
+narrows = registry(_RULES)
+
+
+def possible_squares(cm, body: ast.Node, var: str, ctx) -> np.ndarray | None:
+    """Per row of ``ctx``, a set of squares outside which ``body`` fails with ``var`` bound to one
+    square (one square: a set iteration's variable), from the first member of ``body`` that a
+    rule answers; None where none does. Members after one with an effect are not looked at: they
+    may read what it did."""
+    for member in body.items if isinstance(body, ast.Compound) else (body,):
+        rule = _RULES.get(type(member))
+        found = rule(cm, member, var, ctx) if rule is not None else None
+        if found is not None:
+            return found
+        if cm._reads(member) is None:
+            return None
+    return None
