@@ -236,6 +236,9 @@ def bishop_attacks_from(squares: np.ndarray, occupied: np.ndarray) -> np.ndarray
         return _line_attacks("diagonal", squares, occupied) | _line_attacks("antidiagonal", squares, occupied)
 
 
+#: A rook's and a bishop's attacks from each square on an empty board: its lines.
+ROOK_LINES = rook_attacks_from(np.arange(64), np.zeros(64, np.uint64))
+BISHOP_LINES = bishop_attacks_from(np.arange(64), np.zeros(64, np.uint64))
 KNIGHT = knight_attacks(bits_of(np.arange(64)))
 KING = king_attacks(bits_of(np.arange(64)))
 WHITE_PAWN = white_pawn_attacks(bits_of(np.arange(64)))

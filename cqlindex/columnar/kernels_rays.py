@@ -112,19 +112,27 @@ def pinned_to_kings(cm: Columnar, rows: np.ndarray, pinners: np.ndarray, targets
         if not len(wanted):
             continue
         square = B.lowest_square(king[wanted])
-        occ, mine = occupied[wanted], own[wanted]
         queens = boards[enemy + 1, rows[wanted]]
-        for attacks_from, movers in ((B.rook_attacks_from, queens | boards[enemy + 2, rows[wanted]]),
-                                     (B.bishop_attacks_from, queens | boards[enemy + 3, rows[wanted]])):
-            direct = attacks_from(square, occ)
-            shields = direct & mine
-            behind = attacks_from(square, occ & ~shields) & ~direct & movers & pinners[wanted]
+        for attacks_from, lines, movers in (
+                (B.rook_attacks_from, B.ROOK_LINES, queens | boards[enemy + 2, rows[wanted]]),
+                (B.bishop_attacks_from, B.BISHOP_LINES, queens | boards[enemy + 3, rows[wanted]])):
+            movers &= pinners[wanted]
+            # A pin needs an enemy slider on one of the king's lines: most rows have none on
+            # either kind of line, and cost no look-up of what stands between.
+            near = np.flatnonzero(movers & lines[square])
+            if not len(near):
+                continue
+            at, king_square = wanted[near], square[near]
+            occ = occupied[at]
+            direct = attacks_from(king_square, occ)
+            shields = direct & own[at]
+            behind = attacks_from(king_square, occ & ~shields) & ~direct & movers[near]
             hit = np.flatnonzero(behind != 0)
             if not len(hit):
                 continue
             owner, pinner = B.explode(behind[hit])
-            lines = B.BETWEEN[square[hit][owner], B.lowest_square(pinner)] & shields[hit][owner]
-            out[wanted[hit]] |= B.or_by_owner(owner, lines, len(hit))
+            between = B.BETWEEN[king_square[hit][owner], B.lowest_square(pinner)] & shields[hit][owner]
+            out[at[hit]] |= B.or_by_owner(owner, between, len(hit))
     return out
 
 
