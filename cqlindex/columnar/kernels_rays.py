@@ -16,6 +16,8 @@ slider stands behind a piece (few) then look at which piece lies between.
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from cqlindex.columnar import bitboards as B
@@ -27,13 +29,48 @@ from cqlindex.cql import ast
 
 
 def ray_ends(sets: list[np.ndarray], steps: tuple[str, ...], empty: np.ndarray) -> np.ndarray:
+    """The squares of the last set where a ray of ``sets`` along one of ``steps`` ends; the fills
+    only at the rows where the members lie on the lines through it (:func:`_aligned`)."""
     out = np.zeros(len(empty), np.uint64)
+    rows = _aligned(sets, steps)
+    if not len(rows):
+        return out
+    if len(rows) < len(empty):
+        sets, empty = [member[rows] for member in sets], empty[rows]
+    found = np.zeros(len(rows), np.uint64)
     for step in steps:
         reached = sets[0]
         for member in sets[1:]:
             reached = B.slide(reached, empty, step) & member
-        out |= reached
+        found |= reached
+    out[rows] = found
     return out
+
+
+@cache
+def _behind(steps: tuple[str, ...]) -> np.ndarray:
+    """Per square, the squares a ray along one of ``steps`` can come to it from."""
+    out = np.zeros(64, np.uint64)
+    for step in steps:
+        out |= B.RAYS[B.OPPOSITE[step]]
+    return out
+
+
+def _aligned(sets: list[np.ndarray], steps: tuple[str, ...]) -> np.ndarray:
+    """The rows where a ray may end: every member has a square there, and where the last member
+    is one square at every row (a king, as rays are mostly asked), every other member has one
+    on the lines it can be reached along. A fill costs a dozen operations a direction; this
+    test, a gather and an AND a member, leaves p01's rays (``ray orthogonal ([RQ] q k)``) a
+    few rows in a hundred."""
+    live = np.ones(len(sets[0]), bool)
+    for member in sets:
+        live &= member != 0
+    last = sets[-1]
+    if (np.bitwise_count(last) <= 1).all():
+        lines = _behind(steps)[np.minimum(B.lowest_square(last), 63)]  # an empty last member: no row
+        for member in sets[:-1]:
+            live &= (member & lines) != 0
+    return np.flatnonzero(live)
 
 
 @kernel(ast.Ray)

@@ -82,6 +82,15 @@ TABLE = [
     Row("ray(Q k)", NARROWED),
     Row("ray orthogonal (R n k)", NARROWED),
     Row("xray(Q B k)", NARROWED),
+    # The fills only where the members lie on the last one's lines (one square: a king, a queen
+    # at most rows), along the directions asked; several squares, or empty ones, in between.
+    Row("ray orthogonal ([RQ] q k) or ray diagonal ([BQ] q k)", NARROWED),
+    Row("ray up (R _ [qk])", NARROWED),
+    Row("ray up (R k)", NARROWED),
+    Row("ray down (r K)", NARROWED),
+    Row("ray southwest ([BQ] [Pp] k)", NARROWED),
+    Row("ray northeast (B _ k)", NARROWED),
+    Row("ray diagonal (B [Aa] [rnp])", NARROWED),
     Row("square x in [Pp] rank x == 7", NARROWED),
     Row("square all x in P rank x < 7", NARROWED),
     Row("piece x in N #(x attacks A) > 1", NARROWED),
