@@ -91,13 +91,17 @@ def _attackers_of_square(cm: Columnar, rows: np.ndarray, square: np.ndarray) -> 
 
 def _attacks_of_square(cm: Columnar, rows: np.ndarray, square: np.ndarray) -> np.ndarray:
     """The squares attacked by the piece on ``square`` (none where it is empty): each piece kind's
-    look-up only at the rows where that kind stands there (``. attackedby k``: the king table alone)."""
+    look-up only at the rows where that kind stands there, and where it stands there at every row
+    (``. attackedby k``: a king), that kind's look-up alone, with no rows picked out."""
     kings, queens, rooks, bishops, knights, white_pawns, black_pawns, occupied = kinds(cm, rows)
     bit = B.bits_of(square)
     out = np.zeros(len(rows), np.uint64)
     for board, table in ((kings, B.KING), (knights, B.KNIGHT), (white_pawns, B.WHITE_PAWN),
                          (black_pawns, B.BLACK_PAWN)):
-        here = np.flatnonzero(board & bit)
+        here = (board & bit) != 0
+        if here.all():  # one piece a square: nothing else stands there
+            return table[square]
+        here = np.flatnonzero(here)
         if len(here):
             out[here] = table[square[here]]
     for movers, attacks_from in ((rooks | queens, B.rook_attacks_from), (bishops | queens, B.bishop_attacks_from)):

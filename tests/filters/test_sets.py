@@ -94,6 +94,9 @@ TABLE = [
     Row("square x in [Pp] rank x == 7", NARROWED),
     Row("square all x in P rank x < 7", NARROWED),
     Row("piece x in N #(x attacks A) > 1", NARROWED),
+    # One piece's attacks: one kind at every row (a king), or several kinds across the rows.
+    Row("#(A attacks (. attackedby k)) >= 3", NARROWED),
+    Row("piece x in [Nkp] #(. attackedby x) == 2", NARROWED),
     # A piece followed along a line: its kind and colour there bound it (a pawn may promote).
     Row("piece x in N line --> (move from x --> .){2,}", NARROWED),
     Row("piece x in Pa-h7 line --> move from x --> . --> move from x", NARROWED),
