@@ -222,7 +222,7 @@ def _in_order(columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     later = games[1:] > games[:-1]
     if (later | ((games[1:] == games[:-1]) & (ids[1:] > ids[:-1]))).all():
         return columns
-    order = np.lexsort((ids, games))
+    order = np.argsort(games.astype(np.int64) * _KEY + ids, kind="stable")  # one key: quicker than lexsort
     return {name: array[order] for name, array in columns.items()}
 
 
