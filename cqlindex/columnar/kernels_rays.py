@@ -237,17 +237,21 @@ def pin(cm: Columnar, node: ast.Pin, ctx: Ctx) -> Val:
 
 
 @narrows(ast.Pin)
-def _pinned_through(cm: Columnar, node: ast.Pin, var: str, ctx: Ctx) -> np.ndarray | None:
+def _pinned_through(cm: Columnar, node: ast.Pin, var: str):
     """``pin through x`` holds where x is a pinned piece (and the other parameters have values)."""
     through = [arg for name, arg in node.params if name == "through"]
     if not (len(through) == 1 and isinstance(through[0], ast.Variable) and through[0].name == var
             and _others_read_the_position_only(cm, node)):
         return None
-    ok = np.ones(len(ctx), bool)
-    for name, arg in node.params:
-        if name != "through":
-            value = cm.eval(arg, ctx)
-            if value.kind != SET:
-                return np.zeros(len(ctx), np.uint64)
-            ok &= value.ok
-    return np.where(ok, pinned_pieces(cm, node, ctx.rows), np.uint64(0))
+
+    def pinned(ctx: Ctx) -> np.ndarray:
+        ok = np.ones(len(ctx), bool)
+        for name, arg in node.params:
+            if name != "through":
+                value = cm.eval(arg, ctx)
+                if value.kind != SET:
+                    return np.zeros(len(ctx), np.uint64)
+                ok &= value.ok
+        return np.where(ok, pinned_pieces(cm, node, ctx.rows), np.uint64(0))
+
+    return pinned

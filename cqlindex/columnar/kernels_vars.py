@@ -13,7 +13,7 @@ import numpy as np
 
 from cqlindex.columnar import bitboards as B
 from cqlindex.columnar.engine import Columnar, Ctx, PieceVar, kernel
-from cqlindex.columnar.narrowing import possible_squares
+from cqlindex.columnar.narrowing import narrowing
 from cqlindex.columnar.values import BOOL, NUM, SET, NotColumnar, Val, matched, squares
 from cqlindex.cql import ast
 
@@ -88,14 +88,12 @@ def iterate(cm: Columnar, node: ast.Iterate, ctx: Ctx) -> Val:
 def _narrowed(cm: Columnar, node: ast.Iterate, ctx: Ctx, boards: np.ndarray) -> np.ndarray:
     """``boards`` without the squares where the body cannot hold, where a member of the body says
     which (:mod:`cqlindex.columnar.narrowing`), asked at the rows with squares to try only."""
-    live = np.flatnonzero(boards)
+    possible = narrowing(cm, node.body, node.var)
+    live = np.flatnonzero(boards) if possible is not None else ()
     if not len(live):
         return boards
-    possible = possible_squares(cm, node.body, node.var, ctx.take(live) if len(live) < len(ctx) else ctx)
-    if possible is None:
-        return boards
     out = boards.copy()
-    out[live] &= possible
+    out[live] &= possible(ctx.take(live) if len(live) < len(ctx) else ctx)
     return out
 
 

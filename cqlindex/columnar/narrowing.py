@@ -18,21 +18,23 @@ import numpy as np
 from cqlindex.cql import ast
 from cqlindex.cql.by_type import registry
 
-#: Node type -> (cm, node, variable, ctx) -> the squares outside which ``node`` fails with the
-#: variable bound to one of them, per row of ctx; or None where the rule does not apply.
-_RULES: dict[type, Callable[..., "np.ndarray | None"]] = {}
+#: Node type -> (cm, node, variable) -> None where the rule does not apply to ``node``, else a
+#: function of a context giving, per row, the squares outside which ``node`` fails with the
+#: variable bound to one of them. Deciding first and computing after, an iteration whose body no
+#: rule takes pays nothing.
+_RULES: dict[type, Callable[..., "Callable[..., np.ndarray] | None"]] = {}
 #: ``@narrows(ast.X)``: the decorated function is X's rule.
 narrows = registry(_RULES)
 
 
-def possible_squares(cm, body: ast.Node, var: str, ctx) -> np.ndarray | None:
-    """Per row of ``ctx``, a set of squares outside which ``body`` fails with ``var`` bound to one
-    square (one square: a set iteration's variable), from the first member of ``body`` that a
-    rule answers; None where none does. Members after one with an effect are not looked at: they
-    may read what it did."""
+def narrowing(cm, body: ast.Node, var: str) -> Callable[..., np.ndarray] | None:
+    """A function of a context giving, per row, a set of squares outside which ``body`` fails
+    with ``var`` bound to one square (a set iteration's variable), from the first member of
+    ``body`` that a rule takes; None where none does. Members after one with an effect are not
+    looked at: they may read what it did."""
     for member in body.items if isinstance(body, ast.Compound) else (body,):
         rule = _RULES.get(type(member))
-        found = rule(cm, member, var, ctx) if rule is not None else None
+        found = rule(cm, member, var) if rule is not None else None
         if found is not None:
             return found
         if cm._reads(member) is None:
