@@ -22,6 +22,8 @@ from cqlindex.columnar.values import NotColumnar
 BITBOARDS = ("wk", "wq", "wr", "wb", "wn", "wp", "bk", "bq", "br", "bb", "bn", "bp")
 #: Read with every frame: what places the rows in their trees, and the boards.
 _CORE = ("gamenumber", "positionid", "parent", "last_descendant", "ply", *BITBOARDS)
+#: What a frame of candidate rows alone has no use for: it has no tree links (a tenth of its read).
+_LINKS = frozenset({"parent", "last_descendant"})
 #: Read when a kernel first asks for one of them (a second scan of the same rows): most
 #: queries never look at the moves, and reading fewer columns is most of a frame's cost.
 _LAZY = ("wtm", "en_passant", "null_move", "move_from", "move_to", "move_piece", "captured", "promotion", "castle",
@@ -268,7 +270,7 @@ def load(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations:
         wanted = [_select(c) for c in names if c not in _OPTIONAL or present is None or c in present]
         return read([_select("gamenumber"), _select("positionid"), *wanted])  # the order's key too
 
-    select = [_select(c) for c in _CORE]
+    select = [_select(c) for c in _CORE if not (rows_only and c in _LINKS)]
     computed: dict[str, object] = {}
     for i, (name, sql) in enumerate(facts.items()):
         if isinstance(sql, int) or sql is None:
