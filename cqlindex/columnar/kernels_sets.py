@@ -14,6 +14,7 @@ import numpy as np
 from cqlindex.board.directions import COMPOSITE, STEPS
 from cqlindex.columnar import bitboards as B
 from cqlindex.columnar.engine import Columnar, Ctx, kernel
+from cqlindex.columnar.narrowing import narrows
 from cqlindex.columnar.values import NUM, POS, SET, NotColumnar, Val, matched, number, one_square, squares
 from cqlindex.cql import ast
 
@@ -160,6 +161,32 @@ def set_binary(cm: Columnar, node: ast.Binary, ctx: Ctx) -> Val:
         side = cm.eval(node.right, inner)
         return squares(a & maps(cm, inner.rows, side.data)[back], ok)
     return squares(a & maps(cm, ctx.rows, b), ok)
+
+
+@narrows(ast.Binary)
+def _within(cm: Columnar, node: ast.Binary, var: str):
+    """With x the variable and S a set of the position alone: ``x & S``, ``S & x`` and ``x in S``
+    hold where x is in S; ``x attackedby S`` and ``S attacks x`` where x is among S's attacks;
+    ``x attacks S`` and ``S attackedby x`` where x is among S's attackers (an attack read from
+    either end is the same attack)."""
+    mine = [isinstance(side, ast.Variable) and side.name == var for side in (node.left, node.right)]
+    if mine[0] == mine[1]:
+        return None
+    other = node.right if mine[0] else node.left
+    if node.op == "&" or (node.op == "in" and mine[0]):
+        maps = None
+    elif node.op in ("attacks", "attackedby"):
+        maps = attacked_from if (node.op == "attackedby") == mine[0] else attackers_of
+    else:
+        return None
+    if not cm.reads_position_only(other):
+        return None
+
+    def within(ctx: Ctx) -> np.ndarray:
+        board = cm.eval(other, ctx).board(other)  # not a set: refused, as the kernel refuses it
+        return board if maps is None else maps(cm, ctx.rows, board)
+
+    return within
 
 
 def same_contents(cm: Columnar, a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -79,6 +79,12 @@ TABLE = [
     Row("piece x in A { pin through x to [Qk] }", NARROWED),
     Row("piece x in [Aa] { x attackedby [Aa] pin through x }", NARROWED),
     Row("piece all x in [QR] { pin through x Y = 1 }", NARROWED),
+    # ... and to the squares a set attacks, its attackers, the set itself, read from either side.
+    Row("wtm piece x in [qrbn] { x attackedby A not (x attackedby a) }", NARROWED),
+    Row("piece x in N { x attacks k x attacks [qr] }", NARROWED),
+    Row("square x in [a-h5-8] { [RQ] attacks x x & [pn] }", NARROWED),
+    Row("piece x in [Aa] { [qk] attackedby x }", NARROWED),
+    Row("square x in . { x in [Pp] #(x attackedby [Nn]) > 0 }", NARROWED),
     Row("ray(Q k)", NARROWED),
     Row("ray orthogonal (R n k)", NARROWED),
     Row("xray(Q B k)", NARROWED),
