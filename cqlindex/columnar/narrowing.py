@@ -40,3 +40,27 @@ def narrowing(cm, body: ast.Node, var: str) -> Callable[..., np.ndarray] | None:
         if cm._reads(member) is None:
             return None
     return None
+
+
+#: (operator, constant on the right) -> the least constant for which ``#X op constant`` needs X
+#: not empty (the constant on the left: the operator read the other way).
+_NONEMPTY_FROM = {">=": 1, ">": 0, "==": 1}
+_FLIPPED = {"<=": ">=", "<": ">", "==": "=="}
+
+
+@narrows(ast.Compare)
+def _counted(cm, node: ast.Compare, var: str):
+    """``#X >= 1``, ``#X > 0``, ``#X == 2``... hold only where X has a square: X's rule, if it has one
+    (p07's ``#(A attacks s) >= 3``: s among A's attacks)."""
+    if len(node.operands) != 2:
+        return None
+    left, right = node.operands
+    op = node.ops[0]
+    if isinstance(left, ast.Number):
+        left, right, op = right, left, _FLIPPED.get(op)
+    least = _NONEMPTY_FROM.get(op)
+    if (least is None or not isinstance(right, ast.Number) or right.value < least
+            or not (isinstance(left, ast.Unary) and left.op == "#")):
+        return None
+    rule = _RULES.get(type(left.arg))
+    return rule(cm, left.arg, var) if rule is not None else None

@@ -85,6 +85,11 @@ TABLE = [
     Row("square x in [a-h5-8] { [RQ] attacks x x & [pn] }", NARROWED),
     Row("piece x in [Aa] { [qk] attackedby x }", NARROWED),
     Row("square x in . { x in [Pp] #(x attackedby [Nn]) > 0 }", NARROWED),
+    # ... and by a count that needs one of those sets not empty, but not by one that does not.
+    Row("square s in [qrbn] { #(A attacks s) >= 3 #(a attacks s) == 0 }", NARROWED),
+    Row("square x in . { 2 <= #(x attackedby [Aa]) }", NARROWED),
+    Row("piece x in [Aa] { #(x attacks [Aa]) == 2 }", NARROWED),
+    Row("piece x in [Aa] { #(x attackedby a) >= 0 #(x attackedby A) < 1 }", NARROWED),
     Row("ray(Q k)", NARROWED),
     Row("ray orthogonal (R n k)", NARROWED),
     Row("xray(Q B k)", NARROWED),
