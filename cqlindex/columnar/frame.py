@@ -179,22 +179,26 @@ class Frame:
         squares = np.arange(64, dtype=np.uint64)
         occupied = ((self.occupied[roots, None] >> squares) & np.uint64(1)).astype(bool)
         ids[roots] = np.where(occupied, np.arange(64, dtype=np.int8), np.int8(-1))
+        # What each level's loop reads, worked out for every row at once: a level is a few
+        # hundred rows, so the loop's cost is its number of numpy calls, not their sizes.
+        moves = (self.null_move == 0) & (self.move_from >= 0)
+        source, target = self.move_from.astype(np.int64), self.move_to.astype(np.int64)
+        castles = moves & (self.castle >= 0)
+        rook_from, rook_to = self.rook_from.astype(np.int64), self.rook_to.astype(np.int64)
+        passant = moves & self.en_passant.astype(bool)
+        behind = target + np.where(self.wtm, 8, -8)
         for rows in self.levels[1:]:
             ids[rows] = ids[self.parent[rows]]
-            moved = rows[(self.null_move[rows] == 0) & (self.move_from[rows] >= 0)]
-            source, target = self.move_from[moved].astype(np.int64), self.move_to[moved].astype(np.int64)
-            mover = ids[moved, source]
-            castles = self.castle[moved] >= 0
-            rook_from, rook_to = self.rook_from[moved].astype(np.int64), self.rook_to[moved].astype(np.int64)
-            c = np.flatnonzero(castles)
-            rook = ids[moved[c], rook_from[c]]
-            passant = np.flatnonzero(self.en_passant[moved])
-            behind = target[passant] + np.where(self.wtm[moved[passant]], 8, -8)
-            ids[moved[passant], behind] = -1
-            ids[moved, source] = -1
-            ids[moved[c], rook_from[c]] = -1
-            ids[moved, target] = mover
-            ids[moved[c], rook_to[c]] = rook
+            moved = rows[moves[rows]]
+            mover = ids[moved, source[moved]]
+            c = rows[castles[rows]]
+            rook = ids[c, rook_from[c]]
+            e = rows[passant[rows]]
+            ids[e, behind[e]] = -1
+            ids[moved, source[moved]] = -1
+            ids[c, rook_from[c]] = -1
+            ids[moved, target[moved]] = mover
+            ids[c, rook_to[c]] = rook
         return ids
 
 
