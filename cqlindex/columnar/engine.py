@@ -83,6 +83,13 @@ class Ctx:
         return Ctx(rows, {k: v.take(index) for k, v in self.vars.items()}, None, True)
 
 
+def every_row(rows: np.ndarray, size: int) -> bool:
+    """Whether ``rows`` is 0, 1, ..., size - 1: a row-local query's candidates are often every row
+    of their frame, and gathering at them would copy each column whole. The callers only read."""
+    return (len(rows) == size and size > 0 and rows[0] == 0 and rows[-1] == size - 1
+            and not (np.diff(rows) != 1).any())
+
+
 def distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(the distinct ``rows`` ascending, the index back to each of ``rows``)."""
     if (rows[1:] >= rows[:-1]).all():  # an iteration's rows come in order: no sort needed

@@ -21,7 +21,7 @@ from functools import cache
 import numpy as np
 
 from cqlindex.columnar import bitboards as B
-from cqlindex.columnar.engine import Columnar, Ctx, distinct_rows, kernel
+from cqlindex.columnar.engine import Columnar, Ctx, distinct_rows, every_row, kernel
 from cqlindex.columnar.narrowing import narrows
 from cqlindex.columnar.values import SET, NotColumnar, Val, squares
 from cqlindex.board.directions import steps_of
@@ -131,8 +131,9 @@ def pinned_to_kings(cm: Columnar, rows: np.ndarray, pinners: np.ndarray, targets
     """``pins(cm, rows, pinners, everyone, targets)[1]`` where every square of ``targets`` holds a
     king and each side has one king (rows that do not are left to :func:`pins`)."""
     frame = cm.frame
+    column = _gatherer(rows, every_row(rows, frame.size))  # the frame's own columns where rows are all
     boards = frame.boards
-    white_king, black_king = boards[0, rows], boards[6, rows]
+    white_king, black_king = column(boards[0]), column(boards[6])
     usual = (np.bitwise_count(white_king) == 1) & (np.bitwise_count(black_king) == 1)
     if not usual.all():
         out = np.zeros(len(rows), np.uint64)
@@ -141,19 +142,19 @@ def pinned_to_kings(cm: Columnar, rows: np.ndarray, pinners: np.ndarray, targets
         keep = np.flatnonzero(usual)
         out[keep] = pinned_to_kings(cm, rows[keep], pinners[keep], targets[keep])
         return out
-    white, black = frame.white[rows], frame.black[rows]
-    occupied = white | black
+    white, black, occupied = column(frame.white), column(frame.black), column(frame.occupied)
     out = np.zeros(len(rows), np.uint64)
     for king, own, enemy in ((white_king, white, 6), (black_king, black, 0)):
         wanted = np.flatnonzero((king & targets) != 0)
         if not len(wanted):
             continue
-        square = B.lowest_square(king[wanted])
-        queens = boards[enemy + 1, rows[wanted]]
+        pick = _gatherer(wanted, len(wanted) == len(rows))  # targets the kings: both, every row
+        square = B.lowest_square(pick(king))
+        queens = pick(column(boards[enemy + 1]))
         for attacks_from, lines, movers in (
-                (B.rook_attacks_from, B.ROOK_LINES, queens | boards[enemy + 2, rows[wanted]]),
-                (B.bishop_attacks_from, B.BISHOP_LINES, queens | boards[enemy + 3, rows[wanted]])):
-            movers &= pinners[wanted]
+                (B.rook_attacks_from, B.ROOK_LINES, queens | pick(column(boards[enemy + 2]))),
+                (B.bishop_attacks_from, B.BISHOP_LINES, queens | pick(column(boards[enemy + 3])))):
+            movers &= pick(pinners)
             # A pin needs an enemy slider on one of the king's lines: most rows have none on
             # either kind of line, and cost no look-up of what stands between.
             near = np.flatnonzero(movers & lines[square])
@@ -171,6 +172,12 @@ def pinned_to_kings(cm: Columnar, rows: np.ndarray, pinners: np.ndarray, targets
             between = B.BETWEEN[king_square[hit][owner], B.lowest_square(pinner)] & shields[hit][owner]
             out[at[hit]] |= B.or_by_owner(owner, between, len(hit))
     return out
+
+
+def _gatherer(index: np.ndarray, every: bool):
+    """A column's values at ``index``; the column itself where ``index`` takes every row of it
+    (read only: a full gather is a copy for nothing)."""
+    return (lambda column: column) if every else (lambda column: column[index])
 
 
 def _others_read_the_position_only(cm: Columnar, node: ast.Pin) -> bool:

@@ -13,7 +13,7 @@ import numpy as np
 
 from cqlindex.board.directions import COMPOSITE, STEPS
 from cqlindex.columnar import bitboards as B
-from cqlindex.columnar.engine import Columnar, Ctx, kernel
+from cqlindex.columnar.engine import Columnar, Ctx, every_row, kernel
 from cqlindex.columnar.narrowing import narrows
 from cqlindex.columnar.values import NUM, POS, SET, NotColumnar, Val, matched, number, one_square, squares
 from cqlindex.cql import ast
@@ -55,19 +55,12 @@ def kinds(cm: Columnar, rows: np.ndarray) -> tuple[np.ndarray, ...]:
         table = cm.memo[("kinds",)] = (boards[0] | boards[6], boards[1] | boards[7], boards[2] | boards[8],
                                        boards[3] | boards[9], boards[4] | boards[10], boards[5], boards[11],
                                        cm.frame.occupied)
-    if _every_row(rows, cm.frame.size):  # the frame's own columns: no copy of eight columns
+    if every_row(rows, cm.frame.size):  # the frame's own columns: no copy of eight columns
         return table
     last = cm.memo.get(("kinds at",))
     if last is None or last[0] is not rows:
         last = cm.memo[("kinds at",)] = (rows, tuple(column[rows] for column in table))
     return last[1]
-
-
-def _every_row(rows: np.ndarray, size: int) -> bool:
-    """Whether ``rows`` is 0, 1, ..., size - 1: a row-local query's candidates are often every row
-    of their frame, and gathering at them would copy each column whole. The callers only read."""
-    return (len(rows) == size and size > 0 and rows[0] == 0 and rows[-1] == size - 1
-            and not (np.diff(rows) != 1).any())
 
 
 def _by_square(fast, slow, cm: Columnar, rows: np.ndarray, boards: np.ndarray) -> np.ndarray:
