@@ -69,12 +69,13 @@ def _by_square(fast, slow, cm: Columnar, rows: np.ndarray, boards: np.ndarray) -
     single = np.bitwise_count(boards) == 1
     if not single.any():
         return slow(cm, rows, boards)
+    if single.all():  # a king, a piece variable: no rows to pick out and scatter back
+        return fast(cm, rows, B.lowest_square(boards))
     out = np.zeros(len(rows), np.uint64)
     one = np.flatnonzero(single)
     out[one] = fast(cm, rows[one], B.lowest_square(boards[one]))
-    if not single.all():
-        rest = np.flatnonzero(~single)
-        out[rest] = slow(cm, rows[rest], boards[rest])
+    rest = np.flatnonzero(~single)
+    out[rest] = slow(cm, rows[rest], boards[rest])
     return out
 
 
