@@ -186,32 +186,40 @@ def _others_read_the_position_only(cm: Columnar, node: ast.Pin) -> bool:
     return first == "through" and all(cm.reads_position_only(arg) for name, arg in node.params if name != "through")
 
 
-def pinned_pieces(cm: Columnar, node: ast.Pin, rows: np.ndarray) -> np.ndarray:
-    """Every piece pinned at each of frame ``rows`` by a pin of ``node``'s ``from`` and ``to`` (its
+def pinned_pieces(cm: Columnar, node: ast.Pin, ctx: Ctx) -> np.ndarray:
+    """Every piece pinned at each row of ``ctx`` by a pin of ``node``'s ``from`` and ``to`` (its
     ``through`` left out; both read the position alone), found once per frame row however often
     it is asked: by every square of an iteration (``pin through x``), by both colours of a
     ``flipcolor`` (its pins are both sides'), by the narrowing of an iteration's domain and by
-    the body then."""
+    the body then. Not kept in a line's context, where a filter could read the line's one child
+    of the position rather than every child (the move filters, which do, are not taken for
+    position-only parameters today: this is a guard)."""
+    if ctx.linear is not None:
+        return _pinned(cm, node, ctx)
     key = ("pinned", tuple(param for param in node.params if param[0] != "through"))
     entry = cm.memo.get(key)
     if entry is None:
         entry = cm.memo[key] = (np.zeros(cm.frame.size, bool), np.zeros(cm.frame.size, np.uint64))
     known, pinned = entry
+    rows = ctx.rows
     missing = rows[~known[rows]]
     if len(missing):
         missing = distinct_rows(missing)[0]
-        frame = cm.frame
-        inner = Ctx(missing)
-        sets = {name: cm.eval(arg, inner).data for name, arg in node.params if name != "through"}
-        everyone = frame.occupied[missing]
-        kings = frame.boards[0, missing] | frame.boards[6, missing]
-        targets = sets.get("to", kings)
-        if ((targets & ~kings) == 0).all():
-            pinned[missing] = pinned_to_kings(cm, missing, sets.get("from", everyone), targets)
-        else:
-            pinned[missing] = pins(cm, missing, sets.get("from", everyone), everyone, targets)[1]
+        pinned[missing] = _pinned(cm, node, Ctx(missing))
         known[missing] = True
     return pinned[rows]
+
+
+def _pinned(cm: Columnar, node: ast.Pin, ctx: Ctx) -> np.ndarray:
+    frame = cm.frame
+    rows = ctx.rows
+    sets = {name: cm.eval(arg, ctx).data for name, arg in node.params if name != "through"}
+    everyone = frame.occupied[rows]
+    kings = frame.boards[0, rows] | frame.boards[6, rows]
+    targets = sets.get("to", kings)
+    if ((targets & ~kings) == 0).all():
+        return pinned_to_kings(cm, rows, sets.get("from", everyone), targets)
+    return pins(cm, rows, sets.get("from", everyone), everyone, targets)[1]
 
 
 @kernel(ast.Pin)
@@ -233,7 +241,7 @@ def pin(cm: Columnar, node: ast.Pin, ctx: Ctx) -> Val:
         ok &= value.ok
         given[name] = given[name] & value.data if name in given else value.data
     if _others_read_the_position_only(cm, node):
-        pinned = pinned_pieces(cm, node, ctx.rows)
+        pinned = pinned_pieces(cm, node, ctx)
         through = given.get("through")
         return squares(pinned if through is None else pinned & through, ok)
     rows = ctx.rows
@@ -259,6 +267,6 @@ def _pinned_through(cm: Columnar, node: ast.Pin, var: str):
                 if value.kind != SET:
                     return np.zeros(len(ctx), np.uint64)
                 ok &= value.ok
-        return np.where(ok, pinned_pieces(cm, node, ctx.rows), np.uint64(0))
+        return np.where(ok, pinned_pieces(cm, node, ctx), np.uint64(0))
 
     return pinned

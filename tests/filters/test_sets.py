@@ -79,6 +79,9 @@ TABLE = [
     Row("piece x in A { pin through x to [Qk] }", NARROWED),
     Row("piece x in [Aa] { x attackedby [Aa] pin through x }", NARROWED),
     Row("piece all x in [QR] { pin through x Y = 1 }", NARROWED),
+    # Pins in a line, a move of the line's among the parameters.
+    Row("line --> pin from (move from [QRB]) --> check", NARROWED),
+    Row("line --> pin to (move to [KkQq]) --> .", NARROWED),
     # ... and to the squares a set attacks, its attackers, the set itself, read from either side.
     Row("wtm piece x in [qrbn] { x attackedby A not (x attackedby a) }", NARROWED),
     Row("piece x in N { x attacks k x attacks [qr] }", NARROWED),
