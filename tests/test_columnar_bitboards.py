@@ -92,6 +92,17 @@ def test_explode_lists_each_boards_squares_in_order(boards) -> None:
     assert [int(x) for x in B.or_by_owner(owner, bits, len(occupied))] == [int(x) for x in occupied]
 
 
+def test_lines_are_the_sliders_attacks_on_an_empty_board() -> None:
+    empty = chess.Board(None)
+    for ours, piece in ((B.ROOK_LINES, chess.ROOK), (B.BISHOP_LINES, chess.BISHOP)):
+        expected = []
+        for square in chess.SQUARES:
+            empty.set_piece_at(square, chess.Piece(piece, chess.WHITE))
+            expected.append(int(empty.attacks_mask(square)))
+            empty.remove_piece_at(square)
+        assert [int(x) for x in ours] == expected
+
+
 def test_between_is_python_chess_between() -> None:
     assert [[int(x) for x in row] for row in B.BETWEEN] == [[chess.between(a, b) for b in chess.SQUARES]
                                                              for a in chess.SQUARES]

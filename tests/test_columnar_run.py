@@ -144,3 +144,30 @@ def test_a_kernel_that_walks_the_tree_gets_whole_games_after_all(db, monkeypatch
         con.close()
     assert not left and refusal is None
     assert found and found == dict(run(db, query, variations=True, engine="python").matches)
+
+
+def test_a_frame_comes_in_order_whatever_order_its_scan_reads(db) -> None:
+    """Frames are read without an ORDER BY (an index's insertion order is already theirs). From a
+    positions table stored in another order, a frame still comes out in (gamenumber, positionid)
+    order, with the columns read later (the moves') lined up with the first ones."""
+    import duckdb
+    import numpy as np
+
+    from cqlindex.columnar.frame import load
+
+    con = duckdb.connect()
+    try:
+        con.execute(f"ATTACH '{db}' AS src (READ_ONLY)")
+        con.execute("CREATE TABLE positions AS SELECT * FROM src.positions ORDER BY hash(gamenumber * 7919 + positionid)")
+        games = [g for (g,) in con.execute("SELECT DISTINCT gamenumber FROM positions ORDER BY 1").fetchall()]
+        frame = load(con, games, True, {})
+        moves = frame.move_to  # read now, by a second scan
+        expected = con.execute("SELECT gamenumber, positionid, wk, coalesce(move_to::INTEGER, -1) AS move_to FROM positions "
+                               "ORDER BY gamenumber, positionid").fetchnumpy()
+    finally:
+        con.close()
+    assert not (np.diff(expected["gamenumber"]) == 0).all()
+    assert np.array_equal(frame.gamenumber, expected["gamenumber"])
+    assert np.array_equal(frame.positionid, expected["positionid"])
+    assert np.array_equal(frame.boards[0], expected["wk"].view(np.uint64))
+    assert np.array_equal(moves, expected["move_to"])

@@ -236,6 +236,11 @@ def bishop_attacks_from(squares: np.ndarray, occupied: np.ndarray) -> np.ndarray
         return _line_attacks("diagonal", squares, occupied) | _line_attacks("antidiagonal", squares, occupied)
 
 
+#: Each basic direction's ray from each square to the board's edge (the square itself not on it).
+RAYS = {direction: slide(bits_of(np.arange(64)), np.full(64, FULL), direction) for direction in STEP}
+#: A rook's and a bishop's attacks from each square on an empty board: its lines.
+ROOK_LINES = rook_attacks_from(np.arange(64), np.zeros(64, np.uint64))
+BISHOP_LINES = bishop_attacks_from(np.arange(64), np.zeros(64, np.uint64))
 KNIGHT = knight_attacks(bits_of(np.arange(64)))
 KING = king_attacks(bits_of(np.arange(64)))
 WHITE_PAWN = white_pawn_attacks(bits_of(np.arange(64)))

@@ -24,6 +24,7 @@ import numpy as np
 from cqlindex.columnar.frame import Frame
 from cqlindex.columnar.values import SET, NotColumnar, Val
 from cqlindex.cql import ast
+from cqlindex.cql.by_type import registry
 from cqlindex.query.analyse import plain
 from cqlindex.query.rewrite import Expansions
 
@@ -38,13 +39,8 @@ _COSTLY = (ast.Pin, ast.Ray, ast.Iterate, ast.Find, ast.Line, ast.Echo, ast.Dire
 EVERY_CHILD, NO_CHILD = -1, -2
 
 
-def kernel(*node_types: type) -> Callable[[Kernel], Kernel]:
-    def register(fn: Kernel) -> Kernel:
-        for node_type in node_types:
-            _KERNELS[node_type] = fn
-        return fn
-
-    return register
+#: ``@kernel(ast.X)``: the decorated function evaluates X nodes.
+kernel = registry(_KERNELS)
 
 
 def has_kernel(node: ast.Node) -> bool:
@@ -85,6 +81,21 @@ class Ctx:
     def moved(self, index: np.ndarray, rows: np.ndarray) -> Ctx:
         """The variables of the rows at ``index``, at other positions ``rows``."""
         return Ctx(rows, {k: v.take(index) for k, v in self.vars.items()}, None, True)
+
+
+def every_row(rows: np.ndarray, size: int) -> bool:
+    """Whether ``rows`` is 0, 1, ..., size - 1: a row-local query's candidates are often every row
+    of their frame, and gathering at them would copy each column whole. The callers only read."""
+    return (len(rows) == size and size > 0 and rows[0] == 0 and rows[-1] == size - 1
+            and not (np.diff(rows) != 1).any())
+
+
+def distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the distinct ``rows`` ascending, the index back to each of ``rows``)."""
+    if (rows[1:] >= rows[:-1]).all():  # an iteration's rows come in order: no sort needed
+        new = np.r_[True, rows[1:] != rows[:-1]]
+        return rows[new], np.cumsum(new) - 1
+    return np.unique(rows, return_inverse=True)
 
 
 #: Contiguous stretches of a context's keys looked at before sorting all of them.
@@ -186,12 +197,7 @@ class Columnar:
         working once per position to pay, else None."""
         if not ctx.repeats or ctx.linear is not None or len(ctx) <= 64:
             return None
-        rows = ctx.rows
-        if (rows[1:] >= rows[:-1]).all():  # an iteration's rows come in order: no sort needed
-            new = np.r_[True, rows[1:] != rows[:-1]]
-            rows, back = rows[new], np.cumsum(new) - 1
-        else:
-            rows, back = np.unique(rows, return_inverse=True)
+        rows, back = distinct_rows(ctx.rows)
         return (Ctx(rows), back) if len(rows) * 2 <= len(ctx) else None
 
     def test(self, node: ast.Node, ctx: Ctx) -> np.ndarray:

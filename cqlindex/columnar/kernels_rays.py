@@ -16,23 +16,61 @@ slider stands behind a piece (few) then look at which piece lies between.
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from cqlindex.columnar import bitboards as B
-from cqlindex.columnar.engine import Columnar, Ctx, kernel
+from cqlindex.columnar.engine import Columnar, Ctx, distinct_rows, every_row, kernel
+from cqlindex.columnar.narrowing import narrows
 from cqlindex.columnar.values import SET, NotColumnar, Val, squares
 from cqlindex.board.directions import steps_of
 from cqlindex.cql import ast
 
 
 def ray_ends(sets: list[np.ndarray], steps: tuple[str, ...], empty: np.ndarray) -> np.ndarray:
+    """The squares of the last set where a ray of ``sets`` along one of ``steps`` ends; the fills
+    only at the rows where the members lie on the lines through it (:func:`_aligned`)."""
     out = np.zeros(len(empty), np.uint64)
+    rows = _aligned(sets, steps)
+    if not len(rows):
+        return out
+    if len(rows) < len(empty):
+        sets, empty = [member[rows] for member in sets], empty[rows]
+    found = np.zeros(len(rows), np.uint64)
     for step in steps:
         reached = sets[0]
         for member in sets[1:]:
             reached = B.slide(reached, empty, step) & member
-        out |= reached
+        found |= reached
+    out[rows] = found
     return out
+
+
+@cache
+def _behind(steps: tuple[str, ...]) -> np.ndarray:
+    """Per square, the squares a ray along one of ``steps`` can come to it from."""
+    out = np.zeros(64, np.uint64)
+    for step in steps:
+        out |= B.RAYS[B.OPPOSITE[step]]
+    return out
+
+
+def _aligned(sets: list[np.ndarray], steps: tuple[str, ...]) -> np.ndarray:
+    """The rows where a ray may end: every member has a square there, and where the last member
+    is one square at every row (a king, as rays are mostly asked), every other member has one
+    on the lines it can be reached along. A fill costs a dozen operations a direction; this
+    test, a gather and an AND a member, leaves p01's rays (``ray orthogonal ([RQ] q k)``) a
+    few rows in a hundred."""
+    live = np.ones(len(sets[0]), bool)
+    for member in sets:
+        live &= member != 0
+    last = sets[-1]
+    if (np.bitwise_count(last) <= 1).all():
+        lines = _behind(steps)[np.minimum(B.lowest_square(last), 63)]  # an empty last member: no row
+        for member in sets[:-1]:
+            live &= (member & lines) != 0
+    return np.flatnonzero(live)
 
 
 @kernel(ast.Ray)
@@ -93,8 +131,9 @@ def pinned_to_kings(cm: Columnar, rows: np.ndarray, pinners: np.ndarray, targets
     """``pins(cm, rows, pinners, everyone, targets)[1]`` where every square of ``targets`` holds a
     king and each side has one king (rows that do not are left to :func:`pins`)."""
     frame = cm.frame
+    column = _gatherer(rows, every_row(rows, frame.size))  # the frame's own columns where rows are all
     boards = frame.boards
-    white_king, black_king = boards[0, rows], boards[6, rows]
+    white_king, black_king = column(boards[0]), column(boards[6])
     usual = (np.bitwise_count(white_king) == 1) & (np.bitwise_count(black_king) == 1)
     if not usual.all():
         out = np.zeros(len(rows), np.uint64)
@@ -103,28 +142,84 @@ def pinned_to_kings(cm: Columnar, rows: np.ndarray, pinners: np.ndarray, targets
         keep = np.flatnonzero(usual)
         out[keep] = pinned_to_kings(cm, rows[keep], pinners[keep], targets[keep])
         return out
-    white, black = frame.white[rows], frame.black[rows]
-    occupied = white | black
+    white, black, occupied = column(frame.white), column(frame.black), column(frame.occupied)
     out = np.zeros(len(rows), np.uint64)
     for king, own, enemy in ((white_king, white, 6), (black_king, black, 0)):
         wanted = np.flatnonzero((king & targets) != 0)
         if not len(wanted):
             continue
-        square = B.lowest_square(king[wanted])
-        occ, mine = occupied[wanted], own[wanted]
-        queens = boards[enemy + 1, rows[wanted]]
-        for attacks_from, movers in ((B.rook_attacks_from, queens | boards[enemy + 2, rows[wanted]]),
-                                     (B.bishop_attacks_from, queens | boards[enemy + 3, rows[wanted]])):
-            direct = attacks_from(square, occ)
-            shields = direct & mine
-            behind = attacks_from(square, occ & ~shields) & ~direct & movers & pinners[wanted]
+        pick = _gatherer(wanted, len(wanted) == len(rows))  # targets the kings: both, every row
+        square = B.lowest_square(pick(king))
+        queens = pick(column(boards[enemy + 1]))
+        for attacks_from, lines, movers in (
+                (B.rook_attacks_from, B.ROOK_LINES, queens | pick(column(boards[enemy + 2]))),
+                (B.bishop_attacks_from, B.BISHOP_LINES, queens | pick(column(boards[enemy + 3])))):
+            movers &= pick(pinners)
+            # A pin needs an enemy slider on one of the king's lines: most rows have none on
+            # either kind of line, and cost no look-up of what stands between.
+            near = np.flatnonzero(movers & lines[square])
+            if not len(near):
+                continue
+            at, king_square = wanted[near], square[near]
+            occ = occupied[at]
+            direct = attacks_from(king_square, occ)
+            shields = direct & own[at]
+            behind = attacks_from(king_square, occ & ~shields) & ~direct & movers[near]
             hit = np.flatnonzero(behind != 0)
             if not len(hit):
                 continue
             owner, pinner = B.explode(behind[hit])
-            lines = B.BETWEEN[square[hit][owner], B.lowest_square(pinner)] & shields[hit][owner]
-            out[wanted[hit]] |= B.or_by_owner(owner, lines, len(hit))
+            between = B.BETWEEN[king_square[hit][owner], B.lowest_square(pinner)] & shields[hit][owner]
+            out[at[hit]] |= B.or_by_owner(owner, between, len(hit))
     return out
+
+
+def _gatherer(index: np.ndarray, every: bool):
+    """A column's values at ``index``; the column itself where ``index`` takes every row of it
+    (read only: a full gather is a copy for nothing)."""
+    return (lambda column: column) if every else (lambda column: column[index])
+
+
+def _others_read_the_position_only(cm: Columnar, node: ast.Pin) -> bool:
+    """Whether the value is the pinned pieces and the other parameters read the position alone."""
+    first = node.params[0][0] if node.params else "through"
+    return first == "through" and all(cm.reads_position_only(arg) for name, arg in node.params if name != "through")
+
+
+def pinned_pieces(cm: Columnar, node: ast.Pin, ctx: Ctx) -> np.ndarray:
+    """Every piece pinned at each row of ``ctx`` by a pin of ``node``'s ``from`` and ``to`` (its
+    ``through`` left out; both read the position alone), found once per frame row however often
+    it is asked: by every square of an iteration (``pin through x``), by both colours of a
+    ``flipcolor`` (its pins are both sides'), by the narrowing of an iteration's domain and by
+    the body then. Not kept in a line's context, where a filter could read the line's one child
+    of the position rather than every child (the move filters, which do, are not taken for
+    position-only parameters today: this is a guard)."""
+    if ctx.linear is not None:
+        return _pinned(cm, node, ctx)
+    key = ("pinned", tuple(param for param in node.params if param[0] != "through"))
+    entry = cm.memo.get(key)
+    if entry is None:
+        entry = cm.memo[key] = (np.zeros(cm.frame.size, bool), np.zeros(cm.frame.size, np.uint64))
+    known, pinned = entry
+    rows = ctx.rows
+    missing = rows[~known[rows]]
+    if len(missing):
+        missing = distinct_rows(missing)[0]
+        pinned[missing] = _pinned(cm, node, Ctx(missing))
+        known[missing] = True
+    return pinned[rows]
+
+
+def _pinned(cm: Columnar, node: ast.Pin, ctx: Ctx) -> np.ndarray:
+    frame = cm.frame
+    rows = ctx.rows
+    sets = {name: cm.eval(arg, ctx).data for name, arg in node.params if name != "through"}
+    everyone = frame.occupied[rows]
+    kings = frame.boards[0, rows] | frame.boards[6, rows]
+    targets = sets.get("to", kings)
+    if ((targets & ~kings) == 0).all():
+        return pinned_to_kings(cm, rows, sets.get("from", everyone), targets)
+    return pins(cm, rows, sets.get("from", everyone), everyone, targets)[1]
 
 
 @kernel(ast.Pin)
@@ -133,7 +228,7 @@ def pin(cm: Columnar, node: ast.Pin, ctx: Ctx) -> Val:
 
     A pinned piece's pin does not depend on the other pieces asked about, so where the value is
     the pinned pieces, ``through S`` is S & (every pinned piece): the pins are then found once
-    per distinct position, however many squares an iteration asks about (``pin through x``)."""
+    per position (:func:`pinned_pieces`), however many squares an iteration asks about."""
     frame = cm.frame
     size = len(ctx)
     first = node.params[0][0] if node.params else "through"
@@ -145,21 +240,8 @@ def pin(cm: Columnar, node: ast.Pin, ctx: Ctx) -> Val:
             return Val(SET, np.zeros(size, np.uint64), np.zeros(size, bool))
         ok &= value.ok
         given[name] = given[name] & value.data if name in given else value.data
-    others = [arg for name, arg in node.params if name != "through"]
-    if first == "through" and all(cm.reads_position_only(arg) for arg in others):
-        found = cm.distinct(ctx)
-        inner, back = found if found is not None else (ctx, None)
-        rows = inner.rows
-        everyone = frame.occupied[rows]
-        sets = {name: cm.eval(arg, inner).data for name, arg in node.params if name != "through"}
-        kings = frame.boards[0, rows] | frame.boards[6, rows]
-        targets = sets.get("to", kings)
-        if ((targets & ~kings) == 0).all():
-            pinned = pinned_to_kings(cm, rows, sets.get("from", everyone), targets)
-        else:
-            pinned = pins(cm, rows, sets.get("from", everyone), everyone, targets)[1]
-        if back is not None:
-            pinned = pinned[back]
+    if _others_read_the_position_only(cm, node):
+        pinned = pinned_pieces(cm, node, ctx)
         through = given.get("through")
         return squares(pinned if through is None else pinned & through, ok)
     rows = ctx.rows
@@ -167,3 +249,24 @@ def pin(cm: Columnar, node: ast.Pin, ctx: Ctx) -> Val:
     kings = frame.boards[0, rows] | frame.boards[6, rows]
     found = pins(cm, rows, given.get("from", everyone), given.get("through", everyone), given.get("to", kings))
     return squares(found[{"from": 0, "through": 1, "to": 2}[first]], ok)
+
+
+@narrows(ast.Pin)
+def _pinned_through(cm: Columnar, node: ast.Pin, var: str):
+    """``pin through x`` holds where x is a pinned piece (and the other parameters have values)."""
+    through = [arg for name, arg in node.params if name == "through"]
+    if not (len(through) == 1 and isinstance(through[0], ast.Variable) and through[0].name == var
+            and _others_read_the_position_only(cm, node)):
+        return None
+
+    def pinned(ctx: Ctx) -> np.ndarray:
+        ok = np.ones(len(ctx), bool)
+        for name, arg in node.params:
+            if name != "through":
+                value = cm.eval(arg, ctx)
+                if value.kind != SET:
+                    return np.zeros(len(ctx), np.uint64)
+                ok &= value.ok
+        return np.where(ok, pinned_pieces(cm, node, ctx), np.uint64(0))
+
+    return pinned

@@ -13,7 +13,8 @@ import numpy as np
 
 from cqlindex.board.directions import COMPOSITE, STEPS
 from cqlindex.columnar import bitboards as B
-from cqlindex.columnar.engine import Columnar, Ctx, kernel
+from cqlindex.columnar.engine import Columnar, Ctx, every_row, kernel
+from cqlindex.columnar.narrowing import narrows
 from cqlindex.columnar.values import NUM, POS, SET, NotColumnar, Val, matched, number, one_square, squares
 from cqlindex.cql import ast
 
@@ -54,19 +55,12 @@ def kinds(cm: Columnar, rows: np.ndarray) -> tuple[np.ndarray, ...]:
         table = cm.memo[("kinds",)] = (boards[0] | boards[6], boards[1] | boards[7], boards[2] | boards[8],
                                        boards[3] | boards[9], boards[4] | boards[10], boards[5], boards[11],
                                        cm.frame.occupied)
-    if _every_row(rows, cm.frame.size):  # the frame's own columns: no copy of eight columns
+    if every_row(rows, cm.frame.size):  # the frame's own columns: no copy of eight columns
         return table
     last = cm.memo.get(("kinds at",))
     if last is None or last[0] is not rows:
         last = cm.memo[("kinds at",)] = (rows, tuple(column[rows] for column in table))
     return last[1]
-
-
-def _every_row(rows: np.ndarray, size: int) -> bool:
-    """Whether ``rows`` is 0, 1, ..., size - 1: a row-local query's candidates are often every row
-    of their frame, and gathering at them would copy each column whole. The callers only read."""
-    return (len(rows) == size and size > 0 and rows[0] == 0 and rows[-1] == size - 1
-            and not (np.diff(rows) != 1).any())
 
 
 def _by_square(fast, slow, cm: Columnar, rows: np.ndarray, boards: np.ndarray) -> np.ndarray:
@@ -75,12 +69,13 @@ def _by_square(fast, slow, cm: Columnar, rows: np.ndarray, boards: np.ndarray) -
     single = np.bitwise_count(boards) == 1
     if not single.any():
         return slow(cm, rows, boards)
+    if single.all():  # a king, a piece variable: no rows to pick out and scatter back
+        return fast(cm, rows, B.lowest_square(boards))
     out = np.zeros(len(rows), np.uint64)
     one = np.flatnonzero(single)
     out[one] = fast(cm, rows[one], B.lowest_square(boards[one]))
-    if not single.all():
-        rest = np.flatnonzero(~single)
-        out[rest] = slow(cm, rows[rest], boards[rest])
+    rest = np.flatnonzero(~single)
+    out[rest] = slow(cm, rows[rest], boards[rest])
     return out
 
 
@@ -91,13 +86,17 @@ def _attackers_of_square(cm: Columnar, rows: np.ndarray, square: np.ndarray) -> 
 
 def _attacks_of_square(cm: Columnar, rows: np.ndarray, square: np.ndarray) -> np.ndarray:
     """The squares attacked by the piece on ``square`` (none where it is empty): each piece kind's
-    look-up only at the rows where that kind stands there (``. attackedby k``: the king table alone)."""
+    look-up only at the rows where that kind stands there, and where it stands there at every row
+    (``. attackedby k``: a king), that kind's look-up alone, with no rows picked out."""
     kings, queens, rooks, bishops, knights, white_pawns, black_pawns, occupied = kinds(cm, rows)
     bit = B.bits_of(square)
     out = np.zeros(len(rows), np.uint64)
     for board, table in ((kings, B.KING), (knights, B.KNIGHT), (white_pawns, B.WHITE_PAWN),
                          (black_pawns, B.BLACK_PAWN)):
-        here = np.flatnonzero(board & bit)
+        here = (board & bit) != 0
+        if here.all():  # one piece a square: nothing else stands there
+            return table[square]
+        here = np.flatnonzero(here)
         if len(here):
             out[here] = table[square[here]]
     for movers, attacks_from in ((rooks | queens, B.rook_attacks_from), (bishops | queens, B.bishop_attacks_from)):
@@ -156,6 +155,32 @@ def set_binary(cm: Columnar, node: ast.Binary, ctx: Ctx) -> Val:
         side = cm.eval(node.right, inner)
         return squares(a & maps(cm, inner.rows, side.data)[back], ok)
     return squares(a & maps(cm, ctx.rows, b), ok)
+
+
+@narrows(ast.Binary)
+def _within(cm: Columnar, node: ast.Binary, var: str):
+    """With x the variable and S a set of the position alone: ``x & S``, ``S & x`` and ``x in S``
+    hold where x is in S; ``x attackedby S`` and ``S attacks x`` where x is among S's attacks;
+    ``x attacks S`` and ``S attackedby x`` where x is among S's attackers (an attack read from
+    either end is the same attack)."""
+    mine = [isinstance(side, ast.Variable) and side.name == var for side in (node.left, node.right)]
+    if mine[0] == mine[1]:
+        return None
+    other = node.right if mine[0] else node.left
+    if node.op == "&" or (node.op == "in" and mine[0]):
+        maps = None
+    elif node.op in ("attacks", "attackedby"):
+        maps = attacked_from if (node.op == "attackedby") == mine[0] else attackers_of
+    else:
+        return None
+    if not cm.reads_position_only(other):
+        return None
+
+    def within(ctx: Ctx) -> np.ndarray:
+        board = cm.eval(other, ctx).board(other)  # not a set: refused, as the kernel refuses it
+        return board if maps is None else maps(cm, ctx.rows, board)
+
+    return within
 
 
 def same_contents(cm: Columnar, a: np.ndarray, b: np.ndarray) -> np.ndarray:

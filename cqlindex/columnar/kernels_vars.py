@@ -13,6 +13,7 @@ import numpy as np
 
 from cqlindex.columnar import bitboards as B
 from cqlindex.columnar.engine import Columnar, Ctx, PieceVar, kernel
+from cqlindex.columnar.narrowing import narrowing
 from cqlindex.columnar.values import BOOL, NUM, SET, NotColumnar, Val, matched, squares
 from cqlindex.cql import ast
 
@@ -78,10 +79,22 @@ def iterate(cm: Columnar, node: ast.Iterate, ctx: Ctx) -> Val:
         boards &= cm.frame.occupied[ctx.rows]
     if node.all and cm._reads(node.body) is not None:
         return matched(domain.ok & _every(cm, node, ctx, boards))
-    held = _held(cm, node, ctx, boards)
+    held = _held(cm, node, ctx, _narrowed(cm, node, ctx, boards))
     if node.all:
         return matched(domain.ok & (held == boards))
     return squares(held, domain.ok)  # empty where the body held nowhere; none where the domain has none
+
+
+def _narrowed(cm: Columnar, node: ast.Iterate, ctx: Ctx, boards: np.ndarray) -> np.ndarray:
+    """``boards`` without the squares where the body cannot hold, where a member of the body says
+    which (:mod:`cqlindex.columnar.narrowing`), asked at the rows with squares to try only."""
+    possible = narrowing(cm, node.body, node.var)
+    live = np.flatnonzero(boards) if possible is not None else ()
+    if not len(live):
+        return boards
+    out = boards.copy()
+    out[live] &= possible(ctx.take(live) if len(live) < len(ctx) else ctx)
+    return out
 
 
 def _held(cm: Columnar, node: ast.Iterate, ctx: Ctx, boards: np.ndarray) -> np.ndarray:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from cqlindex.cql import ast
+from cqlindex.cql.by_type import registry
 from cqlindex.errors import CqlUnsupportedError
 from cqlindex.evaluate.lasting import initial_values, keep_lasting, lasting_names
 from cqlindex.evaluate.values import Squares
@@ -22,28 +23,12 @@ _HANDLERS: dict[type, Handler] = {}
 _DECIDERS: dict[type, Handler] = {}
 
 
-def evaluates(*node_types: type) -> Callable[[Handler], Handler]:
-    """Register the decorated function as the evaluator of ``node_types``."""
-
-    def register(fn: Handler) -> Handler:
-        for node_type in node_types:
-            _HANDLERS[node_type] = fn
-        return fn
-
-    return register
-
-
-def decides(*node_types: type) -> Callable[[Handler], Handler]:
-    """Register the decorated function as the way to decide whether a node of ``node_types``
-    matches (truthy or not) where only that is asked: for nodes whose value costs more than the
-    answer (a set iteration can stop at its first square)."""
-
-    def register(fn: Handler) -> Handler:
-        for node_type in node_types:
-            _DECIDERS[node_type] = fn
-        return fn
-
-    return register
+#: ``@evaluates(ast.X)``: the decorated function evaluates X nodes.
+evaluates = registry(_HANDLERS)
+#: ``@decides(ast.X)``: the decorated function decides whether an X node matches (truthy or not)
+#: where only that is asked: for nodes whose value costs more than the answer (a set iteration
+#: can stop at its first square).
+decides = registry(_DECIDERS)
 
 
 def evaluated_nodes() -> frozenset[type]:

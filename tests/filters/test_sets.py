@@ -72,12 +72,45 @@ TABLE = [
     Row("pin through [QRBNqrbn] through [Qq] to [Kk]", NARROWED),
     Row("#pin >= 2", NARROWED),
     Row("piece x in [Aa] pin through x", NARROWED),
+    # An iteration's domain narrowed to the pinned pieces before it makes a row per square
+    # (cqlindex.columnar.narrowing): with from and to, to a piece not a king, after another member.
+    Row("piece x in [qrbnp] { pin through x piece y in [qrbnp] { pin through y x != y } }", NARROWED),
+    Row("square x in . { pin through x from [RQ] to k }", NARROWED),
+    Row("piece x in A { pin through x to [Qk] }", NARROWED),
+    Row("piece x in [Aa] { x attackedby [Aa] pin through x }", NARROWED),
+    Row("piece all x in [QR] { pin through x Y = 1 }", NARROWED),
+    # Pins in a line, a move of the line's among the parameters.
+    Row("line --> pin from (move from [QRB]) --> check", NARROWED),
+    Row("line --> pin to (move to [KkQq]) --> .", NARROWED),
+    # ... and to the squares a set attacks, its attackers, the set itself, read from either side.
+    Row("wtm piece x in [qrbn] { x attackedby A not (x attackedby a) }", NARROWED),
+    Row("piece x in N { x attacks k x attacks [qr] }", NARROWED),
+    Row("square x in [a-h5-8] { [RQ] attacks x x & [pn] }", NARROWED),
+    Row("piece x in [Aa] { [qk] attackedby x }", NARROWED),
+    Row("square x in . { x in [Pp] #(x attackedby [Nn]) > 0 }", NARROWED),
+    # ... and by a count that needs one of those sets not empty, but not by one that does not.
+    Row("square s in [qrbn] { #(A attacks s) >= 3 #(a attacks s) == 0 }", NARROWED),
+    Row("square x in . { 2 <= #(x attackedby [Aa]) }", NARROWED),
+    Row("piece x in [Aa] { #(x attacks [Aa]) == 2 }", NARROWED),
+    Row("piece x in [Aa] { #(x attackedby a) >= 0 #(x attackedby A) < 1 }", NARROWED),
     Row("ray(Q k)", NARROWED),
     Row("ray orthogonal (R n k)", NARROWED),
     Row("xray(Q B k)", NARROWED),
+    # The fills only where the members lie on the last one's lines (one square: a king, a queen
+    # at most rows), along the directions asked; several squares, or empty ones, in between.
+    Row("ray orthogonal ([RQ] q k) or ray diagonal ([BQ] q k)", NARROWED),
+    Row("ray up (R _ [qk])", NARROWED),
+    Row("ray up (R k)", NARROWED),
+    Row("ray down (r K)", NARROWED),
+    Row("ray southwest ([BQ] [Pp] k)", NARROWED),
+    Row("ray northeast (B _ k)", NARROWED),
+    Row("ray diagonal (B [Aa] [rnp])", NARROWED),
     Row("square x in [Pp] rank x == 7", NARROWED),
     Row("square all x in P rank x < 7", NARROWED),
     Row("piece x in N #(x attacks A) > 1", NARROWED),
+    # One piece's attacks: one kind at every row (a king), or several kinds across the rows.
+    Row("#(A attacks (. attackedby k)) >= 3", NARROWED),
+    Row("piece x in [Nkp] #(. attackedby x) == 2", NARROWED),
     # A piece followed along a line: its kind and colour there bound it (a pawn may promote).
     Row("piece x in N line --> (move from x --> .){2,}", NARROWED),
     Row("piece x in Pa-h7 line --> move from x --> . --> move from x", NARROWED),
