@@ -50,7 +50,7 @@ def _arrays(fetched: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     read is NOT NULL or coalesced; a NULL a fact's SQL gives anyway reads as false (or -1)."""
     out = {}
     for name, array in fetched.items():
-        if isinstance(array, np.ma.MaskedArray):
+        if hasattr(array, "mask"):  # a masked array; asking np.ma would import it (~10 ms)
             array = array.filled(False if array.dtype == bool else -1)
         out[name] = array.view(np.uint64) if name in BITBOARDS else array
     return out
