@@ -66,12 +66,45 @@ LONGEST_FIRST = (
 )
 
 
+#: Modules whose tables run each case on both engines, and the share of the tree-walker's cells
+#: (parameter ``engine="python"``) the default suite runs: one in N of each test function's, in
+#: collection order, so every table keeps cells spread over its rows. The tree-walker is the
+#: oracle the default engine is held to; it costs 2-5 times the default engine's time on these
+#: cases (a fifth of the default suite's time), so its other cells run with -m slow, which CI
+#: runs after the suite: together they run every cell.
+TREE_WALKER_SHARE = {
+    "test_evaluate_acceptance.py": 2, "test_evaluate_reference_sample.py": 4, "filters/test_moves.py": 4,
+    "filters/test_sequences.py": 4, "filters/test_variables.py": 4, "filters/test_strings.py": 4,
+    "test_seed_000_transforms.py": 4, "test_evaluate_dash.py": 4, "test_evaluate_currenttransform.py": 4,
+    "test_evaluate_similarposition.py": 4, "test_evaluate_strings.py": 4,
+    "test_evaluate_path_params.py": 4,
+}
+
+
+def _tree_walker_share(items, here: Path) -> None:
+    """Mark slow the tree-walker cells of :data:`TREE_WALKER_SHARE`'s modules but one in N."""
+    share = {str(here / name): n for name, n in TREE_WALKER_SHARE.items()}
+    seen: dict[tuple[str, str], int] = {}
+    for item in items:
+        n = share.get(str(item.path))
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if n is None or params.get("engine") != "python" or item.get_closest_marker("slow"):
+            continue
+        key = (str(item.path), item.originalname)
+        seen[key] = i = seen.get(key, -1) + 1
+        if i % n:
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest's own -m selection reads the marks
 def pytest_collection_modifyitems(config, items) -> None:
-    """The modules of :data:`LONGEST_FIRST` first, in its order; the rest as collected."""
+    """The modules of :data:`LONGEST_FIRST` first, in its order, the rest as collected; the
+    tree-walker's cells of :data:`TREE_WALKER_SHARE` but one in N marked slow."""
     here = Path(__file__).parent
-    missing = [name for name in LONGEST_FIRST if not (here / name).exists()]
+    missing = [name for name in (*LONGEST_FIRST, *TREE_WALKER_SHARE) if not (here / name).exists()]
     if missing:
-        raise pytest.UsageError(f"tests/conftest.py LONGEST_FIRST names modules that do not exist: {missing}")
+        raise pytest.UsageError(f"tests/conftest.py names modules that do not exist: {missing}")
+    _tree_walker_share(items, here)
     rank = {str(here / name): i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(str(item.path), len(rank)))  # stable: the rest keep their order
 

@@ -36,8 +36,9 @@ def test_cases_are_present() -> None:
 
 
 #: The default engine runs every case by default. The Python engine, the tree-walking oracle that
-#: costs twice the default engine's time here, runs by default on the studies file (variations
-#: nested deep, both modes) and on the other collections with -m slow; its floor is checked then.
+#: costs twice the default engine's time here, runs by default on every other case of the studies
+#: file (variations nested deep, both modes; tests/conftest.py TREE_WALKER_SHARE), and on the rest
+#: and the other collections with -m slow; its floor is checked then.
 PYTHON_BY_DEFAULT = ("data/studies/cql6-sample.pgn",)
 
 

@@ -70,7 +70,12 @@ def _run_both(db, text: str, games: tuple[int, int], monkeypatch) -> tuple:
     return answers
 
 
-@pytest.mark.parametrize("name", QUERIES)
+#: The two longest cases (9 s of the module's 28): with -m slow; the other cases read the same conditions.
+SLOW = ("typename-diagonal", "flipverticalecho")
+
+
+@pytest.mark.parametrize("name", [pytest.param(name, marks=[pytest.mark.slow] if name in SLOW else [])
+                                  for name in QUERIES])
 def test_narrowed_echo_equals_every_pair(build_db, monkeypatch, name) -> None:
     db = build_db(STUDIES)
     text, ranges = QUERIES[name]

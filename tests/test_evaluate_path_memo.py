@@ -66,7 +66,9 @@ def _outcomes(query: str, trees: list, variations: bool, limit: int) -> list[tup
     return out
 
 
-@pytest.mark.parametrize("variations", [False, True])
+#: The main line alone runs with -m slow (20 s of the module's 41): with variations, the trees
+#: searched hold every main line too, and more walks meet at a position.
+@pytest.mark.parametrize("variations", [pytest.param(False, marks=pytest.mark.slow), True])
 @pytest.mark.parametrize(("query", "limit"), QUERIES)
 def test_the_longest_walk_memo_changes_nothing(trees, monkeypatch, query: str, limit: int, variations: bool) -> None:
     with_memo = _outcomes(query, trees[variations], variations, limit)

@@ -5,7 +5,8 @@ accepts; this one checks that where both accept a query, they find the same posi
 queries are a seeded sample of the mutated strings of tests/reference/verdicts.jsonl.zst (typos of
 the parse cases: tokens dropped, swapped, doubled, moved across lines) that the reference runs,
 drawn by ``scripts/reference_answers.py --sample``; each runs on studies/cql6-sample.pgn with
-variations on both engines, against the reference's answers recorded by the same script.
+variations on both engines, against the reference's answers recorded by the same script (the
+tree-walker on one row in four by default, on the others with -m slow: tests/conftest.py).
 """
 
 from __future__ import annotations

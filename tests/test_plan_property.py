@@ -5,7 +5,7 @@ algebra, counts, flags, transforms, attacks, moves, dash, parent/child/find/line
 negation and disjunction, which are where soundness rules bite) and runs them on a slice of
 real games with variations. For every query and both modes: the evaluator's matches are a
 subset of the SQL candidates, an exact plan's candidates are exactly the matches, and the
-default engine returns what the evaluator returns.
+default engine returns what the evaluator returns. 20 queries by default, 200 with -m slow.
 """
 
 from __future__ import annotations
@@ -128,10 +128,7 @@ def test_the_grammar_writes_valid_cql() -> None:
     parses()
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                   HealthCheck.too_slow])
-@given(query=filters(), variations=st.booleans())
-def test_candidates_contain_every_match(slice_db: str, query: str, variations: bool) -> None:
+def _candidates_contain_every_match(slice_db: str, query: str, variations: bool) -> None:
     expected = run(slice_db, query, variations=variations, engine="python")  # the grammar writes valid CQL only
     matches = {(g, p) for g, ids in expected.matches.items() for p in ids}
     candidates, exact = _candidates(slice_db, query, variations)
@@ -140,3 +137,20 @@ def test_candidates_contain_every_match(slice_db: str, query: str, variations: b
         assert candidates == matches, (query, sorted(candidates - matches)[:5])
     got = run(slice_db, query, variations=variations)
     assert got.matches == expected.matches, query
+
+
+_SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+
+@settings(max_examples=20, **_SETTINGS)
+@given(query=filters(), variations=st.booleans())
+def test_candidates_contain_every_match(slice_db: str, query: str, variations: bool) -> None:
+    """20 queries by default (about 10 s); 200 with -m slow."""
+    _candidates_contain_every_match(slice_db, query, variations)
+
+
+@pytest.mark.slow
+@settings(max_examples=200, **_SETTINGS)
+@given(query=filters(), variations=st.booleans())
+def test_candidates_contain_every_match_many(slice_db: str, query: str, variations: bool) -> None:
+    _candidates_contain_every_match(slice_db, query, variations)
