@@ -9,7 +9,6 @@ import shutil
 from pathlib import Path
 
 import chess.pgn
-import duckdb
 import pytest
 import typer.main
 from typer.testing import CliRunner
@@ -17,6 +16,7 @@ from typer.testing import CliRunner
 from cqlindex.cli import app
 from cqlindex.exec.run import run
 from cqlindex.store.database import connect
+from cqlindex.store.duckdb_light import duckdb  # the module cqlindex connects through
 
 CLASSICS = Path(__file__).resolve().parents[1] / "samples" / "classics.pgn"
 runner = CliRunner()

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from functools import cached_property
 from itertools import chain
 
-import duckdb
 import numpy as np
 
 from cqlindex.columnar.values import NotColumnar
+from cqlindex.store.duckdb_light import duckdb
 
 BITBOARDS = ("wk", "wq", "wr", "wb", "wn", "wp", "bk", "bq", "br", "bb", "bn", "bp")
 #: Read with every frame: what places the rows in their trees, and the boards.
@@ -235,8 +235,8 @@ def _in_order(columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 def load(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations: bool,
          facts: dict[str, object], present: set[str] | None = None, games: bool = False,
          rows: dict[int, list[int]] | None = None, where: str | None = None) -> Frame:
-    """The frame of ``gamenumbers`` (ascending); ``facts``: name -> SQL over the alias ``p``
-    (a sqlglot expression, an int constant, or None for true everywhere); ``present``: the
+    """The frame of ``gamenumbers`` (ascending); ``facts``: name -> SQL text over the alias ``p``
+    (an int constant, or None for true everywhere); ``present``: the
     columns of the index's positions (None: it has the optional ones); ``games``: read the
     games' rows too (``Frame.games``), for game filters; ``rows`` (gamenumber -> positionids):
     read those rows alone, a frame without tree links; ``where`` (SQL over ``p``, the
@@ -265,7 +265,7 @@ def load(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations:
         if keys is not None:
             con.register(view, keys)
         try:
-            return _in_order(_arrays(con.sql(sql, params=params).fetchnumpy()))
+            return _in_order(_arrays(con.execute(sql, params).fetchnumpy()))
         finally:
             if keys is not None:
                 con.unregister(view)
@@ -280,7 +280,7 @@ def load(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations:
         if isinstance(sql, int) or sql is None:
             computed[name] = sql
         else:
-            select.append(f"({sql.sql(dialect='duckdb')}) AS fact_{i}")
+            select.append(f"({sql}) AS fact_{i}")
             computed[name] = f"fact_{i}"
     columns = read(select)
     if not rows_only and np.count_nonzero(columns["positionid"] == 0) != len(np.unique(columns["gamenumber"])):

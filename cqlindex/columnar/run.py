@@ -13,7 +13,6 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from itertools import chain
 
-import duckdb
 import numpy as np
 
 from cqlindex.columnar.core import Columnar, needed_facts, reads_games
@@ -21,6 +20,7 @@ from cqlindex.columnar.frame import WholeGamesNeeded, load
 from cqlindex.columnar.values import NotColumnar
 from cqlindex.query.prepare import Prepared
 from cqlindex.store.database import columns
+from cqlindex.store.duckdb_light import duckdb
 
 #: Games per frame at most: large enough that dispatch is negligible, small enough to bound memory.
 BATCH_GAMES = 4000
@@ -94,7 +94,8 @@ def _batches(games: list[int], sizes: list[int] | None) -> list[list[int]]:
 def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, list[int]] | None,
             keep: Callable, deadline=None, every_position: bool = False,
             row_local: bool = False, where: str | None = None,
-            rows_read: list[int] | None = None) -> tuple[list[int], NotColumnar | None]:
+            rows_read: list[int] | None = None,
+            facts: dict[str, str | int | None] | None = None) -> tuple[list[int], NotColumnar | None]:
     """Confirm ``candidates`` (gamenumber -> positionids) with the columnar engine, calling
     ``keep(gamenumber, ids, evaluator)`` for each candidate game in order; returns the games left
     unanswered (from the first batch a kernel could not evaluate on) and why. ``every_position``:
@@ -107,8 +108,10 @@ def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, lis
     and each batch of the index's games reads them itself, each frame's number of rows added to
     ``rows_read``: fetched first as (gamenumber, positionid) and joined back, p24 of the patterns
     (1.45 M candidates) read its rows twice. A kernel asking for whole games then leaves the
-    games from its batch on to the caller, as a refusal does."""
-    facts = needed_facts(prepared.query, prepared.expansions)
+    games from its batch on to the caller, as a refusal does. ``facts``: the query's
+    :func:`needed_facts` where the caller has them (a kept plan: no SQL is built)."""
+    if facts is None:
+        facts = needed_facts(prepared.query, prepared.expansions)
     games_too = reads_games(prepared.query, prepared.expansions)
     present = columns(con, "positions")
     threads = THREADS

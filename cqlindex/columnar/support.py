@@ -116,7 +116,13 @@ def reads_games(query: ast.Query, expansions: Expansions) -> bool:
     return any(isinstance(node, ast.GameFilter) for node in nodes(query, expansions))
 
 
-def needed_facts(query: ast.Query, expansions: Expansions) -> dict[str, object]:
-    """The facts the query reads, with their SQL for the frame's scan."""
-    return {node.name: FACTS[node.name].sql_of("p") for node in nodes(query, expansions)
-            if isinstance(node, ast.Keyword) and node.name in FACTS}
+def needed_facts(query: ast.Query, expansions: Expansions) -> dict[str, str | int | None]:
+    """The facts the query reads, each with its SQL text for the frame's scan (over the alias
+    ``p``; an int constant, or None for true everywhere). Text, so that a kept plan holds it and a
+    later run reads its frames without building SQL (sqlglot is ~50 ms of a process's start)."""
+    facts = {}
+    for node in nodes(query, expansions):
+        if isinstance(node, ast.Keyword) and node.name in FACTS and node.name not in facts:
+            sql = FACTS[node.name].sql_of("p")
+            facts[node.name] = sql if sql is None or isinstance(sql, int) else sql.sql(dialect="duckdb")
+    return facts

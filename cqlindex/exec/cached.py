@@ -87,10 +87,11 @@ def _opened(db: str | Path):
         return None
 
 
-def _scanned(con, query: Query, where: str, params: dict) -> QueryResult:
+def _scanned(con, query: Query, where: str, facts: dict, params: dict) -> QueryResult:
     """:func:`cqlindex.exec.run.run`'s result for the prepared ``query`` whose kept plan has the
-    columnar engine confirm the rows ``where`` selects (:mod:`cqlindex.exec.scanned`), on the
-    index open as ``con`` (closed here); the planner only for games the engine gives back."""
+    columnar engine confirm the rows ``where`` selects (:mod:`cqlindex.exec.scanned`), reading
+    ``facts`` (their SQL, kept with it), on the index open as ``con`` (closed here); the planner
+    only for games the engine gives back."""
     from cqlindex.query.analyse import analyse
     from cqlindex.query.prepare import Prepared
     from cqlindex.query.rewrite import Expansions
@@ -102,7 +103,7 @@ def _scanned(con, query: Query, where: str, params: dict) -> QueryResult:
         result = QueryResult(query, prepared.variations, prepared.analysis.sort_keys)
         with running(con, deadline, query.text):
             result.games_examined = games_examined(con, prepared.gamenumbers)
-            left = confirm_where(con, prepared, where, result, deadline)
+            left = confirm_where(con, prepared, where, result, deadline, facts)
             if left:
                 from cqlindex.exec.run import confirm_left, plan_prepared  # here: the planner, rarely
 

@@ -43,7 +43,7 @@ import zlib
 from pathlib import Path
 
 #: The entries' layout; a new one makes the old entries unreadable (a miss), not wrong.
-FORMAT = 2
+FORMAT = 3
 #: Entries kept at most (10-20 kB each, most of it the key: the code's file list).
 ENTRIES = 1000
 
@@ -143,9 +143,8 @@ def _code() -> tuple:
     if _CODE is None:
         import importlib.util
 
-        import duckdb
-
         import cqlindex
+        from cqlindex.store.duckdb_light import duckdb
 
         sources: list[tuple] = []
         _sources(os.path.dirname(os.path.abspath(cqlindex.__file__)), "", sources)

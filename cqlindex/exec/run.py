@@ -188,12 +188,15 @@ def _run_plan(con, prepared: Prepared, result: QueryResult, deadline: Deadline, 
     where = _scanned(con, prepared, p) if columnar else None
     keep = keep_as is not None and not prepared.analysis.sort_keys
     if where is not None:
+        from cqlindex.columnar.core import needed_facts
+
+        facts = needed_facts(prepared.query, prepared.expansions)
         result.games_examined = games_examined(con, prepared.gamenumbers)
-        left = confirm_where(con, prepared, where, result, deadline)
+        left = confirm_where(con, prepared, where, result, deadline, facts)
         if left:
             confirm_left(con, prepared, p, left, result, deadline, allow_files)
         if keep:
-            plan_cache.store(keep_as, ("scanned", prepared.query, where))
+            plan_cache.store(keep_as, ("scanned", prepared.query, where, facts))
         return
     whole = whole_sql(con, p.select, p.batched)
     candidates, result.candidates = fetched(con, whole) if whole is not None else grouped(con, p.select, p.batched)
@@ -286,9 +289,9 @@ def confirm(con, prepared: Prepared, p: Plan, candidates: dict[int, list[int]], 
         evaluator.deadline = deadline
     evaluator.allow_files = allow_files
     for body, select in p.prefilters:
-        rows = con.sql(select.sql(dialect="duckdb")).to_arrow_table()
+        games, positions, *_ = con.execute(select.sql(dialect="duckdb")).fetchnumpy().values()
         possible: dict[int, set[int]] = {}
-        for game, position in zip(rows.column(0).to_pylist(), rows.column(1).to_pylist()):
+        for game, position in zip(games.tolist(), positions.tolist()):
             possible.setdefault(game, set()).add(position)
         evaluator.prefilter[body] = possible
     sorting = prepared.analysis.sorts_beyond_candidates

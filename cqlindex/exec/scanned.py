@@ -16,13 +16,15 @@ from cqlindex.exec.result import QueryResult
 from cqlindex.exec.timeout import Deadline
 
 
-def confirm_where(con, prepared, where: str, result: QueryResult, deadline: Deadline) -> list[int]:
+def confirm_where(con, prepared, where: str, result: QueryResult, deadline: Deadline,
+                  facts: dict | None = None) -> list[int]:
     """The columnar engine over the rows ``where`` selects, batch by batch, each game's matches
-    kept in ``result``; the games it gives back (from the batch a kernel could not take on)."""
+    kept in ``result``; the games it gives back (from the batch a kernel could not take on).
+    ``facts``: the SQL of the facts the query reads, as a kept plan holds it (None: built here)."""
     from cqlindex.columnar.run import confirm
 
     read: list[int] = []
     left, _ = confirm(con, prepared, prepared.variations, None, result.keep, deadline, row_local=True,
-                      where=where, rows_read=read)
+                      where=where, rows_read=read, facts=facts)
     result.candidates = sum(read)
     return left

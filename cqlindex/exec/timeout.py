@@ -16,10 +16,9 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import duckdb
-
 from cqlindex.errors import DatabaseError, QueryTimeout
 from cqlindex.store.database import first_line
+from cqlindex.store.duckdb_light import duckdb
 
 
 class Deadline:

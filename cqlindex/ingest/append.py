@@ -20,13 +20,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import duckdb
-
 from cqlindex.errors import DatabaseError, OutputError
 from cqlindex.ingest.lock import lock_target
 from cqlindex.ingest.pipeline import BuildSummary, Progress, build
 from cqlindex.store import rowmap
 from cqlindex.store.database import connect
+from cqlindex.store.duckdb_light import duckdb
 
 #: The tables whose rows come from the games; the others are the schema's constants and the build record.
 GAME_TABLES = ("games", "positions", "errors")

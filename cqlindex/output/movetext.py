@@ -24,6 +24,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from itertools import islice
 
+from cqlindex.store.duckdb_light import relations
+
 #: python-chess writes the Seven Tag Roster first, in this order, then the other tags as read.
 _ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
 _COLUMNS = 80
@@ -62,7 +64,7 @@ def heads(con, numbers: list[int]) -> dict[int, tuple]:
     Arrow lists, made Python lists in one flat pass (``fetchall`` makes every map a Python list
     by itself: five times as long, a tenth of the PGN output at 100,000 games)."""
     chosen, params = _chosen(numbers)
-    table = con.sql(
+    table = relations(con).sql(
         "SELECT gamenumber, map_keys(tags), map_values(tags), start_fen, bad_move, mainline_positions, positions, "
         f"source_file FROM games WHERE {chosen}", params=params).to_arrow_table()
     rest = [table.column(k).to_pylist() for k in (0, 3, 4, 5, 6, 7)]
@@ -107,7 +109,7 @@ def fetch(con, numbers: list[int], known: dict[int, tuple] | None = None) -> dic
     if not games:
         return {}
     chosen, params = _chosen(list(games))
-    table = in_order(con.sql(
+    table = in_order(relations(con).sql(
         "SELECT gamenumber, san, comment, comment_before, nags, null_move, parent, wtm, depth, positionid "
         f"FROM positions WHERE {chosen}", params=params).to_arrow_table(), "gamenumber", "positionid")
     gamenumbers = table.column(0).to_numpy()  # a scalar of an Arrow column costs ~1 us to read

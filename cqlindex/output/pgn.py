@@ -485,7 +485,7 @@ def _from_index(con, number: int) -> list[chess.pgn.GameNode]:
     """The game rebuilt from its rows: tags, start position, and every node's move and annotations."""
     # Indexes before schema 3 have no bad_move column; their rebuilt games go without the comment.
     # Every result read to its end: DuckDB refuses other work on the connection while one is open.
-    named = set(con.sql("SELECT * FROM games LIMIT 0").columns)
+    named = {column[0] for column in con.execute("SELECT * FROM games LIMIT 0").description}
     (tags, start_fen, chess960, bad_move), = con.execute(
         f"SELECT tags, start_fen, chess960, {'bad_move' if 'bad_move' in named else 'NULL'} FROM games "
         "WHERE gamenumber = ?", [number]).fetchall()

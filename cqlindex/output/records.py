@@ -19,8 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import duckdb
 import pyarrow as pa
+
+from cqlindex.store.duckdb_light import duckdb
 
 FIELDS = ("gamenumber", "positionid", "ply", "movenumber", "wtm", "mainline", "depth", "san", "fen", "white", "black",
           "result", "year", "event", "site", "date", "eco", "move_from", "move_to")

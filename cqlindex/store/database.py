@@ -9,9 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
 from cqlindex.errors import DatabaseError
+from cqlindex.store.duckdb_light import duckdb
 from cqlindex.store.schema import SCHEMA_VERSION
 
 _TABLES = ("games", "positions", "errors", "square_transforms", "square_masks", "build_info")

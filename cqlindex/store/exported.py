@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import duckdb
-
 from cqlindex.errors import DatabaseError
+from cqlindex.store.duckdb_light import duckdb
 from cqlindex.store.schema import schema_sql
 
 #: The tables the planner and the evaluator read.

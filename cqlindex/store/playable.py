@@ -8,9 +8,8 @@ errors table says why), but a query that found them would report wrong matches.
 
 from __future__ import annotations
 
-import duckdb
-
 from cqlindex.store.database import has_column
+from cqlindex.store.duckdb_light import duckdb
 
 
 def unplayable_games(con: duckdb.DuckDBPyConnection) -> frozenset[int]:

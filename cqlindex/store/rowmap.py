@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import weakref
 
-import duckdb
+from cqlindex.store.duckdb_light import duckdb
 
 TABLE = "game_rows"
 

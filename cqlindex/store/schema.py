@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from importlib import resources
 
-import duckdb
-
 from cqlindex.board.squares import to_signed
 from cqlindex.board.transforms import all_transforms, masks
+from cqlindex.store.duckdb_light import duckdb, relations
 
 SCHEMA_FILES = ("tables.sql", "views.sql")
 # Bumped whenever a build writes different tables; store.database refuses indexes of another
@@ -30,6 +29,7 @@ def create_schema(con: duckdb.DuckDBPyConnection) -> None:
     """Create every table, view and macro, and fill the transform and mask tables."""
     import pyarrow as pa  # here: every query imports this module (SCHEMA_VERSION), only a build needs Arrow
 
+    con = relations(con)  # Arrow tables registered below
     for name in SCHEMA_FILES:
         con.execute(schema_sql(name))
     rows = [(name, kind, sq, fn(sq)) for name, kind, fn in all_transforms() for sq in range(64)]

@@ -22,8 +22,9 @@ from cqlindex.errors import DatabaseError
 
 if TYPE_CHECKING:  # imported where used: the parser imports this module (through the evaluator's context)
     import chess
-    import duckdb
     import pyarrow as pa
+
+    from cqlindex.store.duckdb_light import duckdb
 
 _BITBOARD_COLUMNS = ("wk", "wq", "wr", "wb", "wn", "wp", "bk", "bq", "br", "bb", "bn", "bp")
 # Position's constructor arguments, in order, as the columns they come from. children, the
@@ -186,6 +187,9 @@ def load_positions(con: duckdb.DuckDBPyConnection, candidates: dict[int, list[in
     """
     import pyarrow as pa
 
+    from cqlindex.store.duckdb_light import relations
+
+    con = relations(con)  # Arrow in (the candidates) and out (the rows)
     numbers = sorted(candidates)
     for first in range(0, len(numbers), batch_size):
         batch = numbers[first:first + batch_size]
@@ -243,7 +247,9 @@ def _load_batch(con: duckdb.DuckDBPyConnection, where: str, params: list, variat
             "AND comment IS NOT NULL GROUP BY gamenumber", params).fetchall()}
     if not variations:
         where += " AND mainline"
-    table = con.sql(f"SELECT {', '.join(_POSITION_COLUMNS)} FROM positions WHERE {where} "
+    from cqlindex.store.duckdb_light import relations
+
+    table = relations(con).sql(f"SELECT {', '.join(_POSITION_COLUMNS)} FROM positions WHERE {where} "
                     "ORDER BY gamenumber, positionid", params=params).to_arrow_table()
     columns = {name: _to_list(name, table.column(name)) for name in _POSITION_COLUMNS}
     gamenumber_column = columns["gamenumber"]
