@@ -52,32 +52,40 @@ def _board_keys(cm: Columnar) -> np.ndarray:
     return key
 
 
-def _pairs(cm: Columnar, node: ast.Echo, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(source index into rows, target row) of every pair the body is tried at, sources in order
-    and each source's targets ascending (the tree-walker's order)."""
-    frame = cm.frame
-    if _same_board_first(node):
-        keys = _board_keys(cm)
-        order = np.lexsort((np.arange(frame.size), keys, frame.start))  # by game, board, then row
-        group_key = np.stack([frame.start[order], keys[order].view(np.int64)])
-        new = np.r_[True, np.any(group_key[:, 1:] != group_key[:, :-1], axis=0)]
-        group_of_sorted = np.cumsum(new) - 1
-        group = np.empty(frame.size, np.int64)
-        group[order] = group_of_sorted
-        bounds = np.flatnonzero(np.r_[new, True])
-        begin, count = bounds[:-1][group[rows]], np.diff(bounds)[group[rows]]
-        owner = np.repeat(np.arange(len(rows)), count)
-        rank = np.arange(len(owner)) - np.repeat(np.cumsum(count) - count, count)
-        target = order[np.repeat(begin, count) + rank]
-    else:
-        begin, count = frame.start[rows], frame.end[rows] - frame.start[rows] + 1
+class _Targets:
+    """Where each row of the frame finds its targets: ``count[r]`` of them, at
+    ``lookup[begin[r]]``, ``lookup[begin[r] + 1]``... (ascending). Made once per frame, not once
+    per chunk of sources: the same-board grouping sorts the whole frame (p18 of the patterns did
+    that three times a frame), and a chunk is sized by the pairs it makes, not by game sizes (a
+    source has a few targets with the same board, not its game's hundred)."""
+
+    def __init__(self, cm: Columnar, node: ast.Echo) -> None:
+        frame = cm.frame
+        if _same_board_first(node):
+            keys = _board_keys(cm)
+            order = np.lexsort((np.arange(frame.size), keys, frame.start))  # by game, board, then row
+            sorted_start, sorted_keys = frame.start[order], keys[order]
+            new = np.r_[True, (sorted_start[1:] != sorted_start[:-1]) | (sorted_keys[1:] != sorted_keys[:-1])]
+            group = np.empty(frame.size, np.int64)
+            group[order] = np.cumsum(new) - 1
+            bounds = np.flatnonzero(np.r_[new, True])
+            self.begin, self.count, self.lookup = bounds[:-1][group], np.diff(bounds)[group], order
+        else:
+            self.begin, self.count, self.lookup = frame.start, frame.end - frame.start + 1, None
+
+    def pairs(self, rows: np.ndarray, include_all: bool) -> tuple[np.ndarray, np.ndarray]:
+        """(source index into rows, target row) of every pair the body is tried at, sources in
+        order and each source's targets ascending (the tree-walker's order)."""
+        begin, count = self.begin[rows], self.count[rows]
         owner = np.repeat(np.arange(len(rows)), count)
         rank = np.arange(len(owner)) - np.repeat(np.cumsum(count) - count, count)
         target = np.repeat(begin, count) + rank
-    if not node.include_all:
-        keep = target != rows[owner]
-        owner, target = owner[keep], target[keep]
-    return owner, target
+        if self.lookup is not None:
+            target = self.lookup[target]
+        if not include_all:
+            keep = target != rows[owner]
+            owner, target = owner[keep], target[keep]
+        return owner, target
 
 
 @kernel(ast.Echo)
@@ -88,13 +96,13 @@ def echo(cm: Columnar, node: ast.Echo, ctx: Ctx) -> Val:
     numeric = False
     # A range of sources at a time, so that a chunk's pairs stay near PAIRS_PER_CHUNK (a game's
     # pairs are its size squared, and a nested echo multiplies them again).
-    frame = cm.frame
-    spans = np.cumsum(frame.end[ctx.rows] - frame.start[ctx.rows] + 1)
+    targets = _Targets(cm, node)
+    spans = np.cumsum(targets.count[ctx.rows])
     begin = 0
     while begin < size:
         done = spans[begin - 1] if begin else 0
         stop = min(size, max(begin + 1, int(np.searchsorted(spans, done + PAIRS_PER_CHUNK, side="right"))))
-        owner, target = _pairs(cm, node, ctx.rows[begin:stop])
+        owner, target = targets.pairs(ctx.rows[begin:stop], node.include_all)
         owner = owner + begin
         inner = ctx.moved(owner, target)
         inner.vars[node.source] = Val(POS, ctx.rows[owner], np.ones(len(owner), bool))
