@@ -43,6 +43,10 @@ CASES = [
     (LICHESS, 'check sort "attackers" A attacks k sort min "plies" ply', None),
     (LICHESS, "cql(sort matchcount 2 100) check btm", None),
     (STUDIES, 'mate parent:comment("before mate")', True),
+    # every position a candidate: the columnar engine reads whole games without a candidate list
+    (LICHESS, "echo (s t) {s & t == . t > s}", None),
+    (STUDIES, "echo (s t) {s & t == . t > s}", True),
+    (LICHESS, "flipcolor {x = power A - power a find quiet 4 (power A - power a >= x + 3)}", None),
 ]
 
 

@@ -108,8 +108,11 @@ def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, lis
     and each batch of the index's games reads them itself, each frame's number of rows added to
     ``rows_read``: fetched first as (gamenumber, positionid) and joined back, p24 of the patterns
     (1.45 M candidates) read its rows twice. A kernel asking for whole games then leaves the
-    games from its batch on to the caller, as a refusal does. ``facts``: the query's
-    :func:`needed_facts` where the caller has them (a kept plan: no SQL is built)."""
+    games from its batch on to the caller, as a refusal does. ``candidates`` None without
+    ``where``: every position of every game of the index (``every_position``), whose whole
+    games each batch reads anyway (an ``echo`` over the whole game: no list of 1.5 M candidates
+    to fetch and group first). ``facts``: the query's :func:`needed_facts` where the caller has
+    them (a kept plan: no SQL is built)."""
     if facts is None:
         facts = needed_facts(prepared.query, prepared.expansions)
     games_too = reads_games(prepared.query, prepared.expansions)
@@ -119,6 +122,9 @@ def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, lis
     if where is not None:  # the batches' ranges are what DuckDB scans: a few row groups each
         games, sizes = _game_sizes(con, None, variations)
         sizes = None if sizes is None else [size * BATCH_POSITIONS // SCANNED_POSITIONS for size in sizes]
+    elif candidates is None:
+        games, sizes = _game_sizes(con, None, variations)
+        every_position, rows_only[0] = True, False
     elif rows_only[0]:
         games = sorted(candidates)
         sizes = [len(candidates[g]) for g in games]
