@@ -103,28 +103,61 @@ class _Watched:
         return None
 
 
+def _tied_select() -> exp.Select:
+    """:func:`_select` with a subquery tied to the row's game: run by batches of games."""
+    return _select().where("EXISTS (SELECT 1 FROM positions AS q WHERE q.gamenumber = p.gamenumber)")
+
+
+def _spied_ranges(monkeypatch) -> list[tuple[int, int, int]]:
+    """(low, high, thread) of each batch :func:`grouped` fetches, as it fetches them."""
+    import threading
+
+    ranges: list[tuple[int, int, int]] = []
+    real = rows_module.fetched
+
+    def spy(con, sql):
+        low, high = (int(x.strip("()")) for x in sql.split("BETWEEN ")[1].split(" ")[0:3:2])
+        ranges.append((low, high, threading.get_ident()))
+        return real(con, sql)
+
+    monkeypatch.setattr(rows_module, "fetched", spy)
+    return ranges
+
+
 @pytest.mark.parametrize(("took", "grows"), [(0, True), (None, False)])
 def test_batches_cover_every_game_once_and_grow_when_they_take_little(took, grows, monkeypatch) -> None:
     rows = [(g, i) for g in range(1, 201) for i in range(10)]
     con = _table(rows)
     con.execute("CREATE TABLE games AS SELECT DISTINCT gamenumber FROM positions")
-    ranges: list[tuple[int, int]] = []
-    real = rows_module.fetched
-
-    def spy(con, sql):
-        low, high = (int(x) for x in sql.split("BETWEEN ")[1].split(" ")[0:3:2])
-        ranges.append((low, high))
-        return real(con, sql)
-
-    monkeypatch.setattr(rows_module, "fetched", spy)
+    ranges = _spied_ranges(monkeypatch)
     monkeypatch.setattr(rows_module, "BATCH_POSITIONS", 50)  # five games
     monkeypatch.setattr(rows_module.memory, "Watch", lambda: _Watched(took))
     expected = {g: [i for i in range(10) if i % 3 != 1] for g in range(1, 201)}
-    assert grouped(con, _select(), batched=True) == (expected, sum(map(len, expected.values())))
-    assert ranges[0] == (1, 5) and ranges[-1][1] == 200
+    assert grouped(con, _tied_select()) == (expected, sum(map(len, expected.values())))
+    assert ranges[0][:2] == (1, 5) and ranges[-1][1] == 200
     assert all(b[0] == a[1] + 1 for a, b in zip(ranges, ranges[1:]))
-    sizes = [high - low + 1 for low, high in ranges]
+    sizes = [high - low + 1 for low, high, _ in ranges]
     assert (sizes[1] == 4 * sizes[0]) is grows and (len(ranges) == 40) is not grows
+
+
+@pytest.mark.parametrize(("games", "batches"), [(200, 40), (6, 2), (1, 1)])
+def test_a_windowed_plan_runs_its_batches_two_at_a_time_and_keeps_their_order(games, batches, monkeypatch) -> None:
+    """A window OVER () runs on one DuckDB thread: its batches go to two threads (each with a
+    cursor of its own), never more than BATCH_POSITIONS positions each, at least one per thread;
+    the rows come back in the games' order whichever batch finishes first."""
+    rows = [(g, i) for g in range(1, games + 1) for i in range(10)]
+    random.Random(34).shuffle(rows)
+    con = _table(rows)
+    con.execute("CREATE TABLE games AS SELECT DISTINCT gamenumber FROM positions")
+    ranges = _spied_ranges(monkeypatch)
+    monkeypatch.setattr(rows_module, "BATCH_POSITIONS", 50)  # five games
+    expected = {g: [i for i in range(10) if i % 3 != 1] for g in range(1, games + 1)}
+    got, count = grouped(con, _select(), batched=True)
+    assert got == expected and list(got) == sorted(expected) and count == sum(map(len, expected.values()))
+    spans = sorted(r[:2] for r in ranges)
+    assert len(spans) == batches and spans[0][0] == 1 and spans[-1][1] == games
+    assert all(b[0] == a[1] + 1 for a, b in zip(spans, spans[1:]))
+    assert len({thread for *_, thread in ranges}) == min(batches, rows_module.WINDOW_THREADS)
 
 
 @pytest.mark.parametrize("where, expected", [
