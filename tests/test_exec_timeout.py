@@ -55,6 +55,22 @@ def test_duckdb_is_interrupted_by_the_timer() -> None:
 LONG_SQL = "SELECT count(*) FROM range(10000000000) a"
 
 
+def test_the_timer_interrupts_a_companion_cursor_on_another_thread_too() -> None:
+    """A windowed plan's batches run on cursors of the connection (exec/rows.py): the deadline
+    stops them as it stops the connection's own statement."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from cqlindex.exec.timeout import companion
+
+    con = duckdb.connect()
+    cursor = con.cursor()
+    began = time.monotonic()
+    with pytest.raises(QueryTimeout), running(con, Deadline(0.3), "a long count"), companion(con, cursor), \
+            ThreadPoolExecutor(1) as pool:
+        pool.submit(lambda: cursor.execute("SELECT sum(a % 7) FROM range(3000000000) t(a)").fetchall()).result()
+    assert time.monotonic() - began < 2.5  # not the count's own time
+
+
 def test_ad_hoc_sql_past_its_time_is_stopped_on_the_api_and_the_cli(index, tmp_path) -> None:
     own = tmp_path / "index.duckdb"  # the sandbox locks its DuckDB instance: not the session's shared one
     shutil.copyfile(index, own)

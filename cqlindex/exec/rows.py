@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from cqlindex.exec import memory
 from cqlindex.exec.game_rows import GameRows
+from cqlindex.exec.timeout import companion
 from cqlindex.store import rowmap
 
 if TYPE_CHECKING:  # imported where a select is read or changed: a cached plan's run fetches its SQL alone
@@ -103,7 +104,8 @@ def _windowed(con, unsorted: exp.Select, low: int, high: int,
     time, so that the memory held is that many windows' (a batch's own, as before, since each
     is its games' window alone); the rows come back in the ranges' order."""
     from concurrent.futures import ThreadPoolExecutor
-    from threading import local
+    from contextlib import ExitStack
+    from queue import SimpleQueue
 
     games = high - low + 1
     step = max(1, min(int(BATCH_POSITIONS / per_game_positions), -(-games // WINDOW_THREADS)))
@@ -111,25 +113,36 @@ def _windowed(con, unsorted: exp.Select, low: int, high: int,
     sqls = [_sql(con, in_games(unsorted, first, last)) for first, last in ranges]
     if len(sqls) < 2:
         return fetched(con, sqls[0]) if sqls else ({}, 0)
-    mine = local()
-    cursors = []
-
-    def run(sql: str) -> tuple[Mapping[int, list[int]], int]:
-        if not hasattr(mine, "cursor"):
-            mine.cursor = con.cursor()
-            cursors.append(mine.cursor)
-        return fetched(mine.cursor, sql)
-
     found: dict[int, list[int]] = {}
     total = 0
-    try:
-        with ThreadPoolExecutor(WINDOW_THREADS) as pool:
-            for rows, count in pool.map(run, sqls):
+    with ExitStack() as stack:
+        cursors = [con.cursor() for _ in range(min(WINDOW_THREADS, len(sqls)))]
+        free: SimpleQueue = SimpleQueue()
+        for cursor in cursors:
+            stack.callback(cursor.close)
+            stack.enter_context(companion(con, cursor))  # a deadline on con stops it too
+            free.put(cursor)
+
+        def run(sql: str) -> tuple[Mapping[int, list[int]], int]:
+            cursor = free.get()  # as many threads as cursors: one is always free
+            try:
+                return fetched(cursor, sql)
+            finally:
+                free.put(cursor)
+
+        pool = stack.enter_context(ThreadPoolExecutor(len(cursors)))
+        pending = [pool.submit(run, sql) for sql in sqls]
+        try:
+            for future in pending:
+                rows, count = future.result()
                 found.update(rows.items())  # ranges ascending and disjoint: the games stay in order
                 total += count
-    finally:
-        for cursor in cursors:
-            cursor.close()
+        except BaseException:  # the deadline, Ctrl-C, an SQL error: the rest stops now
+            for future in pending:
+                future.cancel()
+            for cursor in cursors:
+                cursor.interrupt()
+            raise
     return found, total
 
 

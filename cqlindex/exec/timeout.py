@@ -44,6 +44,36 @@ class Deadline:
 
 NO_DEADLINE = Deadline(None)
 
+#: Cursors of a connection that run its statements on other threads (id of the connection ->
+#: those cursors): interrupted with it, since DuckDB interrupts one connection at a time.
+_companions: dict[int, set] = {}
+_companions_lock = threading.Lock()
+
+
+@contextmanager
+def companion(con, cursor) -> Iterator[None]:
+    """Within the block, interrupting ``con`` (the deadline of :func:`running`) interrupts
+    ``cursor`` too: a cursor of ``con`` that runs part of its query on another thread."""
+    with _companions_lock:
+        _companions.setdefault(id(con), set()).add(cursor)
+    try:
+        yield
+    finally:
+        with _companions_lock:
+            group = _companions.get(id(con), set())
+            group.discard(cursor)
+            if not group:
+                _companions.pop(id(con), None)
+
+
+def interrupt(con) -> None:
+    """Stop ``con``'s running statement and those of its :func:`companion` cursors."""
+    con.interrupt()
+    with _companions_lock:
+        cursors = list(_companions.get(id(con), ()))
+    for cursor in cursors:
+        cursor.interrupt()
+
 
 @contextmanager
 def running(con: duckdb.DuckDBPyConnection, deadline: Deadline, query: str) -> Iterator[None]:
@@ -56,7 +86,7 @@ def running(con: duckdb.DuckDBPyConnection, deadline: Deadline, query: str) -> I
     if remaining is not None:
         def stop() -> None:
             fired.set()
-            con.interrupt()
+            interrupt(con)
 
         timer = threading.Timer(remaining, stop)
         timer.daemon = True
