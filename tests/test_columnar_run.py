@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from cqlindex.columnar import run as columnar_run
@@ -171,3 +172,19 @@ def test_a_frame_comes_in_order_whatever_order_its_scan_reads(db) -> None:
     assert np.array_equal(frame.positionid, expected["positionid"])
     assert np.array_equal(frame.boards[0], expected["wk"].view(np.uint64))
     assert np.array_equal(moves, expected["move_to"])
+
+
+@pytest.mark.parametrize("games, ids", [
+    ([], []),
+    ([5], [2]),
+    ([1, 1, 1, 4, 4, 9], [0, 3, 7, 1, 2, 0]),   # game by game, as frames give them
+    ([4, 1, 4, 1, 9], [1, 0, 2, 3, 0]),         # not: still each game's hits in their order
+])
+def test_hits_grouped_by_game(games: list[int], ids: list[int]) -> None:
+    from cqlindex.columnar.run import _by_game
+
+    expected: dict[int, list[int]] = {}
+    for game, pid in zip(games, ids):
+        expected.setdefault(game, []).append(pid)
+    got = _by_game(np.array(games, np.int64), np.array(ids, np.int64))
+    assert got == expected and list(got) == list(expected)

@@ -156,10 +156,7 @@ def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, lis
         if frame is None:
             frame = load(cursor, batch, variations, facts, present, games_too)
             hits, engine = evaluate(frame, _wanted(frame, batch, candidates, every_position))
-        by_game: dict[int, list[int]] = {}
-        for game, pid in zip(frame.gamenumber[hits].tolist(), frame.positionid[hits].tolist()):
-            by_game.setdefault(game, []).append(pid)
-        return by_game, engine.sort_values()
+        return _by_game(frame.gamenumber[hits], frame.positionid[hits]), engine.sort_values()
 
     def answer(batch: list[int], found: tuple[dict[int, list[int]], dict]) -> None:
         by_game, sorted_by = found
@@ -191,6 +188,23 @@ def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, lis
         for cursor in cursors:
             cursor.close()
     return [], None
+
+
+def _by_game(games: np.ndarray, ids: np.ndarray) -> dict[int, list[int]]:
+    """{gamenumber: [positionid, ...]} of the hits, in their order. Frame rows come game by game,
+    so a game's hits are one run, cut where the game changes: a dict entry per game, not a
+    Python step per hit (p26 of the patterns: 590,000 hits, 0.3 s of its 0.9 in process)."""
+    if not len(games):
+        return {}
+    if not (games[1:] >= games[:-1]).all():  # not game by game: one hit at a time
+        found: dict[int, list[int]] = {}
+        for game, pid in zip(games.tolist(), ids.tolist()):
+            found.setdefault(game, []).append(pid)
+        return found
+    cuts = (np.flatnonzero(games[1:] != games[:-1]) + 1).tolist()
+    bounds = [0, *cuts, len(games)]
+    listed = ids.tolist()
+    return {game: listed[begin:end] for game, begin, end in zip(games[bounds[:-1]].tolist(), bounds, bounds[1:])}
 
 
 class _Sorted:
