@@ -22,7 +22,7 @@ WHERE
         ) & CASE
           WHEN q1.capture_square = 63
           THEN CAST(-9223372036854775808 AS BIGINT)
-          ELSE CAST(POWER(2, q1.capture_square) AS BIGINT)
+          ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.capture_square)
         END
       ) <> 0
       AND EXISTS(
@@ -47,7 +47,7 @@ WHERE
                 CASE
                   WHEN q1.move_to = 63
                   THEN CAST(-9223372036854775808 AS BIGINT)
-                  ELSE CAST(POWER(2, q1.move_to) AS BIGINT)
+                  ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.move_to)
                 END | CASE
                   WHEN NOT (
                     q1.castle IS NULL
@@ -55,7 +55,7 @@ WHERE
                   THEN CASE
                     WHEN q1.rook_to = 63
                     THEN CAST(-9223372036854775808 AS BIGINT)
-                    ELSE CAST(POWER(2, q1.rook_to) AS BIGINT)
+                    ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.rook_to)
                   END
                   ELSE 0
                 END
@@ -64,7 +64,7 @@ WHERE
             END & CASE
               WHEN q3.capture_square = 63
               THEN CAST(-9223372036854775808 AS BIGINT)
-              ELSE CAST(POWER(2, q3.capture_square) AS BIGINT)
+              ELSE SHIFTLEFT(CAST(1 AS BIGINT), q3.capture_square)
             END
           ) <> 0
       )
@@ -299,7 +299,7 @@ WHERE
             p.wn & CASE
               WHEN q1.move_from = 63
               THEN CAST(-9223372036854775808 AS BIGINT)
-              ELSE CAST(POWER(2, q1.move_from) AS BIGINT)
+              ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.move_from)
             END
           ) <> 0
         )
@@ -318,7 +318,7 @@ WHERE
             9007199254740992 & CASE
               WHEN q1.move_to = 63
               THEN CAST(-9223372036854775808 AS BIGINT)
-              ELSE CAST(POWER(2, q1.move_to) AS BIGINT)
+              ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.move_to)
             END
           ) <> 0
         )
@@ -336,7 +336,7 @@ WHERE
         p.bp & CASE
           WHEN q1.capture_square = 63
           THEN CAST(-9223372036854775808 AS BIGINT)
-          ELSE CAST(POWER(2, q1.capture_square) AS BIGINT)
+          ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.capture_square)
         END
       ) <> 0
   )
@@ -364,7 +364,7 @@ WHERE
         q1.bq & CASE
           WHEN p.capture_square = 63
           THEN CAST(-9223372036854775808 AS BIGINT)
-          ELSE CAST(POWER(2, p.capture_square) AS BIGINT)
+          ELSE SHIFTLEFT(CAST(1 AS BIGINT), p.capture_square)
         END
       ) <> 0
   )
@@ -407,7 +407,7 @@ WHERE
             4096 & CASE
               WHEN q1.move_from = 63
               THEN CAST(-9223372036854775808 AS BIGINT)
-              ELSE CAST(POWER(2, q1.move_from) AS BIGINT)
+              ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.move_from)
             END
           ) <> 0
           AND NOT (
@@ -417,7 +417,7 @@ WHERE
             268435456 & CASE
               WHEN q1.move_to = 63
               THEN CAST(-9223372036854775808 AS BIGINT)
-              ELSE CAST(POWER(2, q1.move_to) AS BIGINT)
+              ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.move_to)
             END
           ) <> 0
         )
@@ -432,7 +432,7 @@ WHERE
             4096 & CASE
               WHEN q1.rook_from = 63
               THEN CAST(-9223372036854775808 AS BIGINT)
-              ELSE CAST(POWER(2, q1.rook_from) AS BIGINT)
+              ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.rook_from)
             END
           ) <> 0
           AND NOT (
@@ -442,7 +442,7 @@ WHERE
             268435456 & CASE
               WHEN q1.rook_to = 63
               THEN CAST(-9223372036854775808 AS BIGINT)
-              ELSE CAST(POWER(2, q1.rook_to) AS BIGINT)
+              ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.rook_to)
             END
           ) <> 0
         )
@@ -485,7 +485,7 @@ WHERE
         p.wb & CASE
           WHEN q1.move_from = 63
           THEN CAST(-9223372036854775808 AS BIGINT)
-          ELSE CAST(POWER(2, q1.move_from) AS BIGINT)
+          ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.move_from)
         END
       ) <> 0
       AND NOT (
@@ -498,7 +498,7 @@ WHERE
         36028797018963968 & CASE
           WHEN q1.capture_square = 63
           THEN CAST(-9223372036854775808 AS BIGINT)
-          ELSE CAST(POWER(2, q1.capture_square) AS BIGINT)
+          ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.capture_square)
         END
       ) <> 0
   )
@@ -854,7 +854,7 @@ WHERE
                 p.wk & CASE
                   WHEN q1.move_from = 63
                   THEN CAST(-9223372036854775808 AS BIGINT)
-                  ELSE CAST(POWER(2, q1.move_from) AS BIGINT)
+                  ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.move_from)
                 END
               ) <> 0
               AND NOT (
@@ -864,7 +864,7 @@ WHERE
                 64 & CASE
                   WHEN q1.move_to = 63
                   THEN CAST(-9223372036854775808 AS BIGINT)
-                  ELSE CAST(POWER(2, q1.move_to) AS BIGINT)
+                  ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.move_to)
                 END
               ) <> 0
             )
@@ -879,7 +879,7 @@ WHERE
                 p.wk & CASE
                   WHEN q1.rook_from = 63
                   THEN CAST(-9223372036854775808 AS BIGINT)
-                  ELSE CAST(POWER(2, q1.rook_from) AS BIGINT)
+                  ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.rook_from)
                 END
               ) <> 0
               AND NOT (
@@ -889,7 +889,7 @@ WHERE
                 64 & CASE
                   WHEN q1.rook_to = 63
                   THEN CAST(-9223372036854775808 AS BIGINT)
-                  ELSE CAST(POWER(2, q1.rook_to) AS BIGINT)
+                  ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.rook_to)
                 END
               ) <> 0
             )
@@ -1036,7 +1036,7 @@ WHERE
                 p.wk & CASE
                   WHEN q1.move_from = 63
                   THEN CAST(-9223372036854775808 AS BIGINT)
-                  ELSE CAST(POWER(2, q1.move_from) AS BIGINT)
+                  ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.move_from)
                 END
               ) <> 0
               AND NOT (
@@ -1046,7 +1046,7 @@ WHERE
                 64 & CASE
                   WHEN q1.move_to = 63
                   THEN CAST(-9223372036854775808 AS BIGINT)
-                  ELSE CAST(POWER(2, q1.move_to) AS BIGINT)
+                  ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.move_to)
                 END
               ) <> 0
             )
@@ -1061,7 +1061,7 @@ WHERE
                 p.wk & CASE
                   WHEN q1.rook_from = 63
                   THEN CAST(-9223372036854775808 AS BIGINT)
-                  ELSE CAST(POWER(2, q1.rook_from) AS BIGINT)
+                  ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.rook_from)
                 END
               ) <> 0
               AND NOT (
@@ -1071,7 +1071,7 @@ WHERE
                 64 & CASE
                   WHEN q1.rook_to = 63
                   THEN CAST(-9223372036854775808 AS BIGINT)
-                  ELSE CAST(POWER(2, q1.rook_to) AS BIGINT)
+                  ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.rook_to)
                 END
               ) <> 0
             )
@@ -1120,7 +1120,7 @@ WHERE
                 p.wr & CASE
                   WHEN q1.move_from = 63
                   THEN CAST(-9223372036854775808 AS BIGINT)
-                  ELSE CAST(POWER(2, q1.move_from) AS BIGINT)
+                  ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.move_from)
                 END
               ) <> 0
             )
@@ -1135,7 +1135,7 @@ WHERE
                 p.wr & CASE
                   WHEN q1.rook_from = 63
                   THEN CAST(-9223372036854775808 AS BIGINT)
-                  ELSE CAST(POWER(2, q1.rook_from) AS BIGINT)
+                  ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.rook_from)
                 END
               ) <> 0
             )
