@@ -20,6 +20,10 @@ else (another subquery, a column of a row it cannot place, a join to ``games``) 
 up, and the caller keeps its correlated SQL. Sound only without variations: a variation's
 positions are not consecutive, and the window holds the main line alone.
 
+Two callers: a ``line`` chain (:func:`windowed_chain`, its steps at offsets 0, 1, 2...), and the
+plan's own WHERE (:func:`windowed_where`, the plan's row at offset 0), whose ``child :``,
+``parent :`` and move filters compile to exactly those EXISTS.
+
 The window is computed per batch of games by the executor (:mod:`cqlindex.exec.rows`), which
 adds a gamenumber range to every scan of ``positions``: the window's memory is bounded by the
 batch, not the index.
@@ -177,6 +181,12 @@ class Reads:
         self.columns: dict[str, tuple[int, exp.Expression]] = {}
         self._names: dict[tuple[int, str], str] = {}
 
+    def copy(self) -> Reads:
+        """Another record with the same reads, for a :func:`flatten` that may give up half way."""
+        out = Reads()
+        out.columns, out._names = dict(self.columns), dict(self._names)
+        return out
+
     def read(self, offset: int, value: exp.Expression, window: str, name: str | None = None) -> exp.Column:
         key = (offset, value.sql())
         if key not in self._names:
@@ -327,3 +337,54 @@ def windowed_chain(compiler, filters: list, row, backward: bool) -> tuple[exp.Ex
     if condition is None:  # every step holds wherever the positions exist
         condition = S.true()
     return S.both(here, chain_exists(condition, used, window, row.alias, compiler.rowids)), exact
+
+
+def windowed_where(compiler, select: exp.Select, row) -> exp.Select:
+    """``select`` (the plan, over ``positions AS <row>``) with the conjuncts of its WHERE that
+    read a main-line child or parent (``child :``, ``parent :``, a move filter, nested in any
+    AND, OR, NOT) read off one window over the main line; ``select`` itself where there are
+    none, with variations, or where :func:`flatten` gives up on each.
+
+    Why: each such correlated EXISTS made DuckDB join ``positions`` with itself, and the hash
+    table grew with the index (p16 of the patterns, a capture and its recapture: 1.7 GB on 11 M
+    positions), where the window is one ordered pass, a batch of games at a time. The plan's row
+    is the window's offset 0 (it is on the main line: the plan asks for ``mainline``), so a
+    conjunct placed on the window row is the same truth value there as at the plan's row
+    (:func:`flatten`). A conjunct without such a subquery stays at the plan's row, where DuckDB
+    pushes it into its scan; one that :func:`flatten` cannot place stays correlated. (A move
+    filter alone is cheaper still read from its children's rows, no join at all: the planner
+    asks :mod:`cqlindex.plan.children` first.)
+    """
+    if compiler.variations or not row.top:
+        return select
+    source = select.args.get("from_") or select.args.get("from")
+    if source is None or not isinstance(source.this, exp.Table) or source.this.alias_or_name != row.alias:
+        return select
+    window = f"{WINDOW_PREFIX}{next(compiler._aliases)}"
+    used = Reads()
+    kept, placed = None, None
+    for part in S.conjuncts(select.args.get("where")):
+        done = _placed(part, row.alias, window, used)
+        if done is None:
+            kept = S.both(kept, part.copy())
+        else:
+            condition, used = done
+            placed = S.both(placed, condition)
+    if placed is None:
+        return select
+    compiler.windowed = True  # a range of games at a time: the window reads only that range's rows
+    out = select.copy()
+    out.set("where", exp.Where(this=S.both(kept, chain_exists(placed, used, window, row.alias, compiler.rowids))))
+    return out
+
+
+def _placed(part: exp.Expression, alias: str, window: str, used: Reads) -> tuple[exp.Expression, Reads] | None:
+    """``part`` (at the row ``alias``) on the window row, with what the window then reads; None
+    where it reads no other row through an EXISTS, or :func:`flatten` cannot place it."""
+    if part.find(exp.Exists) is None:
+        return None
+    more = used.copy()  # flatten records reads as it goes: a conjunct it gives up on adds none
+    try:
+        return flatten(part, {alias: 0}, window, more), more
+    except Unplaced:
+        return None
