@@ -108,16 +108,20 @@ def _tied_select() -> exp.Select:
     return _select().where("EXISTS (SELECT 1 FROM positions AS q WHERE q.gamenumber = p.gamenumber)")
 
 
-def _spied_ranges(monkeypatch) -> list[tuple[int, int, int]]:
-    """(low, high, thread) of each batch :func:`grouped` fetches, as it fetches them."""
+def _spied_ranges(monkeypatch, together: int = 0) -> list[tuple[int, int, int]]:
+    """(low, high, thread) of each batch :func:`grouped` fetches, as it fetches them; the first
+    ``together`` batches wait for one another (a run that does them one at a time fails)."""
     import threading
 
     ranges: list[tuple[int, int, int]] = []
     real = rows_module.fetched
+    meet = threading.Barrier(together, timeout=10) if together > 1 else None
 
     def spy(con, sql):
         low, high = (int(x.strip("()")) for x in sql.split("BETWEEN ")[1].split(" ")[0:3:2])
         ranges.append((low, high, threading.get_ident()))
+        if meet is not None and len(ranges) <= together:
+            meet.wait()
         return real(con, sql)
 
     monkeypatch.setattr(rows_module, "fetched", spy)
@@ -143,13 +147,14 @@ def test_batches_cover_every_game_once_and_grow_when_they_take_little(took, grow
 @pytest.mark.parametrize(("games", "batches"), [(200, 40), (6, 2), (1, 1)])
 def test_a_windowed_plan_runs_its_batches_two_at_a_time_and_keeps_their_order(games, batches, monkeypatch) -> None:
     """A window OVER () runs on one DuckDB thread: its batches go to two threads (each with a
-    cursor of its own), never more than BATCH_POSITIONS positions each, at least one per thread;
-    the rows come back in the games' order whichever batch finishes first."""
+    cursor of its own) and run at once, never more than BATCH_POSITIONS positions each, at least
+    one per thread; the rows come back in the games' order whichever batch finishes first."""
     rows = [(g, i) for g in range(1, games + 1) for i in range(10)]
     random.Random(34).shuffle(rows)
     con = _table(rows)
     con.execute("CREATE TABLE games AS SELECT DISTINCT gamenumber FROM positions")
-    ranges = _spied_ranges(monkeypatch)
+    together = min(batches, rows_module.WINDOW_THREADS)
+    ranges = _spied_ranges(monkeypatch, together)
     monkeypatch.setattr(rows_module, "BATCH_POSITIONS", 50)  # five games
     expected = {g: [i for i in range(10) if i % 3 != 1] for g in range(1, games + 1)}
     got, count = grouped(con, _select(), batched=True)
@@ -157,7 +162,7 @@ def test_a_windowed_plan_runs_its_batches_two_at_a_time_and_keeps_their_order(ga
     spans = sorted(r[:2] for r in ranges)
     assert len(spans) == batches and spans[0][0] == 1 and spans[-1][1] == games
     assert all(b[0] == a[1] + 1 for a, b in zip(spans, spans[1:]))
-    assert len({thread for *_, thread in ranges}) == min(batches, rows_module.WINDOW_THREADS)
+    assert len({thread for *_, thread in ranges[:together]}) == together  # the first ones ran at once
 
 
 @pytest.mark.parametrize("where, expected", [

@@ -14,6 +14,7 @@ import pytest
 
 from cqlindex.exec import rows as rows_module
 from cqlindex.exec.run import plan_for, run
+from cqlindex.plan import planner
 from cqlindex.plan.offsets import WINDOW_PREFIX
 from cqlindex.store import rowmap
 
@@ -147,10 +148,49 @@ def test_flatten_gives_up_on_what_it_cannot_place(sql: str) -> None:
 
 @pytest.mark.parametrize("query", [
     "cql(quiet) wtm move o-o-o find {btm move o-o}",  # d2: a correlated EXISTS and a scalar subquery
-    "move to _ not move enpassant",  # d1's first step: a dense correlated EXISTS
+    "cql(variations) move to _ not move enpassant",  # d1's first step: a dense correlated EXISTS (any child)
     "Qd1 relation (tomove match) (mismatch 0)",  # relation's self-join on the game
 ])
 def test_a_plan_run_by_batches_finds_what_the_evaluator_finds(db, query, monkeypatch) -> None:
     assert rows_module.per_game(plan_for(db, query).select)
     monkeypatch.setattr(rows_module, "BATCH_POSITIONS", 2000)  # batches of a few games
     assert run(db, query).matches == run(db, query, engine="python").matches
+
+
+#: Conditions of the plan's own row on its main-line child or parent (plan/offsets.windowed_where),
+#: and whether the plan reads them off a window: each held to the evaluator and to the correlated
+#: EXISTS it replaces.
+TOP_LEVEL = [
+    ("wtm move capture [qrbn] child : move capture to", True),  # p16 of the patterns: capture, recapture
+    ("flipcolor { btm check parent : move from R to a-h7 }", True),  # p17: the parent's move, in an OR
+    ("check child : check", True),
+    ("not child : check", True),  # under NOT: a game's last position has no child, and matches
+    ("btm or parent : parent : move capture .", True),  # two rows back, in an OR
+    ("mate parent : move from Q", True),
+    ("move capture q", True),  # a move filter that reads the position's own board
+    ("move to _ not move enpassant", True),  # d1's first step: two EXISTS on one child
+    ("flipcolor { move capture Q line --> . --> .{0,5} --> mate }", True),  # p15: the line's window taken in
+    ("not {move capture . line --> check --> . --> check}", True),  # the same under NOT
+    ("move capture q find mate", True),  # mixed: the move on the window, the find's subquery as it was
+    ('{player white "Carlsen" or check} child : check', True),  # the tags stay at the plan's row
+    ('player white "Carlsen" or child : check', False),  # the tags in the child's condition: correlated
+    ("cql(variations) check child : check", False),  # any branch: not consecutive rows
+    ("wtm move o-o-o", False),  # read from the children's rows (plan/children.py), no join to remove
+]
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["partitioned", "streamed"])
+@pytest.mark.parametrize(("query", "windowed"), TOP_LEVEL)
+def test_a_top_level_child_or_parent_on_the_window(db, query, windowed, streamed, monkeypatch) -> None:
+    if not streamed:
+        monkeypatch.setattr(rowmap, "holds", lambda con: False)
+    plan = plan_for(db, query)
+    assert (f"AS {WINDOW_PREFIX}" in plan.sql and plan.batched) is windowed, plan.sql
+    monkeypatch.setattr(rows_module, "BATCH_POSITIONS", 2000)  # batches of a few games
+    fast = run(db, query)
+    assert fast.matches == _evaluated(db, query)
+    with monkeypatch.context() as correlated:  # the planner as it was: every EXISTS kept
+        correlated.setattr(planner, "windowed_where", lambda compiler, select, row: select)
+        assert (plan_for(db, query).sql != plan.sql) is windowed
+        before = run(db, query)
+    assert (fast.matches, fast.candidates) == (before.matches, before.candidates)

@@ -41,6 +41,7 @@ from cqlindex.filters.strings.sql import StringsSQL
 from cqlindex.filters.transforms.sql import TransformsSQL
 from cqlindex.filters.tree.sql import TreeSQL
 from cqlindex.plan import sql as S
+from cqlindex.plan.offsets import Reads
 from cqlindex.plan.terms import RESIDUAL, TRUE, UNBOUNDED, Cond, NumTerm, Row, SetTerm, any_of
 from cqlindex.query.rewrite import expand
 
@@ -66,6 +67,9 @@ class Compiler(PositionSQL, SetsSQL, MovesSQL, TreeSQL, SequencesSQL, RelationSQ
     uses_games: bool = False
     #: a chain became a window over the main line (plan/offsets.py): run the plan a batch of games at a time
     windowed: bool = False
+    #: each such window by its alias: (its condition on its row, what it reads), so that a
+    #: window of the plan's own row can take it in (plan/offsets.py, windowed_where)
+    windows: dict[str, tuple[exp.Expression, Reads]] = field(default_factory=dict)
     python_needed: list[ast.Node] = field(default_factory=list)  # filters whose output needs Python
     #: find bodies SQL can only narrow, with the SELECT of the positions where they may hold:
     #: the evaluator tests such a body only there (see Evaluator.prefilter).

@@ -20,6 +20,10 @@ else (another subquery, a column of a row it cannot place, a join to ``games``) 
 up, and the caller keeps its correlated SQL. Sound only without variations: a variation's
 positions are not consecutive, and the window holds the main line alone.
 
+Two callers: a ``line`` chain (:func:`windowed_chain`, its steps at offsets 0, 1, 2...), and the
+plan's own WHERE (:func:`windowed_where`, the plan's row at offset 0), whose ``child :``,
+``parent :`` and move filters compile to exactly those EXISTS.
+
 The window is computed per batch of games by the executor (:mod:`cqlindex.exec.rows`), which
 adds a gamenumber range to every scan of ``positions``: the window's memory is bounded by the
 batch, not the index.
@@ -177,6 +181,12 @@ class Reads:
         self.columns: dict[str, tuple[int, exp.Expression]] = {}
         self._names: dict[tuple[int, str], str] = {}
 
+    def copy(self) -> Reads:
+        """Another record with the same reads, for a :func:`flatten` that may give up half way."""
+        out = Reads()
+        out.columns, out._names = dict(self.columns), dict(self._names)
+        return out
+
     def read(self, offset: int, value: exp.Expression, window: str, name: str | None = None) -> exp.Column:
         key = (offset, value.sql())
         if key not in self._names:
@@ -296,34 +306,169 @@ def windowed_chain(compiler, filters: list, row, backward: bool) -> tuple[exp.Ex
     constituent sees only the line's next position as its child (seed 003), and without
     variations that is the one child the position has, so the two read the same, and a move
     filter's SQL stays exact."""
+    return windowed_chains(compiler, [filters], row, backward) if len(filters) >= 2 else None
+
+
+def windowed_chains(compiler, chains: list[list], row, backward: bool = False,
+                    exact_only: bool = False) -> tuple[exp.Expression, bool] | None:
+    """:func:`windowed_chain` for any one of ``chains`` from ``row`` (a line whose bounded
+    repetition takes one count or another, ``. --> .{0,5} --> mate``: one chain per count), as
+    one window: the OR of each chain's condition, exact where every step of every chain is.
+    ``exact_only``: None (and nothing left behind) where it would not be exact."""
     from cqlindex.plan.terms import Row
 
-    if compiler.variations or not row.top or len(filters) < 2:
+    if compiler.variations or not row.top or not chains:
         return None
     needed, prefilters = len(compiler.python_needed), len(compiler.prefilters)
-    aliases = [compiler._other() for _ in filters]
-    offsets = {alias: -k if backward else k for k, alias in enumerate(aliases)}
+    aliases = [[compiler._other() for _ in filters] for filters in chains]
     window = f"{WINDOW_PREFIX}{next(compiler._aliases)}"
     used = Reads()
     condition = None
     exact = True
     try:
-        for item, alias in zip(filters, aliases):
-            step = compiler.cond(item, Row(alias))
-            exact = exact and step.exact
-            if step.sql is not None:
-                condition = S.both(condition, flatten(step.sql, offsets, window, used))
+        for filters, names in zip(chains, aliases):
+            one, sure = _chain_condition(compiler, filters, names, backward, window, used)
+            condition = one if condition is None else S.either(condition, one)
+            exact = exact and sure
     except Unplaced:
+        exact = None
+    if exact is None or exact_only and not exact:
         del compiler.python_needed[needed:], compiler.prefilters[prefilters:]
         return None
+    compiler.windowed = True  # a range of games at a time: the window reads only that range's rows
+    compiler.windows[window] = (condition, used)
+    # The first step again at the plan's own row, where it also sees the game's tags (g): kept
+    # when it is a test of that row alone (and every chain's first), which costs nothing beside the scan.
+    first = chains[0][0]
+    here = compiler.cond(first, replace(row, linear=True)).sql if all(c[0] == first for c in chains) else None
+    here = here if here is not None and here.find(exp.Select) is None else None
+    return S.both(here, chain_exists(condition, used, window, row.alias, compiler.rowids)), exact
+
+
+def _chain_condition(compiler, filters: list, aliases: list[str], backward: bool, window: str,
+                     used: Reads) -> tuple[exp.Expression, bool]:
+    """One chain's steps placed on the window row (each step's position existing), and whether
+    every step is exact. Raises :class:`Unplaced`."""
+    from cqlindex.plan.terms import Row
+
+    offsets = {alias: -k if backward else k for k, alias in enumerate(aliases)}
+    condition = None
+    exact = True
+    for item, alias in zip(filters, aliases):
+        step = compiler.cond(item, Row(alias))
+        exact = exact and step.exact
+        if step.sql is not None:
+            condition = S.both(condition, flatten(step.sql, offsets, window, used))
     for alias in aliases[1:]:  # every step's position is on the main line
         exists = used.read(offsets[alias], S.col("positionid", _source(window)), window, "positionid")
         condition = S.both(condition, S.not_null(exists))
+    return (condition if condition is not None else S.true()), exact  # TRUE: wherever the positions exist
+
+
+def windowed_where(compiler, select: exp.Select, row) -> exp.Select:
+    """``select`` (the plan, over ``positions AS <row>``) with the conjuncts of its WHERE that
+    read a main-line child or parent (``child :``, ``parent :``, a move filter, nested in any
+    AND, OR, NOT) read off one window over the main line; ``select`` itself where there are
+    none, with variations, or where :func:`flatten` gives up on each.
+
+    Why: each such correlated EXISTS made DuckDB join ``positions`` with itself, and the hash
+    table grew with the index (p16 of the patterns, a capture and its recapture: 1.7 GB on 11 M
+    positions), where the window is one ordered pass, a batch of games at a time. The plan's row
+    is the window's offset 0 (it is on the main line: the plan asks for ``mainline``), so a
+    conjunct placed on the window row is the same truth value there as at the plan's row
+    (:func:`flatten`). A conjunct without such a subquery stays at the plan's row, where DuckDB
+    pushes it into its scan; one that :func:`flatten` cannot place stays correlated. (A move
+    filter alone is cheaper still read from its children's rows, no join at all: the planner
+    asks :mod:`cqlindex.plan.children` first.)
+    """
+    if compiler.variations or not row.top:
+        return select
+    source = select.args.get("from_") or select.args.get("from")
+    if source is None or not isinstance(source.this, exp.Table) or source.this.alias_or_name != row.alias:
+        return select
+    window = f"{WINDOW_PREFIX}{next(compiler._aliases)}"
+    used = Reads()
+    kept, placed = None, None
+    for part in S.conjuncts(select.args.get("where")):
+        done = _placed(part, row.alias, window, used, compiler.windows)
+        if done is None:
+            kept = S.both(kept, part.copy())
+        else:
+            condition, used = done
+            placed = S.both(placed, condition)
+    if placed is None:
+        return select
     compiler.windowed = True  # a range of games at a time: the window reads only that range's rows
-    # The first step again at the plan's own row, where it also sees the game's tags (g): kept
-    # when it is a test of that row alone, which costs nothing beside the scan.
-    here = compiler.cond(filters[0], replace(row, linear=True)).sql
-    here = here if here is not None and here.find(exp.Select) is None else None
-    if condition is None:  # every step holds wherever the positions exist
-        condition = S.true()
-    return S.both(here, chain_exists(condition, used, window, row.alias, compiler.rowids)), exact
+    out = select.copy()
+    out.set("where", exp.Where(this=S.both(kept, chain_exists(placed, used, window, row.alias, compiler.rowids))))
+    return out
+
+
+def _placed(part: exp.Expression, alias: str, window: str, used: Reads,
+            windows: dict[str, tuple[exp.Expression, Reads]]) -> tuple[exp.Expression, Reads] | None:
+    """``part`` (at the row ``alias``) on the window row, with what the window then reads; None
+    where it reads no other row through an EXISTS, or :func:`flatten` cannot place it. A line's
+    window at the same row (one of ``windows``) is read off this one (:func:`_taken_in`)."""
+    if part.find(exp.Exists) is None:
+        return None
+    more = used.copy()  # flatten records reads as it goes: a conjunct it gives up on adds none
+    try:
+        return flatten(_taken_in(part, alias, window, more, windows), {alias: 0}, window, more), more
+    except Unplaced:
+        return None
+
+
+def _taken_in(part: exp.Expression, alias: str, window: str, used: Reads,
+              windows: dict[str, tuple[exp.Expression, Reads]]) -> exp.Expression:
+    """``part`` with each test that the row ``alias`` is a row of a line's window where its
+    condition holds (:func:`chain_exists`: ``alias.rowid IN (SELECT w.r ...)``, or a correlated
+    EXISTS on the same gamenumber and positionid) replaced by that condition, its reads made
+    the window ``window``'s: ``move capture Q line --> . --> .{0,5} --> mate`` (p15 of the
+    patterns) is then one window, not a line's window beside a correlated move. Sound because
+    a line's window is only made at the plan's own row (:func:`windowed_chains`), which is on
+    the main line: the test is the condition at that row, whose offsets are this window's (a
+    NULL condition reads NULL, not FALSE, as any placed EXISTS does: :func:`flatten`)."""
+    part = part.copy()
+    for node in list(part.find_all(exp.In, exp.Exists)):
+        inner = _window_of(node, alias)
+        if inner in windows:
+            condition, reads = windows[inner]
+            node.replace(exp.Paren(this=_reread(condition, inner, reads, window, used)))
+    return part
+
+
+def _window_of(node: exp.Expression, alias: str) -> str | None:
+    """The alias of the line window that ``node`` tests the row ``alias`` against, if it is such a test."""
+    query = node.args.get("query") if isinstance(node, exp.In) else node.this
+    select = query.this if isinstance(query, exp.Subquery) else query
+    if not isinstance(select, exp.Select):
+        return None
+    source = select.args.get("from") or select.args.get("from_")
+    inner = source.this if source is not None and isinstance(source.this, exp.Subquery) else None
+    if inner is None or not inner.alias:
+        return None
+    w = inner.alias
+    if isinstance(node, exp.In):
+        this = node.this
+        same = isinstance(this, exp.Column) and this.table == alias and this.name == "rowid"
+    else:
+        links = {(c.this.sql(), c.expression.sql()) for c in S.conjuncts(select.args.get("where"))
+                 if isinstance(c, exp.EQ)}
+        same = {(f"{w}.{k}", f"{alias}.{k}") for k in _KEYS} <= links
+    return w if same else None
+
+
+def _reread(condition: exp.Expression, inner: str, reads: Reads, window: str, used: Reads) -> exp.Expression:
+    """``condition`` over the window ``inner``'s columns as the same reads of the window ``window``."""
+    def place(node: exp.Expression) -> exp.Expression:
+        if not isinstance(node, exp.Column) or node.table != inner:
+            return node
+        if node.name in _KEYS:
+            return exp.column(node.name, table=window)
+        offset, value = reads.columns[node.name]
+        value = value.copy()
+        for column in value.find_all(exp.Column):  # the value itself too, where it is a column
+            column.set("table", exp.to_identifier(_source(window)))
+        return used.read(offset, value, window, value.name if isinstance(value, exp.Column) else None)
+
+    return condition.copy().transform(place, copy=False)

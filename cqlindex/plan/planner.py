@@ -21,6 +21,7 @@ from cqlindex.plan import sql as S
 from cqlindex.plan.children import read_moves_from_children
 from cqlindex.filters.relation.sql import narrowing as relation_narrowing
 from cqlindex.plan.compile import Compiler
+from cqlindex.plan.offsets import windowed_where
 from cqlindex.plan.terms import Row
 from cqlindex.plan.placement import merge_placements
 from cqlindex.plan.same_child import merge_child_exists
@@ -108,11 +109,26 @@ def plan(query: ast.Query, variations: bool, *, chess960: bool = True, attack_ma
     if where is not None:
         select = select.where(where)
     select = merge_child_exists(select.order_by(S.col("gamenumber", "p"), S.col("positionid", "p")))
-    if not compiler.windowed:  # a window's rows are consecutive positions: its SELECT stays as built
-        select = read_moves_from_children(select)
+    select = _other_rows(compiler, select, row)
     prefilters = tuple((body, merge_placements(drop_guards(candidates))) for body, candidates in compiler.prefilters)
     return Plan(query, variations, merge_placements(drop_guards(select)), exact and not compiler.python_needed,
                 not reads_other_positions(query.body), tuple(verdicts), prefilters, compiler.windowed)
+
+
+def _other_rows(compiler: Compiler, select: exp.Select, row: Row) -> exp.Select:
+    """``select`` with its links to the main-line child and parent rows read the cheapest way
+    this module knows: from the children's rows alone where that leaves no correlated subquery
+    (a move filter: one scan, no join, :mod:`cqlindex.plan.children`), else off one window over
+    the main line where :mod:`cqlindex.plan.offsets` can prove it, else as they are (a rewritten
+    nested SELECT too). A plan that holds a line's window is not read from children (the
+    window's rows are consecutive positions), but its other links may join that window."""
+    if compiler.windowed:
+        return windowed_where(compiler, select, row)
+    read = read_moves_from_children(select)
+    if read.find(exp.Exists) is None:
+        return read
+    windowed = windowed_where(compiler, select, row)
+    return windowed if windowed is not select else read
 
 
 def _in_playable_game() -> exp.Expression:

@@ -35,6 +35,11 @@ TABLE = [
     Row("line --> check --> check --> (not check){0,2}", EXACT, variations=NARROWED),
     Row("not line --> move from [Kk] --> move to [Kk]", EXACT, variations=NARROWED),  # exact, so its negation too
     Row("line --> check{2,} --> mate", NARROWED),  # the repetition not last: more rounds move the mate
+    # A bounded repetition: one chain per count, their OR in one window (main line only).
+    Row("line --> . --> .{0,5} --> mate", EXACT, variations=NARROWED),
+    Row("line --> check{0,2} --> move capture .", EXACT, variations=NARROWED),
+    Row("line --> move capture . --> (check --> .){1,2} --> not check", EXACT, variations=NARROWED),
+    Row("line --> check? --> check", EXACT, variations=NARROWED),
     Row("line --> (move from [Kk] --> .){5,}", EXACT, variations=NARROWED),  # ten steps in one window
     Row("line --> (. --> move from [Kk]){7}", NARROWED),  # fourteen: beyond the prefix SQL follows
     Row("line <-- check <-- check", NARROWED),
@@ -42,8 +47,8 @@ TABLE = [
     Row("line nolinearize --> move capture A * --> mate", NARROWED),
     Row("line nonatomic --> {line --> check --> true} --> mate", NARROWED),
     Row("line --> check + --> mate", NARROWED),
-    Row("line --> btm ? --> check", NARROWED),
-    Row("line --> check{2,3} --> not check", NARROWED),
+    Row("line --> btm ? --> check", EXACT, variations=NARROWED),  # one chain per count
+    Row("line --> check{2,3} --> not check", EXACT, variations=NARROWED),  # one chain per count
     Row("line --> (check --> not check) {2} --> check", EXACT, variations=NARROWED),
     Row("line firstmatch --> check --> check", NARROWED),
     Row("line lastposition --> check --> mate", NARROWED),

@@ -8,66 +8,80 @@ WHERE
   AND EXISTS(
     SELECT
       1
-    FROM positions AS q1
-    WHERE
-      q1.gamenumber = p.gamenumber
-      AND q1.parent = p.positionid
-      AND q1.child_index = 0
-      AND NOT (
-        q1.capture_square IS NULL
-      )
-      AND (
-        (
-          p.bq | p.br | p.bb | p.bn
-        ) & CASE
-          WHEN q1.capture_square = 63
-          THEN CAST(-9223372036854775808 AS BIGINT)
-          ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.capture_square)
-        END
-      ) <> 0
-      AND EXISTS(
+    FROM (
+      SELECT
+        w4srcv.gamenumber,
+        w4srcv.positionid,
+        LEAD(w4srcv.v0, 1) OVER (PARTITION BY w4srcv.gamenumber ORDER BY w4srcv.positionid NULLS LAST) AS o1_x0,
+        w4srcv.v1 AS o0_x1,
+        LEAD(w4srcv.v2, 1) OVER (PARTITION BY w4srcv.gamenumber ORDER BY w4srcv.positionid NULLS LAST) AS o1_x2,
+        LEAD(w4srcv.v0, 2) OVER (PARTITION BY w4srcv.gamenumber ORDER BY w4srcv.positionid NULLS LAST) AS o2_x3,
+        LEAD(w4srcv.v3, 1) OVER (PARTITION BY w4srcv.gamenumber ORDER BY w4srcv.positionid NULLS LAST) AS o1_x4,
+        LEAD(w4srcv.v2, 2) OVER (PARTITION BY w4srcv.gamenumber ORDER BY w4srcv.positionid NULLS LAST) AS o2_x5,
+        LEAD(w4srcv.positionid, 2) OVER (PARTITION BY w4srcv.gamenumber ORDER BY w4srcv.positionid NULLS LAST) AS o2_positionid,
+        LEAD(w4srcv.positionid, 1) OVER (PARTITION BY w4srcv.gamenumber ORDER BY w4srcv.positionid NULLS LAST) AS o1_positionid
+      FROM (
         SELECT
-          1
-        FROM positions AS q3
-        WHERE
-          q3.gamenumber = q1.gamenumber
-          AND q3.parent = q1.positionid
-          AND q3.child_index = 0
-          AND NOT (
-            q3.capture_square IS NULL
-          )
-          AND (
-            CASE
-              WHEN COALESCE(q1.null_move, FALSE)
-              THEN CASE WHEN q1.wtm THEN q1.bk ELSE q1.wk END
-              WHEN NOT (
-                q1.move_to IS NULL
-              )
-              THEN (
-                CASE
-                  WHEN q1.move_to = 63
+          w4src.gamenumber,
+          w4src.positionid,
+          NOT (
+            w4src.capture_square IS NULL
+          ) AS v0,
+          (
+            w4src.bq | w4src.br | w4src.bb | w4src.bn
+          ) AS v1,
+          CASE
+            WHEN w4src.capture_square = 63
+            THEN CAST(-9223372036854775808 AS BIGINT)
+            ELSE SHIFTLEFT(CAST(1 AS BIGINT), w4src.capture_square)
+          END AS v2,
+          CASE
+            WHEN COALESCE(w4src.null_move, FALSE)
+            THEN CASE WHEN w4src.wtm THEN w4src.bk ELSE w4src.wk END
+            WHEN NOT (
+              w4src.move_to IS NULL
+            )
+            THEN (
+              CASE
+                WHEN w4src.move_to = 63
+                THEN CAST(-9223372036854775808 AS BIGINT)
+                ELSE SHIFTLEFT(CAST(1 AS BIGINT), w4src.move_to)
+              END | CASE
+                WHEN NOT (
+                  w4src.castle IS NULL
+                )
+                THEN CASE
+                  WHEN w4src.rook_to = 63
                   THEN CAST(-9223372036854775808 AS BIGINT)
-                  ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.move_to)
-                END | CASE
-                  WHEN NOT (
-                    q1.castle IS NULL
-                  )
-                  THEN CASE
-                    WHEN q1.rook_to = 63
-                    THEN CAST(-9223372036854775808 AS BIGINT)
-                    ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.rook_to)
-                  END
-                  ELSE 0
+                  ELSE SHIFTLEFT(CAST(1 AS BIGINT), w4src.rook_to)
                 END
-              )
-              ELSE 0
-            END & CASE
-              WHEN q3.capture_square = 63
-              THEN CAST(-9223372036854775808 AS BIGINT)
-              ELSE SHIFTLEFT(CAST(1 AS BIGINT), q3.capture_square)
-            END
-          ) <> 0
+                ELSE 0
+              END
+            )
+            ELSE 0
+          END AS v3
+        FROM positions AS w4src
+        WHERE
+          w4src.mainline
+      ) AS w4srcv
+    ) AS w4
+    WHERE
+      w4.gamenumber = p.gamenumber
+      AND w4.positionid = p.positionid
+      AND NOT (
+        w4.o1_positionid IS NULL
       )
+      AND w4.o1_x0
+      AND (
+        w4.o0_x1 & w4.o1_x2
+      ) <> 0
+      AND NOT (
+        w4.o2_positionid IS NULL
+      )
+      AND w4.o2_x3
+      AND (
+        w4.o1_x4 & w4.o2_x5
+      ) <> 0
   )
 ORDER BY
   p.gamenumber,
@@ -285,59 +299,89 @@ WHERE
   AND EXISTS(
     SELECT
       1
-    FROM positions AS q1
+    FROM (
+      SELECT
+        w2srcv.gamenumber,
+        w2srcv.positionid,
+        LEAD(w2srcv.v0, 1) OVER (PARTITION BY w2srcv.gamenumber ORDER BY w2srcv.positionid NULLS LAST) AS o1_x0,
+        w2srcv.v1 AS o0_wn,
+        LEAD(w2srcv.v2, 1) OVER (PARTITION BY w2srcv.gamenumber ORDER BY w2srcv.positionid NULLS LAST) AS o1_x2,
+        LEAD(w2srcv.v3, 1) OVER (PARTITION BY w2srcv.gamenumber ORDER BY w2srcv.positionid NULLS LAST) AS o1_null_move,
+        LEAD(w2srcv.v4, 1) OVER (PARTITION BY w2srcv.gamenumber ORDER BY w2srcv.positionid NULLS LAST) AS o1_x4,
+        LEAD(w2srcv.v5, 1) OVER (PARTITION BY w2srcv.gamenumber ORDER BY w2srcv.positionid NULLS LAST) AS o1_x5,
+        LEAD(w2srcv.v6, 1) OVER (PARTITION BY w2srcv.gamenumber ORDER BY w2srcv.positionid NULLS LAST) AS o1_x6,
+        w2srcv.v7 AS o0_bp,
+        LEAD(w2srcv.v8, 1) OVER (PARTITION BY w2srcv.gamenumber ORDER BY w2srcv.positionid NULLS LAST) AS o1_x8,
+        LEAD(w2srcv.positionid, 1) OVER (PARTITION BY w2srcv.gamenumber ORDER BY w2srcv.positionid NULLS LAST) AS o1_positionid
+      FROM (
+        SELECT
+          w2src.gamenumber,
+          w2src.positionid,
+          NOT (
+            w2src.move_from IS NULL
+          ) AS v0,
+          w2src.wn AS v1,
+          CASE
+            WHEN w2src.move_from = 63
+            THEN CAST(-9223372036854775808 AS BIGINT)
+            ELSE SHIFTLEFT(CAST(1 AS BIGINT), w2src.move_from)
+          END AS v2,
+          w2src.null_move AS v3,
+          CASE WHEN w2src.wtm THEN w2src.bk ELSE w2src.wk END AS v4,
+          (
+            NOT (
+              w2src.move_to IS NULL
+            )
+            AND (
+              9007199254740992 & CASE
+                WHEN w2src.move_to = 63
+                THEN CAST(-9223372036854775808 AS BIGINT)
+                ELSE SHIFTLEFT(CAST(1 AS BIGINT), w2src.move_to)
+              END
+            ) <> 0
+          )
+          OR (
+            w2src.null_move
+            AND (
+              9007199254740992 & CASE WHEN w2src.wtm THEN w2src.bk ELSE w2src.wk END
+            ) <> 0
+          ) AS v5,
+          NOT (
+            w2src.capture_square IS NULL
+          ) AS v6,
+          w2src.bp AS v7,
+          CASE
+            WHEN w2src.capture_square = 63
+            THEN CAST(-9223372036854775808 AS BIGINT)
+            ELSE SHIFTLEFT(CAST(1 AS BIGINT), w2src.capture_square)
+          END AS v8
+        FROM positions AS w2src
+        WHERE
+          w2src.mainline
+      ) AS w2srcv
+    ) AS w2
     WHERE
-      q1.gamenumber = p.gamenumber
-      AND q1.parent = p.positionid
-      AND q1.child_index = 0
-      AND (
-        (
-          NOT (
-            q1.move_from IS NULL
-          )
-          AND (
-            p.wn & CASE
-              WHEN q1.move_from = 63
-              THEN CAST(-9223372036854775808 AS BIGINT)
-              ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.move_from)
-            END
-          ) <> 0
-        )
-        OR (
-          q1.null_move AND (
-            p.wn & CASE WHEN q1.wtm THEN q1.bk ELSE q1.wk END
-          ) <> 0
-        )
-      )
-      AND (
-        (
-          NOT (
-            q1.move_to IS NULL
-          )
-          AND (
-            9007199254740992 & CASE
-              WHEN q1.move_to = 63
-              THEN CAST(-9223372036854775808 AS BIGINT)
-              ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.move_to)
-            END
-          ) <> 0
-        )
-        OR (
-          q1.null_move
-          AND (
-            9007199254740992 & CASE WHEN q1.wtm THEN q1.bk ELSE q1.wk END
-          ) <> 0
-        )
-      )
+      w2.gamenumber = p.gamenumber
+      AND w2.positionid = p.positionid
       AND NOT (
-        q1.capture_square IS NULL
+        w2.o1_positionid IS NULL
       )
       AND (
-        p.bp & CASE
-          WHEN q1.capture_square = 63
-          THEN CAST(-9223372036854775808 AS BIGINT)
-          ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.capture_square)
-        END
+        (
+          w2.o1_x0 AND (
+            w2.o0_wn & w2.o1_x2
+          ) <> 0
+        )
+        OR (
+          w2.o1_null_move AND (
+            w2.o0_wn & w2.o1_x4
+          ) <> 0
+        )
+      )
+      AND w2.o1_x5
+      AND w2.o1_x6
+      AND (
+        w2.o0_bp & w2.o1_x8
       ) <> 0
   )
 ORDER BY
@@ -472,35 +516,60 @@ WHERE
   AND EXISTS(
     SELECT
       1
-    FROM positions AS q1
+    FROM (
+      SELECT
+        w2srcv.gamenumber,
+        w2srcv.positionid,
+        LEAD(w2srcv.v0, 1) OVER (PARTITION BY w2srcv.gamenumber ORDER BY w2srcv.positionid NULLS LAST) AS o1_x0,
+        LEAD(w2srcv.v1, 1) OVER (PARTITION BY w2srcv.gamenumber ORDER BY w2srcv.positionid NULLS LAST) AS o1_x1,
+        w2srcv.v2 AS o0_wb,
+        LEAD(w2srcv.v3, 1) OVER (PARTITION BY w2srcv.gamenumber ORDER BY w2srcv.positionid NULLS LAST) AS o1_x3,
+        LEAD(w2srcv.v4, 1) OVER (PARTITION BY w2srcv.gamenumber ORDER BY w2srcv.positionid NULLS LAST) AS o1_x4,
+        LEAD(w2srcv.v5, 1) OVER (PARTITION BY w2srcv.gamenumber ORDER BY w2srcv.positionid NULLS LAST) AS o1_x5,
+        LEAD(w2srcv.positionid, 1) OVER (PARTITION BY w2srcv.gamenumber ORDER BY w2srcv.positionid NULLS LAST) AS o1_positionid
+      FROM (
+        SELECT
+          w2src.gamenumber,
+          w2src.positionid,
+          NOT w2src.null_move AS v0,
+          NOT (
+            w2src.move_from IS NULL
+          ) AS v1,
+          w2src.wb AS v2,
+          CASE
+            WHEN w2src.move_from = 63
+            THEN CAST(-9223372036854775808 AS BIGINT)
+            ELSE SHIFTLEFT(CAST(1 AS BIGINT), w2src.move_from)
+          END AS v3,
+          NOT (
+            w2src.capture_square IS NULL
+          ) AS v4,
+          (
+            36028797018963968 & CASE
+              WHEN w2src.capture_square = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE SHIFTLEFT(CAST(1 AS BIGINT), w2src.capture_square)
+            END
+          ) <> 0 AS v5
+        FROM positions AS w2src
+        WHERE
+          w2src.mainline
+      ) AS w2srcv
+    ) AS w2
     WHERE
-      q1.gamenumber = p.gamenumber
-      AND q1.parent = p.positionid
-      AND q1.child_index = 0
-      AND NOT q1.null_move
+      w2.gamenumber = p.gamenumber
+      AND w2.positionid = p.positionid
       AND NOT (
-        q1.move_from IS NULL
+        w2.o1_positionid IS NULL
       )
+      AND w2.o1_x0
+      AND w2.o1_x1
       AND (
-        p.wb & CASE
-          WHEN q1.move_from = 63
-          THEN CAST(-9223372036854775808 AS BIGINT)
-          ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.move_from)
-        END
+        w2.o0_wb & w2.o1_x3
       ) <> 0
-      AND NOT (
-        q1.capture_square IS NULL
-      )
-      AND NOT (
-        q1.capture_square IS NULL
-      )
-      AND (
-        36028797018963968 & CASE
-          WHEN q1.capture_square = 63
-          THEN CAST(-9223372036854775808 AS BIGINT)
-          ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.capture_square)
-        END
-      ) <> 0
+      AND w2.o1_x4
+      AND w2.o1_x4
+      AND w2.o1_x5
   )
 ORDER BY
   p.gamenumber,
@@ -533,9 +602,29 @@ WHERE
   AND EXISTS(
     SELECT
       1
-    FROM positions AS q1
+    FROM (
+      SELECT
+        w2srcv.gamenumber,
+        w2srcv.positionid,
+        LAG(w2srcv.v0, 1) OVER (PARTITION BY w2srcv.gamenumber ORDER BY w2srcv.positionid NULLS LAST) AS n1_is_check,
+        LAG(w2srcv.positionid, 1) OVER (PARTITION BY w2srcv.gamenumber ORDER BY w2srcv.positionid NULLS LAST) AS n1_positionid
+      FROM (
+        SELECT
+          w2src.gamenumber,
+          w2src.positionid,
+          w2src.is_check AS v0
+        FROM positions AS w2src
+        WHERE
+          w2src.mainline
+      ) AS w2srcv
+    ) AS w2
     WHERE
-      q1.gamenumber = p.gamenumber AND q1.positionid = p.parent AND q1.is_check
+      w2.gamenumber = p.gamenumber
+      AND w2.positionid = p.positionid
+      AND NOT (
+        w2.n1_positionid IS NULL
+      )
+      AND w2.n1_is_check
   )
 ORDER BY
   p.gamenumber,
@@ -837,75 +926,109 @@ WHERE
   AND EXISTS(
     SELECT
       1
-    FROM positions AS q1
+    FROM (
+      SELECT
+        w3srcv.gamenumber,
+        w3srcv.positionid,
+        LEAD(w3srcv.v0, 1) OVER (PARTITION BY w3srcv.gamenumber ORDER BY w3srcv.positionid NULLS LAST) AS o1_x0,
+        LEAD(w3srcv.v1, 1) OVER (PARTITION BY w3srcv.gamenumber ORDER BY w3srcv.positionid NULLS LAST) AS o1_x1,
+        w3srcv.v2 AS o0_wk,
+        LEAD(w3srcv.v3, 1) OVER (PARTITION BY w3srcv.gamenumber ORDER BY w3srcv.positionid NULLS LAST) AS o1_x3,
+        LEAD(w3srcv.v4, 1) OVER (PARTITION BY w3srcv.gamenumber ORDER BY w3srcv.positionid NULLS LAST) AS o1_x4,
+        LEAD(w3srcv.v5, 1) OVER (PARTITION BY w3srcv.gamenumber ORDER BY w3srcv.positionid NULLS LAST) AS o1_x5,
+        LEAD(w3srcv.v6, 1) OVER (PARTITION BY w3srcv.gamenumber ORDER BY w3srcv.positionid NULLS LAST) AS o1_x6,
+        LEAD(w3srcv.v7, 1) OVER (PARTITION BY w3srcv.gamenumber ORDER BY w3srcv.positionid NULLS LAST) AS o1_x7,
+        LEAD(w3srcv.v8, 1) OVER (PARTITION BY w3srcv.gamenumber ORDER BY w3srcv.positionid NULLS LAST) AS o1_x8,
+        LEAD(w3srcv.v9, 1) OVER (PARTITION BY w3srcv.gamenumber ORDER BY w3srcv.positionid NULLS LAST) AS o1_null_move,
+        LEAD(w3srcv.v10, 1) OVER (PARTITION BY w3srcv.gamenumber ORDER BY w3srcv.positionid NULLS LAST) AS o1_x10,
+        LEAD(w3srcv.v11, 1) OVER (PARTITION BY w3srcv.gamenumber ORDER BY w3srcv.positionid NULLS LAST) AS o1_x11,
+        LEAD(w3srcv.v12, 1) OVER (PARTITION BY w3srcv.gamenumber ORDER BY w3srcv.positionid NULLS LAST) AS o1_x12,
+        LEAD(w3srcv.positionid, 1) OVER (PARTITION BY w3srcv.gamenumber ORDER BY w3srcv.positionid NULLS LAST) AS o1_positionid
+      FROM (
+        SELECT
+          w3src.gamenumber,
+          w3src.positionid,
+          NOT w3src.null_move AS v0,
+          NOT (
+            w3src.move_from IS NULL
+          ) AS v1,
+          w3src.wk AS v2,
+          CASE
+            WHEN w3src.move_from = 63
+            THEN CAST(-9223372036854775808 AS BIGINT)
+            ELSE SHIFTLEFT(CAST(1 AS BIGINT), w3src.move_from)
+          END AS v3,
+          NOT (
+            w3src.move_to IS NULL
+          )
+          AND (
+            64 & CASE
+              WHEN w3src.move_to = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE SHIFTLEFT(CAST(1 AS BIGINT), w3src.move_to)
+            END
+          ) <> 0 AS v4,
+          NOT (
+            w3src.castle IS NULL
+          ) AS v5,
+          NOT (
+            w3src.rook_from IS NULL
+          ) AS v6,
+          CASE
+            WHEN w3src.rook_from = 63
+            THEN CAST(-9223372036854775808 AS BIGINT)
+            ELSE SHIFTLEFT(CAST(1 AS BIGINT), w3src.rook_from)
+          END AS v7,
+          NOT (
+            w3src.rook_to IS NULL
+          )
+          AND (
+            64 & CASE
+              WHEN w3src.rook_to = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE SHIFTLEFT(CAST(1 AS BIGINT), w3src.rook_to)
+            END
+          ) <> 0 AS v8,
+          w3src.null_move AS v9,
+          CASE WHEN w3src.wtm THEN w3src.bk ELSE w3src.wk END AS v10,
+          (
+            64 & CASE WHEN w3src.wtm THEN w3src.bk ELSE w3src.wk END
+          ) <> 0 AS v11,
+          COALESCE(w3src.castle = 1, FALSE) AS v12
+        FROM positions AS w3src
+        WHERE
+          w3src.mainline
+      ) AS w3srcv
+    ) AS w3
     WHERE
-      q1.gamenumber = p.gamenumber
-      AND q1.parent = p.positionid
-      AND q1.child_index = 0
+      w3.gamenumber = p.gamenumber
+      AND w3.positionid = p.positionid
+      AND NOT (
+        w3.o1_positionid IS NULL
+      )
       AND (
         (
-          NOT q1.null_move
+          w3.o1_x0
           AND (
             (
-              NOT (
-                q1.move_from IS NULL
-              )
-              AND (
-                p.wk & CASE
-                  WHEN q1.move_from = 63
-                  THEN CAST(-9223372036854775808 AS BIGINT)
-                  ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.move_from)
-                END
-              ) <> 0
-              AND NOT (
-                q1.move_to IS NULL
-              )
-              AND (
-                64 & CASE
-                  WHEN q1.move_to = 63
-                  THEN CAST(-9223372036854775808 AS BIGINT)
-                  ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.move_to)
-                END
-              ) <> 0
+              w3.o1_x1 AND (
+                w3.o0_wk & w3.o1_x3
+              ) <> 0 AND w3.o1_x4
             )
             OR (
-              NOT (
-                q1.castle IS NULL
-              )
-              AND NOT (
-                q1.rook_from IS NULL
-              )
-              AND (
-                p.wk & CASE
-                  WHEN q1.rook_from = 63
-                  THEN CAST(-9223372036854775808 AS BIGINT)
-                  ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.rook_from)
-                END
-              ) <> 0
-              AND NOT (
-                q1.rook_to IS NULL
-              )
-              AND (
-                64 & CASE
-                  WHEN q1.rook_to = 63
-                  THEN CAST(-9223372036854775808 AS BIGINT)
-                  ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.rook_to)
-                END
-              ) <> 0
+              w3.o1_x5 AND w3.o1_x6 AND (
+                w3.o0_wk & w3.o1_x7
+              ) <> 0 AND w3.o1_x8
             )
           )
         )
         OR (
-          q1.null_move
-          AND (
-            p.wk & CASE WHEN q1.wtm THEN q1.bk ELSE q1.wk END
-          ) <> 0
-          AND (
-            64 & CASE WHEN q1.wtm THEN q1.bk ELSE q1.wk END
-          ) <> 0
+          w3.o1_null_move AND (
+            w3.o0_wk & w3.o1_x10
+          ) <> 0 AND w3.o1_x11
         )
       )
-      AND q1.castle = 1
+      AND w3.o1_x12
   )
 ORDER BY
   p.gamenumber,
@@ -1019,75 +1142,109 @@ WHERE
   AND EXISTS(
     SELECT
       1
-    FROM positions AS q1
+    FROM (
+      SELECT
+        w3srcv.gamenumber,
+        w3srcv.positionid,
+        LEAD(w3srcv.v0, 1) OVER (PARTITION BY w3srcv.gamenumber ORDER BY w3srcv.positionid NULLS LAST) AS o1_x0,
+        LEAD(w3srcv.v1, 1) OVER (PARTITION BY w3srcv.gamenumber ORDER BY w3srcv.positionid NULLS LAST) AS o1_x1,
+        w3srcv.v2 AS o0_wk,
+        LEAD(w3srcv.v3, 1) OVER (PARTITION BY w3srcv.gamenumber ORDER BY w3srcv.positionid NULLS LAST) AS o1_x3,
+        LEAD(w3srcv.v4, 1) OVER (PARTITION BY w3srcv.gamenumber ORDER BY w3srcv.positionid NULLS LAST) AS o1_x4,
+        LEAD(w3srcv.v5, 1) OVER (PARTITION BY w3srcv.gamenumber ORDER BY w3srcv.positionid NULLS LAST) AS o1_x5,
+        LEAD(w3srcv.v6, 1) OVER (PARTITION BY w3srcv.gamenumber ORDER BY w3srcv.positionid NULLS LAST) AS o1_x6,
+        LEAD(w3srcv.v7, 1) OVER (PARTITION BY w3srcv.gamenumber ORDER BY w3srcv.positionid NULLS LAST) AS o1_x7,
+        LEAD(w3srcv.v8, 1) OVER (PARTITION BY w3srcv.gamenumber ORDER BY w3srcv.positionid NULLS LAST) AS o1_x8,
+        LEAD(w3srcv.v9, 1) OVER (PARTITION BY w3srcv.gamenumber ORDER BY w3srcv.positionid NULLS LAST) AS o1_null_move,
+        LEAD(w3srcv.v10, 1) OVER (PARTITION BY w3srcv.gamenumber ORDER BY w3srcv.positionid NULLS LAST) AS o1_x10,
+        LEAD(w3srcv.v11, 1) OVER (PARTITION BY w3srcv.gamenumber ORDER BY w3srcv.positionid NULLS LAST) AS o1_x11,
+        LEAD(w3srcv.v12, 1) OVER (PARTITION BY w3srcv.gamenumber ORDER BY w3srcv.positionid NULLS LAST) AS o1_x12,
+        LEAD(w3srcv.positionid, 1) OVER (PARTITION BY w3srcv.gamenumber ORDER BY w3srcv.positionid NULLS LAST) AS o1_positionid
+      FROM (
+        SELECT
+          w3src.gamenumber,
+          w3src.positionid,
+          NOT w3src.null_move AS v0,
+          NOT (
+            w3src.move_from IS NULL
+          ) AS v1,
+          w3src.wk AS v2,
+          CASE
+            WHEN w3src.move_from = 63
+            THEN CAST(-9223372036854775808 AS BIGINT)
+            ELSE SHIFTLEFT(CAST(1 AS BIGINT), w3src.move_from)
+          END AS v3,
+          NOT (
+            w3src.move_to IS NULL
+          )
+          AND (
+            64 & CASE
+              WHEN w3src.move_to = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE SHIFTLEFT(CAST(1 AS BIGINT), w3src.move_to)
+            END
+          ) <> 0 AS v4,
+          NOT (
+            w3src.castle IS NULL
+          ) AS v5,
+          NOT (
+            w3src.rook_from IS NULL
+          ) AS v6,
+          CASE
+            WHEN w3src.rook_from = 63
+            THEN CAST(-9223372036854775808 AS BIGINT)
+            ELSE SHIFTLEFT(CAST(1 AS BIGINT), w3src.rook_from)
+          END AS v7,
+          NOT (
+            w3src.rook_to IS NULL
+          )
+          AND (
+            64 & CASE
+              WHEN w3src.rook_to = 63
+              THEN CAST(-9223372036854775808 AS BIGINT)
+              ELSE SHIFTLEFT(CAST(1 AS BIGINT), w3src.rook_to)
+            END
+          ) <> 0 AS v8,
+          w3src.null_move AS v9,
+          CASE WHEN w3src.wtm THEN w3src.bk ELSE w3src.wk END AS v10,
+          (
+            64 & CASE WHEN w3src.wtm THEN w3src.bk ELSE w3src.wk END
+          ) <> 0 AS v11,
+          COALESCE(w3src.castle = 1, FALSE) AS v12
+        FROM positions AS w3src
+        WHERE
+          w3src.mainline
+      ) AS w3srcv
+    ) AS w3
     WHERE
-      q1.gamenumber = p.gamenumber
-      AND q1.parent = p.positionid
-      AND q1.child_index = 0
+      w3.gamenumber = p.gamenumber
+      AND w3.positionid = p.positionid
+      AND NOT (
+        w3.o1_positionid IS NULL
+      )
       AND (
         (
-          NOT q1.null_move
+          w3.o1_x0
           AND (
             (
-              NOT (
-                q1.move_from IS NULL
-              )
-              AND (
-                p.wk & CASE
-                  WHEN q1.move_from = 63
-                  THEN CAST(-9223372036854775808 AS BIGINT)
-                  ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.move_from)
-                END
-              ) <> 0
-              AND NOT (
-                q1.move_to IS NULL
-              )
-              AND (
-                64 & CASE
-                  WHEN q1.move_to = 63
-                  THEN CAST(-9223372036854775808 AS BIGINT)
-                  ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.move_to)
-                END
-              ) <> 0
+              w3.o1_x1 AND (
+                w3.o0_wk & w3.o1_x3
+              ) <> 0 AND w3.o1_x4
             )
             OR (
-              NOT (
-                q1.castle IS NULL
-              )
-              AND NOT (
-                q1.rook_from IS NULL
-              )
-              AND (
-                p.wk & CASE
-                  WHEN q1.rook_from = 63
-                  THEN CAST(-9223372036854775808 AS BIGINT)
-                  ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.rook_from)
-                END
-              ) <> 0
-              AND NOT (
-                q1.rook_to IS NULL
-              )
-              AND (
-                64 & CASE
-                  WHEN q1.rook_to = 63
-                  THEN CAST(-9223372036854775808 AS BIGINT)
-                  ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.rook_to)
-                END
-              ) <> 0
+              w3.o1_x5 AND w3.o1_x6 AND (
+                w3.o0_wk & w3.o1_x7
+              ) <> 0 AND w3.o1_x8
             )
           )
         )
         OR (
-          q1.null_move
-          AND (
-            p.wk & CASE WHEN q1.wtm THEN q1.bk ELSE q1.wk END
-          ) <> 0
-          AND (
-            64 & CASE WHEN q1.wtm THEN q1.bk ELSE q1.wk END
-          ) <> 0
+          w3.o1_null_move AND (
+            w3.o0_wk & w3.o1_x10
+          ) <> 0 AND w3.o1_x11
         )
       )
-      AND q1.castle = 1
+      AND w3.o1_x12
   )
 ORDER BY
   p.gamenumber,
@@ -1103,47 +1260,77 @@ WHERE
   AND EXISTS(
     SELECT
       1
-    FROM positions AS q1
+    FROM (
+      SELECT
+        w2srcv.gamenumber,
+        w2srcv.positionid,
+        LEAD(w2srcv.v0, 1) OVER (PARTITION BY w2srcv.gamenumber ORDER BY w2srcv.positionid NULLS LAST) AS o1_x0,
+        LEAD(w2srcv.v1, 1) OVER (PARTITION BY w2srcv.gamenumber ORDER BY w2srcv.positionid NULLS LAST) AS o1_x1,
+        w2srcv.v2 AS o0_wr,
+        LEAD(w2srcv.v3, 1) OVER (PARTITION BY w2srcv.gamenumber ORDER BY w2srcv.positionid NULLS LAST) AS o1_x3,
+        LEAD(w2srcv.v4, 1) OVER (PARTITION BY w2srcv.gamenumber ORDER BY w2srcv.positionid NULLS LAST) AS o1_x4,
+        LEAD(w2srcv.v5, 1) OVER (PARTITION BY w2srcv.gamenumber ORDER BY w2srcv.positionid NULLS LAST) AS o1_x5,
+        LEAD(w2srcv.v6, 1) OVER (PARTITION BY w2srcv.gamenumber ORDER BY w2srcv.positionid NULLS LAST) AS o1_x6,
+        LEAD(w2srcv.v7, 1) OVER (PARTITION BY w2srcv.gamenumber ORDER BY w2srcv.positionid NULLS LAST) AS o1_null_move,
+        LEAD(w2srcv.v8, 1) OVER (PARTITION BY w2srcv.gamenumber ORDER BY w2srcv.positionid NULLS LAST) AS o1_x8,
+        LEAD(w2srcv.positionid, 1) OVER (PARTITION BY w2srcv.gamenumber ORDER BY w2srcv.positionid NULLS LAST) AS o1_positionid
+      FROM (
+        SELECT
+          w2src.gamenumber,
+          w2src.positionid,
+          NOT w2src.null_move AS v0,
+          NOT (
+            w2src.move_from IS NULL
+          ) AS v1,
+          w2src.wr AS v2,
+          CASE
+            WHEN w2src.move_from = 63
+            THEN CAST(-9223372036854775808 AS BIGINT)
+            ELSE SHIFTLEFT(CAST(1 AS BIGINT), w2src.move_from)
+          END AS v3,
+          NOT (
+            w2src.castle IS NULL
+          ) AS v4,
+          NOT (
+            w2src.rook_from IS NULL
+          ) AS v5,
+          CASE
+            WHEN w2src.rook_from = 63
+            THEN CAST(-9223372036854775808 AS BIGINT)
+            ELSE SHIFTLEFT(CAST(1 AS BIGINT), w2src.rook_from)
+          END AS v6,
+          w2src.null_move AS v7,
+          CASE WHEN w2src.wtm THEN w2src.bk ELSE w2src.wk END AS v8
+        FROM positions AS w2src
+        WHERE
+          w2src.mainline
+      ) AS w2srcv
+    ) AS w2
     WHERE
-      q1.gamenumber = p.gamenumber
-      AND q1.parent = p.positionid
-      AND q1.child_index = 0
+      w2.gamenumber = p.gamenumber
+      AND w2.positionid = p.positionid
+      AND NOT (
+        w2.o1_positionid IS NULL
+      )
       AND (
         (
-          NOT q1.null_move
+          w2.o1_x0
           AND (
             (
-              NOT (
-                q1.move_from IS NULL
-              )
-              AND (
-                p.wr & CASE
-                  WHEN q1.move_from = 63
-                  THEN CAST(-9223372036854775808 AS BIGINT)
-                  ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.move_from)
-                END
+              w2.o1_x1 AND (
+                w2.o0_wr & w2.o1_x3
               ) <> 0
             )
             OR (
-              NOT (
-                q1.castle IS NULL
-              )
-              AND NOT (
-                q1.rook_from IS NULL
-              )
-              AND (
-                p.wr & CASE
-                  WHEN q1.rook_from = 63
-                  THEN CAST(-9223372036854775808 AS BIGINT)
-                  ELSE SHIFTLEFT(CAST(1 AS BIGINT), q1.rook_from)
-                END
+              w2.o1_x4 AND w2.o1_x5 AND (
+                w2.o0_wr & w2.o1_x6
               ) <> 0
             )
           )
         )
         OR (
-          q1.null_move AND (
-            p.wr & CASE WHEN q1.wtm THEN q1.bk ELSE q1.wk END
+          w2.o1_null_move AND (
+            w2.o0_wr & w2.o1_x8
           ) <> 0
         )
       )

@@ -11,7 +11,7 @@ from sqlglot import exp
 
 from cqlindex.cql import ast
 from cqlindex.plan import sql as S
-from cqlindex.plan.offsets import windowed_chain
+from cqlindex.plan.offsets import windowed_chain, windowed_chains
 from cqlindex.plan.terms import RESIDUAL, Cond, Row
 
 
@@ -20,6 +20,9 @@ from cqlindex.plan.terms import RESIDUAL, Cond, Row
 #: (computed once a row, plan/offsets.py); twelve let a line of six moves by one side, such as
 #: ``(move from K --> .){6}``, be decided in SQL whole.
 PREFIX_STEPS = 12
+#: Chains a line with bounded repetitions is decided as at most (one per count of each): p15 of
+#: the patterns, ``. --> .{0,5} --> mate``, is six.
+COUNTED_CHAINS = 8
 
 
 class SequencesSQL:
@@ -31,6 +34,10 @@ class SequencesSQL:
         # The leading constituents every match starts with, one position each, as a chain of
         # children (parents for '<--'): line --> check --> check --> mate needs a check here, a
         # check on a child and a mate on a grandchild.
+        chains = _counted_chains(node)
+        decided = windowed_chains(self, chains, row, exact_only=True) if chains else None
+        if decided is not None:
+            return Cond(decided[0], True)
         prefix = [] if "singlecolor" in node.params else _fixed_prefix(node.items)
         windowed = windowed_chain(self, prefix, row, node.backward) if prefix else None
         if windowed is not None and windowed[1] and _decided_by_prefix(node):
@@ -131,6 +138,32 @@ def _decided_by_prefix(node: ast.Line, limit: int = PREFIX_STEPS) -> bool:
             return False
         total += len(steps) * item.low
     return 0 < total <= limit
+
+
+def _counted_chains(node: ast.Line, limit: int = PREFIX_STEPS, most: int = COUNTED_CHAINS) -> list[list[ast.Node]]:
+    """The chains of filters, one position each, whose matches are exactly the line's, for a
+    forward line without parameters or a length range whose constituents each take a fixed
+    number of positions but some bounded repetitions (``F{m,n}``, n known): one chain per count
+    of each (``. --> .{0,5} --> mate``: a mate one to six positions on), at most ``most``, each
+    of at most ``limit`` positions; else none. Sound because the evaluator's line is a set
+    simulation: it matches where some counts of the repetitions match, and a match of no
+    position is none (seed 003), so the empty chain is left out. A line whose counts are all
+    fixed is left to :func:`_decided_by_prefix`."""
+    if node.backward or node.params or node.low is not None or node.high is not None:
+        return []
+    chains: list[list[ast.Node]] = [[]]
+    varies = False
+    for item in node.items:
+        repeated = item.arg if isinstance(item, ast.Repeat) else None
+        steps = _one_position_each(repeated if repeated is not None else item)
+        if steps is None or repeated is not None and (item.high is None or item.high < item.low):
+            return []
+        counts = range(item.low, item.high + 1) if repeated is not None else range(1, 2)
+        varies = varies or len(counts) > 1
+        chains = [chain + steps * count for chain in chains for count in counts]
+        if len(chains) > most or any(len(chain) > limit for chain in chains):
+            return []
+    return [chain for chain in chains if chain] if varies else []
 
 
 def _one_position_each(item: ast.Node) -> list[ast.Node] | None:
