@@ -77,13 +77,17 @@ def test_a_sorted_query_is_held(db, small_ranges) -> None:
 
 def test_the_search_runs_a_range_ahead_of_the_writer_at_most(db, small_ranges, monkeypatch) -> None:
     searched: list[tuple[int, int]] = []
-    real = streamed.range_sql
+    real = streamed.range_sqls
 
-    def counted(con, select, batched, low, high):  # each range's SQL is written as the search comes to it
-        searched.append((low, high))
-        return real(con, select, batched, low, high)
+    def counted(con, select, batched):  # each range's SQL is written as the search comes to it
+        sql = real(con, select, batched)
 
-    monkeypatch.setattr(streamed, "range_sql", counted)
+        def one(low, high):
+            searched.append((low, high))
+            return sql(low, high)
+        return one
+
+    monkeypatch.setattr(streamed, "range_sqls", counted)
     result = run_streamed(db, "true")
     assert len(searched) == 1  # the first range, found before anything is written
     seen = []

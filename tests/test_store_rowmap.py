@@ -170,3 +170,32 @@ def test_an_index_without_the_table_is_read_by_columns(index: Path, tmp_path: Pa
     assert not _holds(older)
     query = QUERIES[0][1]
     assert run(older, query).matches == _matches(index, query, False, monkeypatch)
+
+
+STAND_IN = str(rows.RangeSql.LOW)
+
+
+@pytest.mark.parametrize(("text", "span", "template"), [
+    ("Kg1 kg8 Qd1", None, True),
+    ("cql(quiet) line --> check --> check --> check", None, True),
+    ("cql(quiet) wtm move o-o find {btm move o-o}", None, True),
+    ("Kg1 kg8 Qd1", (3, 400), False),  # the row map's join is cut to the -gamenumber bound
+    (f'cql(quiet) player white "{STAND_IN}" Qd1', None, False),  # the query spells a stand-in
+    ("cql(quiet) Q attacks k", None, True),
+], ids=["pieces", "window", "per game", "game range", "stand-in in a string", "attack"])
+def test_a_range_sql_rendered_once_is_each_range_rendered(index: Path, text, span, template) -> None:
+    """:class:`rows.RangeSql` writes each range's bounds into one rendering; every range's SQL is
+    what rendering the plan for that range gives, and where the stand-ins are not where they were
+    put it renders each range instead."""
+    from cqlindex.exec.run import plan_prepared, prepare
+
+    con = connect(index)
+    try:
+        select = plan_prepared(con, prepare(text, "<q>", gamenumbers=span)).select.copy()
+        select.set("order", None)
+        ranged = rows.RangeSql(con, select)
+        assert (ranged._template is not None) == template
+        for low, high in [(1, 1), (5, 90), (123, 4567890)]:
+            assert ranged(low, high) == rows._sql(con, rows.in_games(select, low, high))
+    finally:
+        con.close()

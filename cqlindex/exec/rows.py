@@ -24,7 +24,7 @@ about even (+/- 0.04 s) for b1 and c, whose half a million matches the join must
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from itertools import groupby
 from operator import itemgetter
 from typing import TYPE_CHECKING
@@ -77,13 +77,14 @@ def grouped(con, select: exp.Select, batched: bool = False) -> tuple[Mapping[int
     if extent is None:
         return found, total
     low, high, per_game_positions = extent
+    ranged = RangeSql(con, unsorted)
     if batched:
-        return _windowed(con, unsorted, low, high, per_game_positions)
+        return _windowed(con, ranged, low, high, per_game_positions)
     size = BATCH_POSITIONS
     while low <= high:
         step = max(1, int(size / per_game_positions))
         with memory.Watch() as watch:
-            rows, count = fetched(con, _sql(con, in_games(unsorted, low, min(low + step - 1, high))))
+            rows, count = fetched(con, ranged(low, min(low + step - 1, high)))
         found.update(rows.items())  # ranges ascending and disjoint: the games stay in order
         total += count
         size = next_batch(size, watch.taken, step * per_game_positions)
@@ -97,7 +98,7 @@ def grouped(con, select: exp.Select, batched: bool = False) -> tuple[Mapping[int
 WINDOW_THREADS = 2
 
 
-def _windowed(con, unsorted: exp.Select, low: int, high: int,
+def _windowed(con, ranged: RangeSql, low: int, high: int,
               per_game_positions: float) -> tuple[Mapping[int, list[int]], int]:
     """:func:`grouped` for a windowed plan: batches of at most :data:`BATCH_POSITIONS` positions
     (at least one per thread where the index has the games), :data:`WINDOW_THREADS` of them at a
@@ -110,7 +111,7 @@ def _windowed(con, unsorted: exp.Select, low: int, high: int,
     games = high - low + 1
     step = max(1, min(int(BATCH_POSITIONS / per_game_positions), -(-games // WINDOW_THREADS)))
     ranges = [(first, min(first + step - 1, high)) for first in range(low, high + 1, step)]
-    sqls = [_sql(con, in_games(unsorted, first, last)) for first, last in ranges]
+    sqls = [ranged(first, last) for first, last in ranges]
     if len(sqls) < 2:
         return fetched(con, sqls[0]) if sqls else ({}, 0)
     found: dict[int, list[int]] = {}
@@ -203,12 +204,19 @@ def range_sql(con, select: exp.Select, batched: bool, low: int, high: int) -> st
     every subquery tied to its row's game, or none), :func:`in_games` does it, so DuckDB reads
     the range's row groups only; otherwise the range filters the plan's rows from outside.
     """
+    return range_sqls(con, select, batched)(low, high)
+
+
+def range_sqls(con, select: exp.Select, batched: bool) -> Callable[[int, int], str]:
+    """:func:`range_sql` for one range after another: what does not change from range to range
+    is worked out (and rendered, the most of it) once."""
     unsorted = select.copy()
     unsorted.set("order", None)
     if batched or not _subquery_scans(unsorted) or per_game(unsorted):
-        return _sql(con, in_games(unsorted, low, high))
-    return (f"SELECT * FROM ({_sql(con, unsorted)}) AS _range "
-            f"WHERE _range.gamenumber BETWEEN {int(low)} AND {int(high)}")
+        return RangeSql(con, unsorted)
+    whole = _sql(con, unsorted)
+    return lambda low, high: (f"SELECT * FROM ({whole}) AS _range "
+                              f"WHERE _range.gamenumber BETWEEN {int(low)} AND {int(high)}")
 
 
 def ranges_in(con, span: tuple[int, int] | None) -> list[tuple[int, int]]:
@@ -301,9 +309,15 @@ def _is_gamenumber(e: exp.Expression) -> bool:
 
 def in_games(select: exp.Select, low: int, high: int) -> exp.Select:
     """``select`` with every scan of ``positions`` in it restricted to games ``low`` .. ``high``."""
+    return _in_games(select, low, high)[0]
+
+
+def _in_games(select: exp.Select, low: int, high: int) -> tuple[exp.Select, int]:
+    """:func:`in_games`, and how many scans it restricted."""
     from sqlglot import exp
 
     out = select.copy()
+    placed = 0
     for table in list(out.find_all(exp.Table)):
         scope = table.find_ancestor(exp.Select)
         if table.name != "positions" or scope is None:
@@ -311,16 +325,51 @@ def in_games(select: exp.Select, low: int, high: int) -> exp.Select:
         alias = table.alias or table.name
         scope.where(exp.Between(this=exp.column("gamenumber", table=alias), low=exp.Literal.number(low),
                                 high=exp.Literal.number(high)), copy=False)
-    return out
+        placed += 1
+    return out, placed
+
+
+class RangeSql:
+    """``_sql(con, in_games(select, low, high))`` for any range, from one rendering.
+
+    Rendering a plan is most of what a batch costs Python: a windowed plan's SQL is thousands of
+    characters, ~10-40 ms for sqlglot each time, paid once per batch (a dozen at 11 M positions).
+    So the select is rendered once with stand-in bounds, and each range's SQL is that text with
+    the range's bounds written in. Where the stand-ins do not occur exactly where they were put
+    (a query's own string or number spells one; a ``-gamenumber`` range narrows the row map's
+    join to a bound of its own), every range is rendered as before."""
+
+    #: Stand-ins for a range's first and last gamenumber: 19 digits, never a gamenumber (32 bits).
+    LOW, HIGH = 7_346_912_580_264_713_901, 7_346_912_580_264_713_907
+
+    def __init__(self, con, unsorted: exp.Select) -> None:
+        self._con, self._unsorted = con, unsorted
+        ranged, placed = _in_games(unsorted, self.LOW, self.HIGH)
+        self._template, mapped = _sql_mapped(con, ranged)
+        expected = placed + (mapped is not None)
+        if (mapped not in (None, (self.LOW, self.HIGH))
+                or self._template.count(str(self.LOW)) != expected or self._template.count(str(self.HIGH)) != expected):
+            self._template = None
+
+    def __call__(self, low: int, high: int) -> str:
+        if self._template is None:
+            return _sql(self._con, in_games(self._unsorted, low, high))
+        return self._template.replace(str(self.LOW), str(int(low))).replace(str(self.HIGH), str(int(high)))
 
 
 def _sql(con, select: exp.Select) -> str:
     """The SQL of ``select``, reading its rows' row ids and mapping them back through the index's
     ``game_rows`` (:mod:`cqlindex.store.rowmap`) where the select allows it and the map holds."""
+    return _sql_mapped(con, select)[0]
+
+
+def _sql_mapped(con, select: exp.Select) -> tuple[str, tuple[int, int] | None]:
+    """:func:`_sql`, and the range of games it wrote into the row map's join (or None)."""
     by_rowid = _rowid_select(select)
     if by_rowid is None or not rowmap.holds(con):
-        return select.sql(dialect="duckdb")
-    return rowmap.mapped(by_rowid.sql(dialect="duckdb"), _game_range(select))
+        return select.sql(dialect="duckdb"), None
+    games = _game_range(select)
+    return rowmap.mapped(by_rowid.sql(dialect="duckdb", copy=False), games), games
 
 
 def _game_range(select: exp.Select) -> tuple[int, int] | None:

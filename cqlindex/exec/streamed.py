@@ -27,7 +27,7 @@ from pathlib import Path
 
 from cqlindex.exec import plan_cache
 from cqlindex.exec.result import QueryResult
-from cqlindex.exec.rows import range_sql, ranges_in
+from cqlindex.exec.rows import range_sqls, ranges_in
 from cqlindex.exec.run import confirm, evaluates_every_game, plan_prepared, run, with_collection_size
 from cqlindex.exec.search import MEMORY, begun, games_examined, search
 from cqlindex.exec.timeout import Deadline, running
@@ -92,8 +92,9 @@ def _steps(con, p: Plan, ranges: list[tuple[int, int]], keep) -> Iterator[tuple[
     """Each range and its SQL, written as the search comes to it; once the last is handed out,
     ``keep`` (if given) is called with them all (a search stopped earlier keeps nothing)."""
     written = []
+    sql = range_sqls(con, p.select, p.batched) if ranges else None
     for low, high in ranges:
-        written.append((low, high, range_sql(con, p.select, p.batched, low, high)))
+        written.append((low, high, sql(low, high)))
         yield written[-1]
     if keep is not None:
         keep(written)
