@@ -29,7 +29,7 @@ from cqlindex.exec.result import QueryResult
 from cqlindex.exec.scanned import confirm_where
 from cqlindex.exec.search import MEMORY, begun, games_examined, search
 from cqlindex.exec.timeout import Deadline, running
-from cqlindex.store.database import connect
+from cqlindex.store.database import Opening
 
 
 def run_query(db: str | Path, text: str, *, variations: bool | None = None, source: str = "<query>",
@@ -46,15 +46,20 @@ def run_query(db: str | Path, text: str, *, variations: bool | None = None, sour
                    include_unplayable=include_unplayable, allow_files=allow_files, held=held)
     key = plan_cache.key(db, text, source, options)  # the file as it is: nothing opened yet
     kept = plan_cache.load(key)
-    con = _opened(db) if kept is not None else None
+    con = _opened(db, kept) if kept is not None else None
     if con is not None and plan_cache.key(db, text, source, options) != key:  # written while being opened
         con.close()
         con = None
     if con is None:
+        opening = Opening(db)
         try:
-            con = connect(db)
+            _import_planner(held)  # while the index opens
+            con = opening.result()
         except DatabaseError:  # said after the query's own mistakes, as the planning run says it
             return _planned(db, text, params, held)
+        except BaseException:
+            opening.close()
+            raise
         try:
             key = plan_cache.key(db, text, source, options)  # the file as it was opened
         except BaseException:
@@ -78,13 +83,29 @@ def run_query(db: str | Path, text: str, *, variations: bool | None = None, sour
     return result
 
 
-def _opened(db: str | Path):
-    """``db`` open without :func:`connect`'s checks, which the file passed when the plan kept for
-    it was made; None where it cannot be opened (then the query is planned, and says why)."""
+def _opened(db: str | Path, kept: tuple):
+    """``db`` open without :func:`connect`'s checks, which the file passed when the plan ``kept``
+    for it was made; None where it cannot be opened (then the query is planned, and says why).
+    A plan the columnar engine confirms imports the engine (numpy with it) while the file opens."""
+    opening = Opening(db, checked=False)
     try:
-        return connect(db, checked=False)
+        if kept[0] == "scanned":
+            import cqlindex.columnar.run  # noqa: F401  (imported now, used by confirm_where)
+        return opening.result()
     except DatabaseError:
         return None
+    except BaseException:
+        opening.close()
+        raise
+
+
+def _import_planner(held: bool) -> None:
+    """Import what :func:`_planned` runs (the parser, the planner, sqlglot: most of a planning
+    run's start-up), so that it happens while the index opens on another thread."""
+    if held:
+        import cqlindex.exec.run  # noqa: F401
+    else:
+        import cqlindex.exec.streamed  # noqa: F401
 
 
 def _scanned(con, query: Query, where: str, facts: dict, params: dict) -> QueryResult:

@@ -56,6 +56,41 @@ def connect(path: str | Path, *, read_only: bool = True, checked: bool = True) -
     return con
 
 
+class Opening:
+    """:func:`connect` run on a thread of its own, for a fresh process to import what it needs
+    meanwhile (issue 34: start-up). DuckDB lets go of the GIL while it opens a file and reads
+    its catalog (~30-60 ms of a query's start), so the imports, Python, go on beside it; a
+    connection made on one thread serves any other. :meth:`result` is the connection, or the
+    error :func:`connect` raised; :meth:`close` closes a connection no one took."""
+
+    def __init__(self, path: str | Path, **options: bool) -> None:
+        import threading
+
+        self._out: dict[str, Any] = {}
+        self._thread = threading.Thread(target=self._open, args=(path, options), daemon=True,
+                                        name="cqlindex-connect")
+        self._thread.start()
+
+    def _open(self, path: str | Path, options: dict[str, bool]) -> None:
+        try:
+            self._out["con"] = connect(path, **options)
+        except BaseException as error:  # handed to the caller by result()
+            self._out["error"] = error
+
+    def result(self) -> duckdb.DuckDBPyConnection:
+        self._thread.join()
+        if "error" in self._out:
+            raise self._out.pop("error")
+        return self._out.pop("con")
+
+    def close(self) -> None:
+        """Wait for the opening and close what it opened, unless :meth:`result` handed it out."""
+        self._thread.join()
+        con = self._out.pop("con", None)
+        if con is not None:
+            con.close()
+
+
 def table_names(con: duckdb.DuckDBPyConnection) -> set[str]:
     """The tables and views of the index's main schema (an exported index is views). Read from
     ``duckdb_tables()`` and ``duckdb_views()``: the ``information_schema`` views cost several
