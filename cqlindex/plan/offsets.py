@@ -202,8 +202,8 @@ def window_rows(used: Reads, source: str, by_rowid: bool = False) -> exp.Select:
     :mod:`cqlindex.store.rowmap`): the rows ``offset`` on are the stream's, ``LEAD(x, k) OVER ()``,
     which DuckDB computes as the rows stream, without partitioning or sorting them (d1 of the
     benchmark on 34 M positions: 20.0 -> 10.3 s, the same candidates). Only a row's
-    ``positionid`` needs a guard that the row ``k`` on is in the same game, ``k`` rows on in
-    storage: every reading of another row is conjoined with that row's existence (see
+    ``positionid`` needs a guard that the row ``k`` on is the same game's position ``k`` on (a
+    main line is consecutive positionids: pre-order, main continuation first): every reading of another row is conjoined with that row's existence (see
     :func:`_columns`), so the values of a row of the next game never count. The guard does not
     depend on the stream's order either: a row ``k`` on elsewhere would be missed, never taken
     for another.
@@ -213,9 +213,16 @@ def window_rows(used: Reads, source: str, by_rowid: bool = False) -> exp.Select:
     the patterns, a material balance held for six plies: its candidate SQL 3.2 -> 0.6 s).
     """
     values = _Values()
+    # A row's place as one number, (gamenumber, positionid) in the high and low bits: the row k
+    # on is the same game's position k on when its place is this one's plus k, one comparison
+    # of one shifted column (it was rowid and gamenumber, each shifted and compared).
+    place = exp.Add(this=S.paren(exp.BitwiseLeftShift(this=exp.Cast(this=S.col("gamenumber", source),
+                                                                       to=exp.DataType.build("BIGINT")),
+                                                        expression=S.num(32))),
+                    expression=S.col("positionid", source))
     for offset, value in used.columns.values():
         guard = offset and by_rowid and _is_column(value, "positionid")
-        values.add(S.col("rowid", source) if guard else value)
+        values.add(place if guard else value)
     shown = f"{source}v"  # the subquery's rows, each expression a column
     order = exp.Window(partition_by=[S.col("gamenumber", shown)],
                        order=exp.Order(expressions=[exp.Ordered(this=S.col("positionid", shown))]))
@@ -231,12 +238,10 @@ def window_rows(used: Reads, source: str, by_rowid: bool = False) -> exp.Select:
                 return exp.Window(this=function(this=v.copy(), offset=exp.Literal.number(abs(offset))),
                                   partition_by=order.args["partition_by"], order=order.args["order"]).copy()
 
-            if guard:  # a main-line row k rows on in storage, same game: position k on (the row map holds)
-                rowid, game, here = values.column(S.col("rowid", source), shown), *(
-                    S.col(c, shown) for c in ("gamenumber", "positionid"))
-                value = exp.Case(ifs=[exp.If(this=S.both(
-                    exp.EQ(this=shifted(rowid), expression=exp.Add(this=rowid.copy(), expression=S.num(offset))),
-                    exp.EQ(this=shifted(game), expression=game.copy())),
+            if guard:  # the main-line row k on is the same game's position k on
+                at, here = values.column(place, shown), S.col("positionid", shown)
+                value = exp.Case(ifs=[exp.If(
+                    this=exp.EQ(this=shifted(at), expression=exp.Add(this=at.copy(), expression=S.num(offset))),
                     true=exp.Add(this=here, expression=S.num(offset)))])
             else:
                 value = shifted(values.column(value, shown))
