@@ -190,26 +190,15 @@ def game_batches(con) -> list[tuple[int, int]]:
     return [(start, min(start + step - 1, high)) for start in range(low, high + 1, step)]
 
 
-def grouped_range(con, select: exp.Select, batched: bool, low: int,
-                  high: int) -> tuple[Mapping[int, list[int]], int]:
-    """:func:`grouped` for the games ``low`` .. ``high`` alone (a streamed run, one range at a time)."""
-    return fetched(con, range_sql(con, select, batched, low, high))
-
-
-def range_sql(con, select: exp.Select, batched: bool, low: int, high: int) -> str:
-    """The SQL :func:`grouped_range` runs: its rows are the (gamenumber, positionid) of ``select``
-    in the games ``low`` .. ``high``, unsorted.
+def range_sqls(con, select: exp.Select, batched: bool) -> Callable[[int, int], str]:
+    """The SQL of ``select`` for any range of games ``low`` .. ``high`` (a streamed run, one
+    range at a time): its rows are the plan's (gamenumber, positionid) in the range, unsorted.
+    What does not change from range to range is worked out (and rendered, the most of it) once.
 
     Where restricting every scan of ``positions`` to the range keeps the answer (``batched``, or
     every subquery tied to its row's game, or none), :func:`in_games` does it, so DuckDB reads
     the range's row groups only; otherwise the range filters the plan's rows from outside.
     """
-    return range_sqls(con, select, batched)(low, high)
-
-
-def range_sqls(con, select: exp.Select, batched: bool) -> Callable[[int, int], str]:
-    """:func:`range_sql` for one range after another: what does not change from range to range
-    is worked out (and rendered, the most of it) once."""
     unsorted = select.copy()
     unsorted.set("order", None)
     if batched or not _subquery_scans(unsorted) or per_game(unsorted):

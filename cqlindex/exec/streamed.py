@@ -4,7 +4,7 @@
 of millions of positions, ``true --format ndjson`` would hold them all, and the rows DuckDB hands
 over to be grouped, before the first record. Here the plan runs on one range of games at a time
 (about :data:`cqlindex.exec.rows.BATCH_POSITIONS` positions, see
-:func:`cqlindex.exec.rows.range_sql`; the loop is :func:`cqlindex.exec.search.search`), the
+:func:`cqlindex.exec.rows.range_sqls`; the loop is :func:`cqlindex.exec.search.search`), the
 evaluator confirms that range's candidates, and the range's matches are handed to the writer
 (:meth:`QueryResult.batches`) before the next range is searched. Memory is one range's, whatever the number of matches.
 

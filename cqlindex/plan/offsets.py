@@ -203,10 +203,10 @@ def window_rows(used: Reads, source: str, by_rowid: bool = False) -> exp.Select:
     which DuckDB computes as the rows stream, without partitioning or sorting them (d1 of the
     benchmark on 34 M positions: 20.0 -> 10.3 s, the same candidates). Only a row's
     ``positionid`` needs a guard that the row ``k`` on is the same game's position ``k`` on (a
-    main line is consecutive positionids: pre-order, main continuation first): every reading of another row is conjoined with that row's existence (see
-    :func:`_columns`), so the values of a row of the next game never count. The guard does not
-    depend on the stream's order either: a row ``k`` on elsewhere would be missed, never taken
-    for another.
+    main line is consecutive positionids: pre-order, main continuation first): every reading of
+    another row is conjoined with that row's existence (see :func:`_columns`), so the values of
+    a row of the next game never count. The guard does not depend on the stream's order either:
+    a row ``k`` on elsewhere would be missed, never taken for another.
 
     Each distinct expression is computed once per row, in a subquery, and the window shifts its
     value: ``LEAD(f(x), k)`` for k = 1 .. 5 made DuckDB compute ``f`` five times a row (p14 of
