@@ -25,7 +25,7 @@ from cqlindex import no_pandas
 from cqlindex.errors import InputError
 from cqlindex.ingest import worker
 from cqlindex.ingest.chunks import Chunk
-from cqlindex.ingest.heap import reuse_freed_memory
+from cqlindex.heap import reuse_freed_memory
 from cqlindex.ingest.lifeline import clean_context, lifeline_options, main_hidden, tie_to_parent
 
 
@@ -92,7 +92,7 @@ def _pool(workers: int) -> ProcessPoolExecutor:
 
 def _start_worker(build_pid: int) -> None:
     """A parse worker's start: it ends with the build, its pyarrow never imports pandas, and its
-    malloc keeps what a batch frees for the next (:mod:`cqlindex.ingest.heap`)."""
+    malloc keeps what a batch frees for the next (:mod:`cqlindex.heap`)."""
     tie_to_parent(build_pid)
     no_pandas.hide()
     reuse_freed_memory()
