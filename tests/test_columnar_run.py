@@ -174,6 +174,34 @@ def test_a_frame_comes_in_order_whatever_order_its_scan_reads(db) -> None:
     assert np.array_equal(moves, expected["move_to"])
 
 
+@pytest.mark.parametrize("pick", [
+    lambda games: games,                    # consecutive: read by the range alone
+    lambda games: games[::2],               # gaps: the range and the list
+    lambda games: games[:1] + games[-1:],   # the ends of a range, nothing between
+    lambda games: [],
+])
+@pytest.mark.parametrize("variations", [True, False])
+def test_a_frame_holds_its_batchs_games_and_no_other(db, pick, variations) -> None:
+    import duckdb
+
+    from cqlindex.columnar.frame import load
+
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        every = [g for (g,) in con.execute("SELECT gamenumber FROM games ORDER BY 1").fetchall()]
+        batch = pick(every)
+        frame = load(con, batch, variations, {}, games=True)
+        mainline = "" if variations else " AND mainline"
+        rows = con.execute(f"SELECT count(*) FROM positions WHERE list_contains(?, gamenumber){mainline}",
+                           [batch]).fetchone()[0]
+    finally:
+        con.close()
+    assert len(every) > 3
+    assert sorted(set(frame.gamenumber.tolist())) == batch
+    assert frame.size == rows
+    assert sorted(frame.games) == batch
+
+
 @pytest.mark.parametrize("games, ids", [
     ([], []),
     ([5], [2]),

@@ -243,7 +243,13 @@ def load(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations:
     ``gamenumbers`` every game from the first to the last): read the rows it selects alone."""
     numbers = [int(g) for g in gamenumbers]
     params = game_params = [numbers[0], numbers[-1], numbers] if numbers else [0, -1, []]
-    games_where = "p.gamenumber BETWEEN ? AND ? AND p.gamenumber IN (SELECT unnest(?::INTEGER[]))"
+    games_where = "p.gamenumber BETWEEN ? AND ?"
+    if numbers and numbers[-1] - numbers[0] + 1 != len(numbers):
+        # Only where the batch skips games: the semi-join on the list cost 4 of the 11 ms a
+        # batch of 51 K rows took to read, and a batch of consecutive games needs no list.
+        games_where += " AND p.gamenumber IN (SELECT unnest(?::INTEGER[]))"
+    else:
+        params = game_params = params[:2]
     keys = None
     rows_only = rows is not None or where is not None
     if where is not None:
@@ -299,6 +305,5 @@ def load(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations:
     frame = Frame(columns, out_facts, variations, fetch, rows_only=rows_only)
     if games:
         frame.games = {row[0]: row for row in con.execute(
-            f"SELECT {', '.join(GAME_COLUMNS)} FROM games WHERE gamenumber BETWEEN ? AND ? "
-            "AND gamenumber IN (SELECT unnest(?::INTEGER[]))", game_params).fetchall()}
+            f"SELECT {', '.join(GAME_COLUMNS)} FROM games AS p WHERE {games_where}", game_params).fetchall()}
     return frame
