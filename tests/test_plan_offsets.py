@@ -30,6 +30,11 @@ CHAINS = [
     "line --> check{2} --> {move capture [QRBNPqrbnp]}",
     "line --> {piece x in [Nn] move from x} --> {move to _}",
     'line --> {player white "Carlsen"} --> check',  # the first step's tags: tested at the plan's row
+    # a repeated move step, computed once per row as a span of two rows (plan/window_spans.py)
+    "line --> (move from K --> .) {3,}",
+    "line <-- {move from k} <-- . <-- {move from k} <-- . <-- {move from k}",
+    "line --> {move to _ not move enpassant} --> (move from K --> .) {3}",  # one span kept, one undone
+    "line --> {move to _} --> {move to _} --> {move to _} --> {move capture [QRBNPqrbnp]}",
 ]
 
 
@@ -172,6 +177,7 @@ TOP_LEVEL = [
     ("flipcolor { move capture Q line --> . --> .{0,5} --> mate }", True),  # p15: the line's window taken in
     ("not {move capture . line --> check --> . --> check}", True),  # the same under NOT
     ("move capture q find mate", True),  # mixed: the move on the window, the find's subquery as it was
+    ("move capture [qr] line --> (move from K --> .) {3}", True),  # a line's spans taken in
     ('{player white "Carlsen" or check} child : check', True),  # the tags stay at the plan's row
     ('player white "Carlsen" or child : check', False),  # the tags in the child's condition: correlated
     ("cql(variations) check child : check", False),  # any branch: not consecutive rows
@@ -194,3 +200,20 @@ def test_a_top_level_child_or_parent_on_the_window(db, query, windowed, streamed
         assert (plan_for(db, query).sql != plan.sql) is windowed
         before = run(db, query)
     assert (fast.matches, fast.candidates) == (before.matches, before.candidates)
+
+
+@pytest.mark.parametrize(("query", "spans"), [
+    ("line --> (move from K --> .) {3,}", True),  # one step read at three rows
+    ("line --> {move to _ not move enpassant} --> {wtm move capture q} --> {move to _ not move enpassant}", False),
+    ("line --> {move from k} --> {move from K} --> {move from k}", False),  # three steps, each its own
+])
+def test_spans_are_made_where_a_step_repeats(db, query, spans, monkeypatch) -> None:
+    """A span's subquery is a second window over every row: it pays where one step is read at
+    SPAN_READS rows or more, and elsewhere the plan is the one made without spans."""
+    from cqlindex.plan import window_spans
+
+    plan = plan_for(db, query).sql
+    assert ("srci" in plan) is spans
+    monkeypatch.setattr(window_spans, "SPAN_READS", 1000)
+    assert (plan_for(db, query).sql == plan) is not spans
+

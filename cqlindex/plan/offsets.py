@@ -36,6 +36,7 @@ from dataclasses import replace
 from sqlglot import exp
 
 from cqlindex.plan import sql as S
+from cqlindex.plan.window_spans import Spans, liftable, near_rows, rows_read, span_table, spans_worth_it
 
 #: An alias of the window's rows in the plan (``w`` and a number): the executor finds them by it.
 WINDOW_PREFIX = "w"
@@ -128,12 +129,6 @@ def _link(part: exp.Expression, alias: str, offsets: dict[str, int]) -> tuple[st
     return (kind, outer) if kind is not None else None
 
 
-#: Expressions read off one row that are computed there and carried as one column or LEAD/LAG
-#: (fewer window columns: ``~(wk | ... | bp)`` is one, not twelve). Not ``If``: a CASE's branch
-#: is not a value on its own.
-_LIFTED = (exp.Binary, exp.Unary, exp.Paren, exp.Case, exp.Func, exp.Predicate)
-
-
 def _columns(condition: exp.Expression, offsets: dict[str, int], window: str, used: Reads) -> exp.Expression:
     """Each column of a placed row as the window's column; an expression of one other row's
     columns alone as one window column. Sound for the lifted expressions too: LEAD(f(x)) and
@@ -146,13 +141,18 @@ def _columns(condition: exp.Expression, offsets: dict[str, int], window: str, us
             if node.table not in offsets:
                 raise Unplaced(f"a column of {node.table or 'no table'}")
             return used.read(offsets[node.table], S.col(node.name, source), window, node.name)
-        offset = _one_other_row(node, offsets, window) if isinstance(node, _LIFTED) and not isinstance(
-            node, exp.If) else None
+        offset = _one_other_row(node, offsets, window) if liftable(node) else None
         if offset is not None:
             lifted = node.copy()
             for column in lifted.find_all(exp.Column):
                 column.set("table", exp.to_identifier(source))
             return used.read(offset, lifted, window)
+        low = near_rows(node, offsets, window) if used.spans and liftable(node) else None
+        if low is not None:  # a step between rows (a move: this board, the next row's squares)
+            lifted = node.copy()
+            for column in lifted.find_all(exp.Column):
+                column.set("table", exp.to_identifier(span_table(source, offsets[column.table] - low)))
+            return used.read(low, lifted, window)
         return node
 
     return condition.transform(place, copy=False)
@@ -161,13 +161,8 @@ def _columns(condition: exp.Expression, offsets: dict[str, int], window: str, us
 def _one_other_row(node: exp.Expression, offsets: dict[str, int], window: str) -> int | None:
     """The offset of the one row all of ``node``'s columns come from, if one (0 too: the start
     row's test is one column of the window, not the twelve boards it reads)."""
-    if node.find(exp.Exists, exp.Select, exp.Window):
-        return None
-    tables = {column.table for column in node.find_all(exp.Column)}
-    if not tables or window in tables or not tables <= offsets.keys():
-        return None
-    found = {offsets[t] for t in tables}
-    return found.pop() if len(found) == 1 else None
+    found = rows_read(node, offsets, window)
+    return found.pop() if found is not None and len(found) == 1 else None
 
 
 def _source(window: str) -> str:
@@ -177,21 +172,31 @@ def _source(window: str) -> str:
 class Reads:
     """What the window carries: name -> (offset, expression over the source row), each once."""
 
-    def __init__(self) -> None:
+    def __init__(self, spans: bool = False) -> None:
         self.columns: dict[str, tuple[int, exp.Expression]] = {}
         self._names: dict[tuple[int, str], str] = {}
+        #: Whether an expression of a few consecutive rows is computed once as a column of its
+        #: first row (:mod:`cqlindex.plan.window_spans`): only where the window streams the
+        #: index's rows by row id, which the portable plan does not.
+        self.spans = spans
+        self._made = 0  # reads made, dropped ones too: a new name is never one already given
 
     def copy(self) -> Reads:
         """Another record with the same reads, for a :func:`flatten` that may give up half way."""
-        out = Reads()
-        out.columns, out._names = dict(self.columns), dict(self._names)
+        out = Reads(self.spans)
+        out.columns, out._names, out._made = dict(self.columns), dict(self._names), self._made
         return out
+
+    def drop(self, name: str) -> None:
+        offset, value = self.columns.pop(name)
+        del self._names[(offset, value.sql())]
 
     def read(self, offset: int, value: exp.Expression, window: str, name: str | None = None) -> exp.Column:
         key = (offset, value.sql())
         if key not in self._names:
-            self._names[key] = _name(offset, name if name is not None else f"x{len(self.columns)}")
+            self._names[key] = _name(offset, name if name is not None else f"x{self._made}")
             self.columns[self._names[key]] = (offset, value)
+            self._made += 1
         return exp.column(self._names[key], table=window)
 
 
@@ -220,10 +225,14 @@ def window_rows(used: Reads, source: str, by_rowid: bool = False) -> exp.Select:
                                                                        to=exp.DataType.build("BIGINT")),
                                                         expression=S.num(32))),
                     expression=S.col("positionid", source))
+    shown = f"{source}v"  # the subquery's rows, each expression a column
+    spans = Spans(source, f"{source}i", values, place) if by_rowid else None
     for offset, value in used.columns.values():
         guard = offset and by_rowid and _is_column(value, "positionid")
-        values.add(place if guard else value)
-    shown = f"{source}v"  # the subquery's rows, each expression a column
+        if spans is not None and spans.holds(value):
+            spans.column(value, shown)
+        else:
+            values.add(place if guard else value)
     order = exp.Window(partition_by=[S.col("gamenumber", shown)],
                        order=exp.Order(expressions=[exp.Ordered(this=S.col("positionid", shown))]))
     columns = [S.col("gamenumber", shown), S.col("positionid", shown)]
@@ -243,8 +252,12 @@ def window_rows(used: Reads, source: str, by_rowid: bool = False) -> exp.Select:
                 value = exp.Case(ifs=[exp.If(
                     this=exp.EQ(this=shifted(at), expression=exp.Add(this=at.copy(), expression=S.num(offset))),
                     true=exp.Add(this=here, expression=S.num(offset)))])
+            elif spans is not None and spans.holds(value):
+                value = shifted(spans.column(value, shown))
             else:
                 value = shifted(values.column(value, shown))
+        elif spans is not None and spans.holds(value):
+            value = spans.column(value, shown)
         else:
             value = values.column(value, shown)
         columns.append(exp.alias_(value, name))
@@ -252,6 +265,10 @@ def window_rows(used: Reads, source: str, by_rowid: bool = False) -> exp.Select:
         columns.append(exp.alias_(values.column(S.col("rowid", source), shown), "r"))
     rows = (exp.select(*(S.col(key, source) for key in _KEYS), *values.selected())
             .from_(exp.to_table("positions").as_(source)).where(S.col("mainline", source)))
+    if spans:  # the spans computed over the rows, and the window over both
+        inner = spans.inner
+        rows = exp.select(*(S.col(key, inner) for key in _KEYS), *(S.col(name, inner) for name in values.names()),
+                          *spans.selected()).from_(rows.subquery(inner))
     return exp.select(*columns).from_(rows.subquery(shown))
 
 
@@ -282,6 +299,9 @@ class _Values:
 
     def selected(self) -> list[exp.Expression]:
         return [exp.alias_(value.copy(), name) for name, value in self._names.values()]
+
+    def names(self) -> list[str]:
+        return [name for name, _ in self._names.values()]
 
 
 def chain_exists(condition: exp.Expression, used: Reads, window: str,
@@ -327,19 +347,24 @@ def windowed_chains(compiler, chains: list[list], row, backward: bool = False,
     needed, prefilters = len(compiler.python_needed), len(compiler.prefilters)
     aliases = [[compiler._other() for _ in filters] for filters in chains]
     window = f"{WINDOW_PREFIX}{next(compiler._aliases)}"
-    used = Reads()
-    condition = None
-    exact = True
-    try:
-        for filters, names in zip(chains, aliases):
-            one, sure = _chain_condition(compiler, filters, names, backward, window, used)
-            condition = one if condition is None else S.either(condition, one)
-            exact = exact and sure
-    except Unplaced:
-        exact = None
-    if exact is None or exact_only and not exact:
-        del compiler.python_needed[needed:], compiler.prefilters[prefilters:]
-        return None
+    for spans in (True, False) if compiler.rowids else (False,):
+        used = Reads(spans)
+        condition = None
+        exact = True
+        try:
+            for filters, names in zip(chains, aliases):
+                one, sure = _chain_condition(compiler, filters, names, backward, window, used)
+                condition = one if condition is None else S.either(condition, one)
+                exact = exact and sure
+        except Unplaced:
+            exact = None
+        if exact is None or exact_only and not exact:
+            del compiler.python_needed[needed:], compiler.prefilters[prefilters:]
+            return None
+        condition = spans_worth_it(condition, used, window, _source(window))
+        if condition is not None:
+            break
+        del compiler.python_needed[needed:], compiler.prefilters[prefilters:]  # compiled again, without spans
     compiler.windowed = True  # a range of games at a time: the window reads only that range's rows
     compiler.windows[window] = (condition, used)
     # The first step again at the plan's own row, where it also sees the game's tags (g): kept
@@ -392,21 +417,34 @@ def windowed_where(compiler, select: exp.Select, row) -> exp.Select:
     if source is None or not isinstance(source.this, exp.Table) or source.this.alias_or_name != row.alias:
         return select
     window = f"{WINDOW_PREFIX}{next(compiler._aliases)}"
-    used = Reads()
+    kept, placed, used = _on_window(select, row.alias, window, compiler.windows, compiler.rowids)
+    if placed is None:
+        return select
+    worth = spans_worth_it(placed, used, window, _source(window))
+    if worth is None:
+        kept, placed, used = _on_window(select, row.alias, window, compiler.windows, False)
+    else:
+        placed = worth
+    compiler.windowed = True  # a range of games at a time: the window reads only that range's rows
+    out = select.copy()
+    out.set("where", exp.Where(this=S.both(kept, chain_exists(placed, used, window, row.alias, compiler.rowids))))
+    return out
+
+
+def _on_window(select: exp.Select, alias: str, window: str, windows: dict[str, tuple[exp.Expression, Reads]],
+               spans: bool) -> tuple[exp.Expression | None, exp.Expression | None, Reads]:
+    """(the conjuncts of ``select``'s WHERE kept at the row ``alias``, the others placed on the
+    window ``window``, what the window reads)."""
+    used = Reads(spans)
     kept, placed = None, None
     for part in S.conjuncts(select.args.get("where")):
-        done = _placed(part, row.alias, window, used, compiler.windows)
+        done = _placed(part, alias, window, used, windows)
         if done is None:
             kept = S.both(kept, part.copy())
         else:
             condition, used = done
             placed = S.both(placed, condition)
-    if placed is None:
-        return select
-    compiler.windowed = True  # a range of games at a time: the window reads only that range's rows
-    out = select.copy()
-    out.set("where", exp.Where(this=S.both(kept, chain_exists(placed, used, window, row.alias, compiler.rowids))))
-    return out
+    return kept, placed, used
 
 
 def _placed(part: exp.Expression, alias: str, window: str, used: Reads,
@@ -472,8 +510,10 @@ def _reread(condition: exp.Expression, inner: str, reads: Reads, window: str, us
             return exp.column(node.name, table=window)
         offset, value = reads.columns[node.name]
         value = value.copy()
+        old, new = _source(inner), _source(window)
         for column in value.find_all(exp.Column):  # the value itself too, where it is a column
-            column.set("table", exp.to_identifier(_source(window)))
+            # a span's columns name their row after its first (span_table): that stays
+            column.set("table", exp.to_identifier(new + column.table[len(old):]))
         return used.read(offset, value, window, value.name if isinstance(value, exp.Column) else None)
 
     return condition.copy().transform(place, copy=False)
