@@ -76,7 +76,7 @@ def test_a_window_chain_finds_what_the_evaluator_finds(db, query, streamed, monk
         monkeypatch.setattr(rowmap, "holds", lambda con: False)
     plan = plan_for(db, query)
     assert f"AS {WINDOW_PREFIX}" in plan.sql and ("LEAD(" in plan.sql or "LAG(" in plan.sql)
-    assert plan.batched and ("OVER ()" in plan.sql) == streamed
+    assert plan.batched and ("PARTITION BY" not in plan.sql) == streamed
     monkeypatch.setattr(rows_module, "BATCH_POSITIONS", 2000)  # batches of a few games
     fast = run(db, query)
     assert fast.matches == _evaluated(db, query)
@@ -217,3 +217,28 @@ def test_spans_are_made_where_a_step_repeats(db, query, spans, monkeypatch) -> N
     monkeypatch.setattr(window_spans, "SPAN_READS", 1000)
     assert (plan_for(db, query).sql == plan) is not spans
 
+
+@pytest.mark.parametrize(("query", "anchored"), [
+    (CHAINS[0], True),  # d1: a queen captured in the middle
+    ("line --> {move o-o} --> {move to _} --> {move to _}", True),
+    ("line --> {move capture [qr]} --> {move capture .} --> {move to _}", True),
+    ("line --> . --> {move to _} --> {move promote .} --> {move to _}", True),
+    ("line --> {move capture [qr]} --> (move to _ --> .) {3}", True),  # spans too: each shift ordered
+    ("line --> {move to _} --> {move capture .} --> {move to _}", False),  # no rare step
+    ("line --> check --> check --> mate", False),  # a rare step, but a window of few columns
+    ("line --> {move capture q} --> {move to _} --> {not move capture .}", False),  # a row read under NOT alone
+    ("line --> {move capture [qn]} --> {move to _} --> {move to _}", False),  # knights are captured too often
+])
+def test_a_rare_step_keeps_the_window_to_the_rows_near_it(db, query, anchored, monkeypatch) -> None:
+    """plan/window_anchor.py: the window's rows are those within the chain's reach of a rare
+    step's row; the same matches as the evaluator and the same candidates as the whole window."""
+    from cqlindex.plan import offsets
+
+    plan = plan_for(db, query)
+    assert ("CROSS JOIN RANGE(" in plan.sql) is anchored
+    assert "OVER ()" not in plan.sql or not anchored  # rows from a join come in no order
+    monkeypatch.setattr(rows_module, "BATCH_POSITIONS", 2000)  # batches of a few games
+    fast = run(db, query)
+    assert fast.matches == _evaluated(db, query)
+    monkeypatch.setattr(offsets, "rare_anchor", lambda *args: None)
+    assert run(db, query).candidates == fast.candidates

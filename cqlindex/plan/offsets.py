@@ -36,6 +36,7 @@ from dataclasses import replace
 from sqlglot import exp
 
 from cqlindex.plan import sql as S
+from cqlindex.plan.window_anchor import Anchor, anchored, rare_anchor
 from cqlindex.plan.window_spans import Spans, liftable, near_rows, rows_read, span_table, spans_worth_it
 
 #: An alias of the window's rows in the plan (``w`` and a number): the executor finds them by it.
@@ -179,6 +180,8 @@ class Reads:
         #: first row (:mod:`cqlindex.plan.window_spans`): only where the window streams the
         #: index's rows by row id, which the portable plan does not.
         self.spans = spans
+        #: The rows the window keeps, where the condition implies a rare step (:mod:`cqlindex.plan.window_anchor`).
+        self.anchor: Anchor | None = None
         self._made = 0  # reads made, dropped ones too: a new name is never one already given
 
     def copy(self) -> Reads:
@@ -226,7 +229,10 @@ def window_rows(used: Reads, source: str, by_rowid: bool = False) -> exp.Select:
                                                         expression=S.num(32))),
                     expression=S.col("positionid", source))
     shown = f"{source}v"  # the subquery's rows, each expression a column
-    spans = Spans(source, f"{source}i", values, place) if by_rowid else None
+    # Rows kept near an anchor come from a join, which keeps no order: the window orders them.
+    ordered = by_rowid and used.anchor is not None
+    stream = exp.Order(expressions=[exp.Ordered(this=values.column(place, shown))]) if ordered else None
+    spans = Spans(source, f"{source}i", values, place, ordered) if by_rowid else None
     for offset, value in used.columns.values():
         guard = offset and by_rowid and _is_column(value, "positionid")
         if spans is not None and spans.holds(value):
@@ -243,7 +249,8 @@ def window_rows(used: Reads, source: str, by_rowid: bool = False) -> exp.Select:
 
             def shifted(v: exp.Expression) -> exp.Expression:
                 if by_rowid:
-                    return exp.Window(this=function(this=v.copy(), offset=exp.Literal.number(abs(offset))))
+                    return exp.Window(this=function(this=v.copy(), offset=exp.Literal.number(abs(offset))),
+                                      order=stream.copy() if stream is not None else None)
                 return exp.Window(this=function(this=v.copy(), offset=exp.Literal.number(abs(offset))),
                                   partition_by=order.args["partition_by"], order=order.args["order"]).copy()
 
@@ -265,6 +272,8 @@ def window_rows(used: Reads, source: str, by_rowid: bool = False) -> exp.Select:
         columns.append(exp.alias_(values.column(S.col("rowid", source), shown), "r"))
     rows = (exp.select(*(S.col(key, source) for key in _KEYS), *values.selected())
             .from_(exp.to_table("positions").as_(source)).where(S.col("mainline", source)))
+    if by_rowid and used.anchor is not None:
+        rows = anchored(rows, used.anchor, source, place)
     if spans:  # the spans computed over the rows, and the window over both
         inner = spans.inner
         rows = exp.select(*(S.col(key, inner) for key in _KEYS), *(S.col(name, inner) for name in values.names()),
@@ -365,6 +374,8 @@ def windowed_chains(compiler, chains: list[list], row, backward: bool = False,
         if condition is not None:
             break
         del compiler.python_needed[needed:], compiler.prefilters[prefilters:]  # compiled again, without spans
+    if compiler.rowids:
+        used.anchor = rare_anchor(condition, used, window, _source(window))
     compiler.windowed = True  # a range of games at a time: the window reads only that range's rows
     compiler.windows[window] = (condition, used)
     # The first step again at the plan's own row, where it also sees the game's tags (g): kept
@@ -425,6 +436,8 @@ def windowed_where(compiler, select: exp.Select, row) -> exp.Select:
         kept, placed, used = _on_window(select, row.alias, window, compiler.windows, False)
     else:
         placed = worth
+    if compiler.rowids:
+        used.anchor = rare_anchor(placed, used, window, _source(window))
     compiler.windowed = True  # a range of games at a time: the window reads only that range's rows
     out = select.copy()
     out.set("where", exp.Where(this=S.both(kept, chain_exists(placed, used, window, row.alias, compiler.rowids))))

@@ -128,10 +128,12 @@ class Spans:
     """The span expressions a window shifts, each computed once, as a column ``p<i>`` of the
     subquery over ``inner`` (the rows with their values), which the window reads as its rows."""
 
-    def __init__(self, source: str, inner: str, values, place: exp.Expression) -> None:
+    def __init__(self, source: str, inner: str, values, place: exp.Expression, ordered: bool = False) -> None:
         self.source, self.inner = source, inner
         self._values = values  # offsets._Values: each row's values, computed once
         self._place = place
+        #: Whether the rows come in no order (kept near an anchor: a join): each shift orders them.
+        self._ordered = ordered
         self._names: dict[str, tuple[str, exp.Expression]] = {}
 
     def holds(self, value: exp.Expression) -> bool:
@@ -151,7 +153,10 @@ class Spans:
         return bool(self._names)
 
     def _lead(self, value: exp.Expression, delta: int) -> exp.Expression:
-        return exp.Window(this=exp.Lead(this=value.copy(), offset=_number(delta)))
+        order = None
+        if self._ordered:
+            order = exp.Order(expressions=[exp.Ordered(this=self._values.column(self._place, self.inner))])
+        return exp.Window(this=exp.Lead(this=value.copy(), offset=_number(delta)), order=order)
 
     def _computed(self, value: exp.Expression) -> exp.Expression:
         """``value`` over the subquery's rows: each row's part shifted to it, NULL unless every
