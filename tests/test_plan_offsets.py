@@ -209,13 +209,13 @@ def test_a_top_level_child_or_parent_on_the_window(db, query, windowed, streamed
 ])
 def test_spans_are_made_where_a_step_repeats(db, query, spans, monkeypatch) -> None:
     """A span's subquery is a second window over every row: it pays where one step is read at
-    SPAN_READS rows or more, and elsewhere the plan is the one made without spans."""
+    SPAN_READS rows or more, and elsewhere each of its rows' columns is shifted on its own."""
     from cqlindex.plan import window_spans
 
     plan = plan_for(db, query).sql
     assert ("srci" in plan) is spans
     monkeypatch.setattr(window_spans, "SPAN_READS", 1000)
-    assert (plan_for(db, query).sql == plan) is not spans
+    assert "srci" not in plan_for(db, query).sql
 
 
 @pytest.mark.parametrize(("query", "anchored"), [

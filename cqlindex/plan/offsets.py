@@ -356,24 +356,20 @@ def windowed_chains(compiler, chains: list[list], row, backward: bool = False,
     needed, prefilters = len(compiler.python_needed), len(compiler.prefilters)
     aliases = [[compiler._other() for _ in filters] for filters in chains]
     window = f"{WINDOW_PREFIX}{next(compiler._aliases)}"
-    for spans in (True, False) if compiler.rowids else (False,):
-        used = Reads(spans)
-        condition = None
-        exact = True
-        try:
-            for filters, names in zip(chains, aliases):
-                one, sure = _chain_condition(compiler, filters, names, backward, window, used)
-                condition = one if condition is None else S.either(condition, one)
-                exact = exact and sure
-        except Unplaced:
-            exact = None
-        if exact is None or exact_only and not exact:
-            del compiler.python_needed[needed:], compiler.prefilters[prefilters:]
-            return None
-        condition = spans_worth_it(condition, used, window, _source(window))
-        if condition is not None:
-            break
-        del compiler.python_needed[needed:], compiler.prefilters[prefilters:]  # compiled again, without spans
+    used = Reads(compiler.rowids)
+    condition = None
+    exact = True
+    try:
+        for filters, names in zip(chains, aliases):
+            one, sure = _chain_condition(compiler, filters, names, backward, window, used)
+            condition = one if condition is None else S.either(condition, one)
+            exact = exact and sure
+    except Unplaced:
+        exact = None
+    if exact is None or exact_only and not exact:
+        del compiler.python_needed[needed:], compiler.prefilters[prefilters:]
+        return None
+    condition = spans_worth_it(condition, used, window, _source(window))
     if compiler.rowids:
         used.anchor = rare_anchor(condition, used, window, _source(window))
     compiler.windowed = True  # a range of games at a time: the window reads only that range's rows
@@ -431,11 +427,7 @@ def windowed_where(compiler, select: exp.Select, row) -> exp.Select:
     kept, placed, used = _on_window(select, row.alias, window, compiler.windows, compiler.rowids)
     if placed is None:
         return select
-    worth = spans_worth_it(placed, used, window, _source(window))
-    if worth is None:
-        kept, placed, used = _on_window(select, row.alias, window, compiler.windows, False)
-    else:
-        placed = worth
+    placed = spans_worth_it(placed, used, window, _source(window))
     if compiler.rowids:
         used.anchor = rare_anchor(placed, used, window, _source(window))
     compiler.windowed = True  # a range of games at a time: the window reads only that range's rows
