@@ -15,12 +15,13 @@ worse. Measured:
   faults, 0.40 s of system time and 0.95 s wall by default; 55 K, 0.20 s and 0.69 s tuned
   (p02: 0.72 -> 0.56 s, p09: 0.92 -> 0.74 s), the same peak RSS.
 
-Only processes cqlindex owns are tuned: the parse workers and the console script
-(:func:`cqlindex.launch.console`). Never a process that merely imports cqlindex: that may be
-someone's long-lived program (the API, a notebook, a test run of the command line), whose
-allocator is not ours to set, and a heap that keeps what it frees hides a later block's growth
-from the memory readings of :mod:`cqlindex.exec.memory`. Elsewhere than glibc (macOS, musl) it
-does nothing.
+Only processes cqlindex owns, that end with their work, are tuned: the parse workers and a
+query run by the console script (:func:`cqlindex.launch.console`; not ``serve``, which lives on
+and should give back what a big query took). Never a process that merely imports cqlindex:
+that may be someone's long-lived program (the API, a notebook, a test run of the command
+line), whose allocator is not ours to set, and a heap that keeps what it frees hides a later
+block's growth from the memory readings of :mod:`cqlindex.exec.memory`. Elsewhere than glibc
+(macOS, musl) it does nothing.
 """
 
 from __future__ import annotations

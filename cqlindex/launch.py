@@ -74,14 +74,16 @@ def console() -> None:
 
     Nothing a command runs here needs pandas, which pyarrow would import if installed
     (:mod:`cqlindex.no_pandas`, issue 16); ``--engine spark`` lets pyspark have it back. Nor
-    more than one BLAS thread (:func:`one_blas_thread`). The process is cqlindex's own, so its
-    malloc keeps the columnar engine's freed arrays for the next (:mod:`cqlindex.heap`: a fifth
-    of a heavy query's wall time went to faulting them in again)."""
+    more than one BLAS thread (:func:`one_blas_thread`). A query's process is cqlindex's own and
+    ends with the query, so its malloc keeps the columnar engine's freed arrays for the next
+    (:mod:`cqlindex.heap`: a fifth of a heavy query's wall time went to faulting them in again);
+    not a long-lived one's (``serve``), which should give back what a big query took."""
     from cqlindex import heap, no_pandas
 
     one_blas_thread()
     no_pandas.hide()
-    heap.reuse_freed_memory()
+    if sys.argv[1:2] == ["query"]:
+        heap.reuse_freed_memory()
     if main():
         try:
             sys.stdout.flush()
