@@ -144,10 +144,7 @@ def _columns(condition: exp.Expression, offsets: dict[str, int], window: str, us
             return used.read(offsets[node.table], S.col(node.name, source), window, node.name)
         offset = _one_other_row(node, offsets, window) if liftable(node) else None
         if offset is not None:
-            lifted = node.copy()
-            for column in lifted.find_all(exp.Column):
-                column.set("table", exp.to_identifier(source))
-            return used.read(offset, lifted, window)
+            return used.read(offset, S.on_table(node, source), window)
         low = near_rows(node, offsets, window) if used.spans and liftable(node) else None
         if low is not None:  # a step between rows (a move: this board, the next row's squares)
             lifted = node.copy()

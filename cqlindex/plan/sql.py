@@ -28,6 +28,14 @@ def col(name: str, table: str) -> exp.Column:
     return exp.column(name, table=table)
 
 
+def on_table(e: exp.Expression, table: str) -> exp.Expression:
+    """A copy of ``e`` with every column read from ``table`` (an expression of one row moved to another alias)."""
+    out = e.copy()
+    for column in out.find_all(exp.Column):
+        column.set("table", exp.to_identifier(table))
+    return out
+
+
 def num(value: int) -> exp.Expression:
     return exp.Literal.number(value) if value >= 0 else exp.Neg(this=exp.Literal.number(-value))
 

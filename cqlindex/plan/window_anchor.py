@@ -161,12 +161,7 @@ def anchored(rows: exp.Select, anchor: Anchor, source: str, place: exp.Expressio
     anchor: their place (``place``, over ``source``) one of an anchor row's plus ``d``."""
     at = f"{source}a"
     near = f"{source}d"
-    predicate = anchor.predicate.copy()
-    for column in predicate.find_all(exp.Column):
-        column.set("table", exp.to_identifier(at))
-    anchor_place = place.copy()
-    for column in anchor_place.find_all(exp.Column):
-        column.set("table", exp.to_identifier(at))
+    predicate, anchor_place = S.on_table(anchor.predicate, at), S.on_table(place, at)
     steps = exp.Table(this=exp.Anonymous(this="range", expressions=[
         S.num(anchor.low - anchor.offset), S.num(anchor.high - anchor.offset + 1)]),
         alias=exp.TableAlias(this=exp.to_identifier(near), columns=[exp.to_identifier("d")]))

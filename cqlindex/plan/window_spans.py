@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from cqlindex.plan import sql as S
+
 #: The prefix of a span's column in the subquery that computes it (``p`` and a number).
 PREFIX = "p"
 
@@ -112,13 +114,10 @@ def _rows_of_span(value: exp.Expression, offset: int, window: str, source: str, 
             return node
         delta = rows.pop()
         if isinstance(node, exp.Column):
-            return used.read(offset + delta, exp.column(node.name, table=source), window, node.name)
+            return used.read(offset + delta, S.col(node.name, source), window, node.name)
         if not liftable(node):
             return node
-        lifted = node.copy()
-        for column in lifted.find_all(exp.Column):
-            column.set("table", exp.to_identifier(source))
-        return used.read(offset + delta, lifted, window)
+        return used.read(offset + delta, S.on_table(node, source), window)
 
     return value.copy().transform(place, copy=False)
 
@@ -167,10 +166,7 @@ class Spans:
             if len(rows) != 1 or None in rows or not (isinstance(node, exp.Column) or liftable(node)):
                 return node
             delta = rows.pop()
-            one = node.copy()
-            for column in one.find_all(exp.Column):
-                column.set("table", exp.to_identifier(self.source))
-            at = self._values.column(one, self.inner)
+            at = self._values.column(S.on_table(node, self.source), self.inner)
             if not delta:
                 return at
             deltas.add(delta)
@@ -186,8 +182,6 @@ class Spans:
         for more in guards[1:]:
             guard = exp.And(this=guard, expression=more)
         return exp.Case(ifs=[exp.If(this=guard, true=exp.Paren(this=computed))])
-
-
 
 
 def _number(value: int) -> exp.Literal:
