@@ -7,7 +7,8 @@ rows) and python-chess (boards, SAN, the evaluator's filters) must stay unimport
 is exact, its rows few and the output a count. A module-level import added on that path makes
 this fail. The benchmark queries (``../shared/bench``) are held to the same when SQL decides them.
 The console script's query path (:mod:`cqlindex.launch`) loads no command-line framework either:
-typer, click (typer's own copy), pydantic and rich stay out.
+typer, click (typer's own copy), pydantic and rich stay out; and a query it plans prints its SQL
+without sqlglot's DuckDB dialect (:mod:`cqlindex.plan.dialect`).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in HEAVY + ("c
 def _loaded(db: Path, query: str, *args: str) -> set[str]:
     """The modules of :data:`HEAVY`, :data:`FRAMEWORKS` and cqlindex that ``cqlindex query DB QUERY
     --format count`` (or ``cqlindex ARGS``) imported."""
-    done = subprocess.run([sys.executable, "-c", PROBE % (HEAVY + FRAMEWORKS,), str(db), query, *args],
+    done = subprocess.run([sys.executable, "-c", PROBE % (HEAVY + FRAMEWORKS + ("sqlglot",),), str(db), query, *args],
                           capture_output=True, text=True, cwd=REPO, timeout=120)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.strip().splitlines()
@@ -143,3 +144,14 @@ def test_commands_that_print_plain_text_load_no_rich(tmp_path) -> None:
         assert "typer" in tops and "rich" not in tops, args
     # The same probe sees rich where a command prints with it: the check can tell.
     assert "rich" in {m.split(".")[0] for m in _loaded(db, "", "sql", str(db), "SELECT 1 AS x")}
+
+
+def test_a_planned_query_loads_sqlglot_but_not_its_duckdb_dialect(tmp_path) -> None:
+    from cqlindex.ingest.pipeline import build
+
+    db = tmp_path / "g.duckdb"
+    build([str(REPO / "samples" / "gnuchess-300.pgn")], db)
+    for query in ("Ka1 Kh8 or Qd1", "Qd1 sort #Q", "line --> check --> check --> mate"):
+        loaded = _loaded(db, query)  # a new index: no kept plan, so the query is planned
+        assert "cqlindex.plan.planner" in loaded and "sqlglot" in loaded, query
+        assert not {m for m in loaded if m.startswith(("sqlglot.dialects.duckdb", "sqlglot.generators.duckdb"))}, query

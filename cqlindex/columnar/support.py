@@ -120,9 +120,11 @@ def needed_facts(query: ast.Query, expansions: Expansions) -> dict[str, str | in
     """The facts the query reads, each with its SQL text for the frame's scan (over the alias
     ``p``; an int constant, or None for true everywhere). Text, so that a kept plan holds it and a
     later run reads its frames without building SQL (sqlglot is ~50 ms of a process's start)."""
+    from cqlindex.plan.dialect import duckdb_sql
+
     facts = {}
     for node in nodes(query, expansions):
         if isinstance(node, ast.Keyword) and node.name in FACTS and node.name not in facts:
             sql = FACTS[node.name].sql_of("p")
-            facts[node.name] = sql if sql is None or isinstance(sql, int) else sql.sql(dialect="duckdb")
+            facts[node.name] = sql if sql is None or isinstance(sql, int) else duckdb_sql(sql)
     return facts

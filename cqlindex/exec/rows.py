@@ -222,6 +222,8 @@ def scanned_where(select: exp.Select) -> str | None:
     can select the same rows by it (:mod:`cqlindex.columnar.run`); else None."""
     from sqlglot import exp
 
+    from cqlindex.plan.dialect import duckdb_sql
+
     source = select.args.get("from_") or select.args.get("from")
     main = source.this if source is not None else None
     if (not isinstance(main, exp.Table) or main.name != "positions" or main.args.get("db")
@@ -233,7 +235,7 @@ def scanned_where(select: exp.Select) -> str | None:
         return "TRUE"
     if where.this.find(exp.Select, exp.Subquery, exp.Window, exp.Exists) is not None:
         return None
-    return where.this.sql(dialect="duckdb")
+    return duckdb_sql(where.this)
 
 
 def grouped_in(con, select: exp.Select, low: int, high: int) -> tuple[Mapping[int, list[int]], int]:
@@ -354,11 +356,13 @@ def _sql(con, select: exp.Select) -> str:
 
 def _sql_mapped(con, select: exp.Select) -> tuple[str, tuple[int, int] | None]:
     """:func:`_sql`, and the range of games it wrote into the row map's join (or None)."""
+    from cqlindex.plan.dialect import duckdb_sql
+
     by_rowid = _rowid_select(select)
     if by_rowid is None or not rowmap.holds(con):
-        return select.sql(dialect="duckdb"), None
+        return duckdb_sql(select), None
     games = _game_range(select)
-    return rowmap.mapped(by_rowid.sql(dialect="duckdb", copy=False), games), games
+    return rowmap.mapped(duckdb_sql(by_rowid, copy=False), games), games
 
 
 def _game_range(select: exp.Select) -> tuple[int, int] | None:

@@ -27,6 +27,7 @@ from cqlindex.exec.rows import fetched, grouped, grouped_in, scanned_where, whol
 from cqlindex.exec.scanned import confirm_where
 from cqlindex.exec.search import games_examined
 from cqlindex.exec.timeout import Deadline, running
+from cqlindex.plan.dialect import duckdb_sql
 from cqlindex.plan.planner import Plan, plan
 from cqlindex.query.prepare import Prepared, prepare
 from cqlindex.store import rowmap
@@ -312,7 +313,7 @@ def confirm(con, prepared: Prepared, p: Plan, candidates: dict[int, list[int]], 
         evaluator.deadline = deadline
     evaluator.allow_files = allow_files
     for body, select in p.prefilters:
-        games, positions, *_ = con.execute(select.sql(dialect="duckdb")).fetchnumpy().values()
+        games, positions, *_ = con.execute(duckdb_sql(select)).fetchnumpy().values()
         possible: dict[int, set[int]] = {}
         for game, position in zip(games.tolist(), positions.tolist()):
             possible.setdefault(game, set()).add(position)

@@ -21,6 +21,7 @@ from cqlindex.plan import sql as S
 from cqlindex.plan.children import read_moves_from_children
 from cqlindex.filters.relation.sql import narrowing as relation_narrowing
 from cqlindex.plan.compile import Compiler
+from cqlindex.plan.dialect import dialect_of, duckdb_sql
 from cqlindex.plan.offsets import windowed_where
 from cqlindex.plan.terms import Row
 from cqlindex.plan.placement import merge_placements
@@ -51,11 +52,11 @@ class Plan(Frozen):
 
     @property
     def sql(self) -> str:
-        return self.select.sql(dialect="duckdb")
+        return duckdb_sql(self.select)
 
     def transpile(self, dialect: str) -> str:
         """The same query for another engine that sqlglot speaks (e.g. ``spark`` over Parquet)."""
-        return self.select.sql(dialect=dialect)
+        return self.select.sql(dialect=dialect_of(dialect))
 
 
 def plan(query: ast.Query, variations: bool, *, chess960: bool = True, attack_maps: bool = True,
@@ -165,7 +166,7 @@ def explain(p: Plan, dialect: str = "duckdb", postfilter: str | None = None) -> 
         first, *more = item["where"].split("\n")  # a relation says what it narrowed on lines of their own
         lines.append(f"--   {item['line']}:{item['col']}  {item['text']}  -- {first}")
         lines.extend(f"-- {line.strip()}" for line in more)
-    lines.append(p.select.sql(dialect=dialect, pretty=True) + ";")
+    lines.append(p.select.sql(dialect=dialect_of(dialect), pretty=True) + ";")
     return "\n".join(lines)
 
 
@@ -201,7 +202,7 @@ def explain_data(p: Plan, dialect: str = "duckdb", postfilter: str | None = None
         residual = {"query": p.query.text, "variations": p.variations, "row_local": p.row_local,
                     "confirmed_by": postfilter,
                     "filters": [f["cql"] for f in filters if f["verdict"] != "decided" or f["output_in_python"]]}
-    return {"dialect": _dialect(dialect), "sql": p.select.sql(dialect=dialect, pretty=True), "exact": p.exact,
+    return {"dialect": _dialect(dialect), "sql": p.select.sql(dialect=dialect_of(dialect), pretty=True), "exact": p.exact,
             "rows": "matches" if p.exact else "candidates",
             "filters": [{k: f[k] for k in ("line", "col", "cql", "verdict", "output_in_python", "where")}
                         for f in filters],

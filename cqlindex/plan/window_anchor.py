@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
+from cqlindex.plan.dialect import duckdb_sql
 from cqlindex.plan import sql as S
 
 #: The share of main-line rows a step holds on (the 11.4 M of the 145,716 gnuchess games), by the
@@ -112,7 +113,7 @@ def _rare_step(part: exp.Expression, used, window: str, source: str) -> tuple[fl
     if read is not None:
         offset, value = read
         for term in S.conjuncts(value):  # a lifted test of one row: any of its conjuncts
-            share = _RARE.get(term.sql(dialect="duckdb").replace(source, "{src}"))
+            share = _RARE.get(duckdb_sql(term).replace(source, "{src}"))
             if share is not None:
                 return share, offset, term
         return None
