@@ -27,7 +27,7 @@ try:
 except ImportError:  # pragma: no cover - a DuckDB whose extension moved: the public package
     from cqlindex.store.duckdb_light import duckdb
 
-__all__ = ["duckdb", "relations"]
+__all__ = ["duckdb", "fetch_numpy", "relations"]
 
 
 def relations(con):
@@ -36,3 +36,21 @@ def relations(con):
     import duckdb as package  # noqa: F401 - importing it adds the relation API to connections
 
     return con
+
+
+def fetch_numpy(con, sql: str, params=None) -> dict:
+    """The rows of ``sql`` as ``{column: numpy array}``, as ``con.execute(sql, params).fetchnumpy()``
+    gives them, at about half its cost.
+
+    ``execute`` leaves a streaming result that ``fetchnumpy`` turns into arrays a chunk at a time,
+    growing them as it goes; the extension's ``_submit`` (what the package's ``con.sql(...)
+    .fetchnumpy()`` calls) runs the statement to a materialised result and converts that once.
+    On the 20,000-game index, one thread, the 17 columns of a frame: 50 K rows 9.2 -> 5.6 ms,
+    300 K rows 57 -> 27 ms, 1.55 M rows 234 -> 150 ms. ``_submit`` is not public, so a release
+    without it falls back to ``execute`` (tests/test_store_duckdb_light.py says which one the
+    pinned release gives); the results are the same arrays either way, masked where NULL.
+    """
+    submit = getattr(con, "_submit", None)
+    if submit is None:  # pragma: no cover - a DuckDB without it: the public, slower call
+        return con.execute(sql, params).fetchnumpy()
+    return submit(sql, params, "rows").fetchnumpy()
