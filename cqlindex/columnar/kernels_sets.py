@@ -221,7 +221,13 @@ def set_unary(cm: Columnar, node: ast.Unary, ctx: Ctx) -> Val:
     if node.op in ("light", "dark"):
         return squares(data & (B.LIGHT if node.op == "light" else B.DARK), ok)
     if node.op == "power":
-        if cm.reads_position_only(node.arg):  # 'power A': once for the whole frame, then gathered
+        if isinstance(node.arg, ast.Pieces):  # 'power A': once per frame for every node that says it
+            key = ("power of", node.arg.pieces, node.arg.squares)
+            table = cm.memo.get(key)
+            if table is None:
+                table = cm.memo[key] = _power_of_pieces(cm.frame.boards, node.arg.pieces, node.arg.squares)
+            return number(table[ctx.rows], ok)
+        if cm.reads_position_only(node.arg):  # once for the whole frame, then gathered
             whole = cm.everywhere(node.arg)
             key = ("power", id(node))
             entry = cm.memo.get(key)
@@ -251,6 +257,19 @@ def _power(boards: np.ndarray, squares: np.ndarray) -> np.ndarray:
             mine = boards[index] & squares
             if mine.any():
                 total += weight * np.bitwise_count(mine).astype(np.int64)
+    return total
+
+
+def _power_of_pieces(boards: np.ndarray, letters: frozenset[str], squares: int) -> np.ndarray:
+    """:func:`_power` of a piece designator's squares, from the boards of its letters alone. Kept
+    by the designator's meaning, not its node: ``flipcolor { x = power A - power a find 4 (power A
+    - power a >= x + 3) }`` (p19 of the patterns) says ``power A`` four times, twice flipped."""
+    total = np.zeros(boards.shape[1], np.int64)
+    for index, letter in enumerate(_LETTERS):
+        weight = _POWER[index % 6]
+        if weight and letter in letters:
+            mine = boards[index] if squares == int(B.FULL) else boards[index] & np.uint64(squares)
+            total += weight * np.bitwise_count(mine).astype(np.int64)
     return total
 
 
