@@ -155,3 +155,15 @@ def test_a_planned_query_loads_sqlglot_but_not_its_duckdb_dialect(tmp_path) -> N
         loaded = _loaded(db, query)  # a new index: no kept plan, so the query is planned
         assert "cqlindex.plan.planner" in loaded and "sqlglot" in loaded, query
         assert not {m for m in loaded if m.startswith(("sqlglot.dialects.duckdb", "sqlglot.generators.duckdb"))}, query
+
+
+def test_the_columnar_engine_leaves_numpy_ma_alone(tmp_path) -> None:
+    """numpy's plain ``unique`` imports numpy.ma (~10 ms of a fresh process) to ask whether an
+    array is masked; the engine's frames and kernels use cqlindex.columnar.values.distinct."""
+    from cqlindex.ingest.pipeline import build
+
+    db = tmp_path / "g.duckdb"
+    build([str(REPO / "samples" / "gnuchess-300.pgn")], db)
+    for name in ("p09-two-pins", "p13-knight-maneuver", "p19-material-swing"):
+        loaded = _loaded(db, shared_path(f"bench/patterns/{name}.cql").read_text())
+        assert "cqlindex.columnar.core" in loaded and "numpy.ma" not in loaded, name

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from cqlindex.columnar.frame import Frame
-from cqlindex.columnar.values import SET, NotColumnar, Val
+from cqlindex.columnar.values import SET, NotColumnar, Val, distinct
 from cqlindex.cql import ast
 from cqlindex.cql.by_type import registry
 from cqlindex.query.analyse import plain
@@ -110,7 +110,7 @@ def _mostly_distinct(key: np.ndarray) -> bool:
         return False
     starts = np.linspace(0, len(key) - _SAMPLE_SIZE, _SAMPLE_CHUNKS).astype(np.int64)
     sample = np.concatenate([key[s:s + _SAMPLE_SIZE] for s in starts])
-    return len(np.unique(sample)) * 2 > len(sample)
+    return len(distinct(sample)) * 2 > len(sample)
 
 
 class Columnar:

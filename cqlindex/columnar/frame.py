@@ -16,7 +16,7 @@ from itertools import chain
 
 import numpy as np
 
-from cqlindex.columnar.values import NotColumnar
+from cqlindex.columnar.values import NotColumnar, distinct
 from cqlindex.store.duckdb_light import duckdb, fetch_numpy
 
 BITBOARDS = ("wk", "wq", "wr", "wb", "wn", "wp", "bk", "bq", "br", "bb", "bn", "bp")
@@ -288,7 +288,7 @@ def load(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations:
             select.append(f"({sql}) AS fact_{i}")
             computed[name] = f"fact_{i}"
     columns = read(select)
-    if not rows_only and np.count_nonzero(columns["positionid"] == 0) != len(np.unique(columns["gamenumber"])):
+    if not rows_only and np.count_nonzero(columns["positionid"] == 0) != len(distinct(columns["gamenumber"])):
         # Some game's rows are not all here (a Spark task given the candidate rows alone): its
         # tree cannot be rebuilt, so the tree-walker, which reads such rows as they are, answers.
         raise NotColumnar(None, "the games' rows are not whole")

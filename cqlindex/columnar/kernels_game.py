@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from cqlindex.columnar.engine import Columnar, Ctx, kernel
-from cqlindex.columnar.values import NotColumnar, Val, matched, number
+from cqlindex.columnar.values import NotColumnar, Val, distinct, matched, number
 from cqlindex.cql import ast
 from cqlindex.filters.game.python import TAGS, elo, player
 
@@ -40,7 +40,7 @@ def game_filter(cm: Columnar, node: ast.GameFilter, ctx: Ctx) -> Val:
     key = ("game", node)
     per_row = cm.memo.get(key)
     if per_row is None:
-        numbers = np.unique(frame.gamenumber)
+        numbers = distinct(frame.gamenumber)
         answers = [_per_game(node, frame.games[g]) for g in numbers.tolist()]
         ok = np.array([a is not None for a in answers], bool)
         values = np.array([a if isinstance(a, int) and not isinstance(a, bool) else 0 for a in answers], np.int64)

@@ -15,7 +15,7 @@ from cqlindex.board.directions import COMPOSITE, STEPS
 from cqlindex.columnar import bitboards as B
 from cqlindex.columnar.engine import Columnar, Ctx, every_row, kernel
 from cqlindex.columnar.narrowing import narrows
-from cqlindex.columnar.values import NUM, POS, SET, NotColumnar, Val, matched, number, one_square, squares
+from cqlindex.columnar.values import NUM, POS, SET, NotColumnar, Val, distinct, matched, number, one_square, squares
 from cqlindex.cql import ast
 
 _LETTERS = "KQRBNPkqrbnp"
@@ -292,7 +292,7 @@ def direction(cm: Columnar, node: ast.Direction, ctx: Ctx) -> Val:
         steps, ok = cm.eval(node.distance, ctx).counts(node.distance)
         ok = ok & value.ok
         out = np.zeros(len(ctx), np.uint64)
-        for k in np.unique(steps[ok]):
+        for k in distinct(steps[ok]):
             rows = ok & (steps == k)
             out[rows] = _reach(node.name, int(k), int(k), value.data[rows])
         return squares(out, ok)
