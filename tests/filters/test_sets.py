@@ -83,7 +83,16 @@ TABLE = [
     Row("line --> pin from (move from [QRB]) --> check", NARROWED),
     Row("line --> pin to (move to [KkQq]) --> .", NARROWED),
     # ... and to the squares a set attacks, its attackers, the set itself, read from either side.
-    Row("wtm piece x in [qrbn] { x attackedby A not (x attackedby a) }", NARROWED),
+    # ... decided where the body only asks whether whole sides attack the square (the attack
+    # maps are their union): the domain meets the maps asked for and misses the refused ones.
+    Row("wtm piece x in [qrbn] { x attackedby A not (x attackedby a) }", EXACT),  # p04 of the patterns
+    Row("square x in a-h1-4 { x attackedby a x attackedby A not (x attackedby [Aa]) }", EXACT),  # never
+    Row("square x in _a-h4-5 not (x attackedby [Aa])", EXACT),
+    Row("piece x in [Kk] x attackedby [Aa]", EXACT),
+    Row("piece x in [Q_] { x attackedby a }", NARROWED),  # a piece iteration skips the empty squares
+    Row("piece x in [Aa] & a-d1-8 { x attackedby a }", NARROWED),  # the domain not a designator alone
+    Row("square x in [qr] { x attackedby A not (x attackedby b) }", NARROWED),  # b: not a whole side
+    Row("square x in [qr] { x attackedby A x & d-e4-5 }", NARROWED),  # another test
     Row("piece x in N { x attacks k x attacks [qr] }", NARROWED),
     Row("square x in [a-h5-8] { [RQ] attacks x x & [pn] }", NARROWED),
     Row("piece x in [Aa] { [qk] attackedby x }", NARROWED),

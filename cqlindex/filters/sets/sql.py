@@ -72,10 +72,38 @@ class SetsSQL:
             return Cond(S.false(), True)
         if domain.sql is None:
             return RESIDUAL
+        exact = self._pointwise(node, domain, row)
+        if exact is not None:
+            return exact
         # Some square of the domain must satisfy the body, so the body holds with the variable
         # standing for any square of the domain: compiled so, its SQL is a necessary condition.
         body = self._bound(node, domain, row)
         return Cond(S.both(S.nonzero(domain.sql), body.sql), False)
+
+    def _pointwise(self, node: ast.Iterate, domain: SetTerm, row: Row) -> Cond | None:
+        """The iteration decided in SQL where its body asks of its square only whether a side
+        attacks it (``x attackedby A``, ``not (x attackedby a)``, in any number, A and a every
+        piece of a colour): one square of the domain passes every test exactly where the domain
+        meets the attack maps the tests want and misses those they refuse. p04 of the patterns
+        (``piece x in [qrbn] { x attackedby A not (x attackedby a) }``, a hanging piece) is then
+        one scan; as an upper bound it kept 39% of the positions for the evaluator. None where
+        the body is anything else. A piece iteration visits occupied squares alone, so it is
+        taken only over a designator of pieces (no ``_``), whose squares are all occupied."""
+        if not domain.exact or (node.kind == "piece" and not (
+                isinstance(node.domain, ast.Pieces) and "_" not in node.domain.pieces)):
+            return None
+        squares = domain.sql
+        for item in node.body.items if isinstance(node.body, ast.Compound) else (node.body,):
+            refused = isinstance(item, ast.Not)
+            test = item.arg if refused else item
+            if not (isinstance(test, ast.Binary) and test.op == "attackedby" and isinstance(test.left, ast.Variable)
+                    and test.left.name == node.var and _whole_sides(test.right) is not None):
+                return None
+            reach = self._attacked(test.right, row)
+            if reach is None:
+                return None
+            squares = S.band(squares, S.bnot(reach) if refused else reach)
+        return Cond(S.nonzero(squares), True)
 
     def _bound(self, node: ast.Iterate, domain: SetTerm, row: Row) -> Cond:
         """The body's condition with the variable bound to its domain as an upper bound, at ``row``
