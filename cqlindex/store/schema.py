@@ -7,8 +7,6 @@ the planner all read one definition. The transform and mask tables are generated
 
 from __future__ import annotations
 
-from importlib import resources
-
 from cqlindex.board.squares import to_signed
 from cqlindex.board.transforms import all_transforms, masks
 from cqlindex.store.duckdb_light import duckdb, relations
@@ -22,6 +20,8 @@ SCHEMA_VERSION = "5"
 
 def schema_sql(name: str) -> str:
     """The text of one file of schema/."""
+    from importlib import resources  # here: every query imports this module, only a build reads schema/ (~5 ms)
+
     return resources.files("cqlindex.schema").joinpath(name).read_text(encoding="utf-8")
 
 
