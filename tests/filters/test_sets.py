@@ -92,7 +92,10 @@ TABLE = [
     Row("piece x in [Q_] { x attackedby a }", NARROWED),  # a piece iteration skips the empty squares
     Row("piece x in [Aa] & a-d1-8 { x attackedby a }", NARROWED),  # the domain not a designator alone
     Row("square x in [qr] { x attackedby A not (x attackedby b) }", NARROWED),  # b: not a whole side
-    Row("square x in [qr] { x attackedby A x & d-e4-5 }", NARROWED),  # another test
+    Row("square x in [qr] { x attackedby A x & d-e4-5 }", EXACT),  # ... or whether it lies in a set
+    Row("piece x in [QRBN] { x in a-h6-8 not (x & a-h8) not (x attackedby a) }", EXACT),
+    Row("square x in [qr] { x attackedby A x & (x attackedby [Nn]) }", NARROWED),  # the set reads x
+    Row("square x in [qr] { x attackedby A x & (. attackedby N) }", NARROWED),  # the set not exact
     Row("piece x in N { x attacks k x attacks [qr] }", NARROWED),
     Row("square x in [a-h5-8] { [RQ] attacks x x & [pn] }", NARROWED),
     Row("piece x in [Aa] { [qk] attackedby x }", NARROWED),
