@@ -96,6 +96,12 @@ TABLE = [
     Row("piece x in [QRBN] { x in a-h6-8 not (x & a-h8) not (x attackedby a) }", EXACT),
     Row("square x in [qr] { x attackedby A x & (x attackedby [Nn]) }", NARROWED),  # the set reads x
     Row("square x in [qr] { x attackedby A x & (. attackedby N) }", NARROWED),  # the set not exact
+    # ... and bounded where counts of attackers stand beside them: the same square passes them all.
+    Row("square s in [qrbn] { #(A attacks s) >= 3 #(a attacks s) == 0 }", NARROWED),  # p07
+    Row("square x in . { 0 == #(x attackedby a) 1 < #(A attacks x) x & [qr] }", NARROWED),
+    Row("piece x in [QR] { #(x attackedby [Nn]) > 0 not (x attackedby A) }", NARROWED),
+    Row("square x in [qr] { #(x attackedby [bn]) == 0 x attackedby A }", NARROWED),  # [bn]: not a side
+    Row("square x in [qrbn] { #(x attackedby A) <= 1 not (x attackedby a) }", NARROWED),  # may be 0
     Row("piece x in N { x attacks k x attacks [qr] }", NARROWED),
     Row("square x in [a-h5-8] { [RQ] attacks x x & [pn] }", NARROWED),
     Row("piece x in [Aa] { [qk] attackedby x }", NARROWED),

@@ -72,13 +72,14 @@ class SetsSQL:
             return Cond(S.false(), True)
         if domain.sql is None:
             return RESIDUAL
-        exact = self._pointwise(node, domain, row)
-        if exact is not None:
-            return exact
+        pointwise = self._pointwise(node, domain, row)
+        if pointwise is not None and pointwise.exact:
+            return pointwise
         # Some square of the domain must satisfy the body, so the body holds with the variable
         # standing for any square of the domain: compiled so, its SQL is a necessary condition.
         body = self._bound(node, domain, row)
-        return Cond(S.both(S.nonzero(domain.sql), body.sql), False)
+        bound = S.both(S.nonzero(domain.sql), body.sql)
+        return Cond(S.both(bound, pointwise.sql) if pointwise is not None else bound, False)
 
     def _pointwise(self, node: ast.Iterate, domain: SetTerm, row: Row) -> Cond | None:
         """The iteration decided in SQL where its body asks of its square only whether it lies in
@@ -88,18 +89,61 @@ class SetsSQL:
         (``piece x in [qrbn] { x attackedby A not (x attackedby a) }``, a hanging piece) is then
         one scan; as an upper bound it kept 39% of the positions for the evaluator. None where
         the body is anything else. A piece iteration visits occupied squares alone, so it is
-        taken only over a designator of pieces (no ``_``), whose squares are all occupied."""
+        taken only over a designator of pieces (no ``_``), whose squares are all occupied.
+
+        Where other filters stand beside the tests, the tests and the counts that imply one
+        (:meth:`_count_bound`) still bound the iteration, not exactly: the same square must pass
+        them all, a tighter bound than each on its own. p07 (``square s in [qrbn] { #(A attacks
+        s) >= 3 #(a attacks s) == 0 }``): 57% of the positions to the evaluator before, 14%
+        after. None where no item gives a test or a bound, or the body assigns the variable."""
         if not domain.exact or (node.kind == "piece" and not (
-                isinstance(node.domain, ast.Pieces) and "_" not in node.domain.pieces)):
+                isinstance(node.domain, ast.Pieces) and "_" not in node.domain.pieces)) or any(
+                isinstance(n, ast.Assign) and n.name == node.var for n in ast.walk(node.body)):
             return None
         squares = domain.sql
+        exact, found = True, False
         for item in node.body.items if isinstance(node.body, ast.Compound) else (node.body,):
             refused = isinstance(item, ast.Not)
             wanted = self._square_test(item.arg if refused else item, node.var, row)
-            if wanted is None:
-                return None
-            squares = S.band(squares, S.bnot(wanted) if refused else wanted)
-        return Cond(S.nonzero(squares), True)
+            if wanted is not None:
+                squares, found = S.band(squares, S.bnot(wanted) if refused else wanted), True
+                continue
+            exact = False
+            bound = None if refused else self._count_bound(item, node.var, row)
+            if bound is not None:
+                squares, found = S.band(squares, bound), True
+        return Cond(S.nonzero(squares), exact) if found else None
+
+    def _count_bound(self, item: ast.Node, var: str, row: Row) -> exp.Expression | None:
+        """Squares that a one-square ``var`` must lie in for ``item``, a count of the pieces
+        attacking it against a number, to hold: attacked by S's colours where the count must be
+        positive (``#(A attacks x) >= 3``, ``#(x attackedby S) > 0``), not attacked by S where it
+        must be 0 and S is every piece of a colour (the attack map is then exact); else None."""
+        if not (isinstance(item, ast.Compare) and len(item.operands) == 2):
+            return None
+        (left, right), op = item.operands, item.ops[0]
+        if isinstance(left, ast.Number):
+            left, right, op = right, left, {"<": ">", "<=": ">=", ">": "<", ">=": "<="}.get(op, op)
+        if not (isinstance(right, ast.Number) and isinstance(left, ast.Unary) and left.op == "#"
+                and isinstance(left.arg, ast.Binary)):
+            return None
+        counted = left.arg
+        if counted.op == "attacks" and isinstance(counted.right, ast.Variable) and counted.right.name == var:
+            side = counted.left
+        elif counted.op == "attackedby" and isinstance(counted.left, ast.Variable) and counted.left.name == var:
+            side = counted.right
+        else:
+            return None
+        if any(isinstance(n, ast.Variable) and n.name == var for n in ast.walk(side)):
+            return None
+        n = right.value
+        if (op == ">=" and n >= 1) or (op == ">" and n >= 0) or (op == "==" and n >= 1):
+            return self._attacked(side, row)
+        if ((op == "==" and n == 0) or (op == "<" and n == 1) or (op == "<=" and n == 0)) and (
+                _whole_sides(side) is not None):
+            reach = self._attacked(side, row)
+            return S.bnot(reach) if reach is not None else None
+        return None
 
     def _square_test(self, test: ast.Node, var: str, row: Row) -> exp.Expression | None:
         """The squares where ``test`` holds of a one-square ``var``, as exact SQL: ``var attackedby
