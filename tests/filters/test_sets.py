@@ -83,8 +83,17 @@ TABLE = [
     Row("line --> pin from (move from [QRB]) --> check", NARROWED),
     Row("line --> pin to (move to [KkQq]) --> .", NARROWED),
     # ... and to the squares a set attacks, its attackers, the set itself, read from either side.
-    # ... decided where the body only asks whether whole sides attack the square (the attack
-    # maps are their union): the domain meets the maps asked for and misses the refused ones.
+    Row("piece x in N { x attacks k x attacks [qr] }", NARROWED),
+    Row("square x in [a-h5-8] { [RQ] attacks x x & [pn] }", NARROWED),
+    Row("piece x in [Aa] { [qk] attackedby x }", NARROWED),
+    Row("square x in . { x in [Pp] #(x attackedby [Nn]) > 0 }", NARROWED),
+    # ... and by a count that needs one of those sets not empty, but not by one that does not.
+    Row("square s in [qrbn] { #(A attacks s) >= 3 #(a attacks s) == 0 }", NARROWED),
+    Row("square x in . { 2 <= #(x attackedby [Aa]) }", NARROWED),
+    Row("piece x in [Aa] { #(x attacks [Aa]) == 2 }", NARROWED),
+    Row("piece x in [Aa] { #(x attackedby a) >= 0 #(x attackedby A) < 1 }", NARROWED),
+    # An iteration whose body only asks whether its square lies in sets the position gives (the
+    # attack maps of whole sides, exact sets) is decided: the domain meets them, or misses the refused.
     Row("wtm piece x in [qrbn] { x attackedby A not (x attackedby a) }", EXACT),  # p04 of the patterns
     Row("square x in a-h1-4 { x attackedby a x attackedby A not (x attackedby [Aa]) }", EXACT),  # never
     Row("square x in _a-h4-5 not (x attackedby [Aa])", EXACT),
@@ -96,21 +105,11 @@ TABLE = [
     Row("piece x in [QRBN] { x in a-h6-8 not (x & a-h8) not (x attackedby a) }", EXACT),
     Row("square x in [qr] { x attackedby A x & (x attackedby [Nn]) }", NARROWED),  # the set reads x
     Row("square x in [qr] { x attackedby A x & (. attackedby N) }", NARROWED),  # the set not exact
-    # ... and bounded where counts of attackers stand beside them: the same square passes them all.
-    Row("square s in [qrbn] { #(A attacks s) >= 3 #(a attacks s) == 0 }", NARROWED),  # p07
+    # ... and bounded where counts of attackers stand beside them (p07, above): one square passes all.
     Row("square x in . { 0 == #(x attackedby a) 1 < #(A attacks x) x & [qr] }", NARROWED),
     Row("piece x in [QR] { #(x attackedby [Nn]) > 0 not (x attackedby A) }", NARROWED),
     Row("square x in [qr] { #(x attackedby [bn]) == 0 x attackedby A }", NARROWED),  # [bn]: not a side
     Row("square x in [qrbn] { #(x attackedby A) <= 1 not (x attackedby a) }", NARROWED),  # may be 0
-    Row("piece x in N { x attacks k x attacks [qr] }", NARROWED),
-    Row("square x in [a-h5-8] { [RQ] attacks x x & [pn] }", NARROWED),
-    Row("piece x in [Aa] { [qk] attackedby x }", NARROWED),
-    Row("square x in . { x in [Pp] #(x attackedby [Nn]) > 0 }", NARROWED),
-    # ... and by a count that needs one of those sets not empty, but not by one that does not.
-    Row("square s in [qrbn] { #(A attacks s) >= 3 #(a attacks s) == 0 }", NARROWED),
-    Row("square x in . { 2 <= #(x attackedby [Aa]) }", NARROWED),
-    Row("piece x in [Aa] { #(x attacks [Aa]) == 2 }", NARROWED),
-    Row("piece x in [Aa] { #(x attackedby a) >= 0 #(x attackedby A) < 1 }", NARROWED),
     Row("ray(Q k)", NARROWED),
     Row("ray orthogonal (R n k)", NARROWED),
     Row("xray(Q B k)", NARROWED),
