@@ -202,8 +202,8 @@ def explain_data(p: Plan, dialect: str = "duckdb", postfilter: str | None = None
         residual = {"query": p.query.text, "variations": p.variations, "row_local": p.row_local,
                     "confirmed_by": postfilter,
                     "filters": [f["cql"] for f in filters if f["verdict"] != "decided" or f["output_in_python"]]}
-    return {"dialect": _dialect(dialect), "sql": p.select.sql(dialect=dialect_of(dialect), pretty=True), "exact": p.exact,
-            "rows": "matches" if p.exact else "candidates",
+    return {"dialect": _dialect(dialect), "sql": p.select.sql(dialect=dialect_of(dialect), pretty=True),
+            "exact": p.exact, "rows": "matches" if p.exact else "candidates",
             "filters": [{k: f[k] for k in ("line", "col", "cql", "verdict", "output_in_python", "where")}
                         for f in filters],
             "residual": residual}

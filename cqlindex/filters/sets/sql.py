@@ -134,7 +134,7 @@ class SetsSQL:
             side = counted.right
         else:
             return None
-        if any(isinstance(n, ast.Variable) and n.name == var for n in ast.walk(side)):
+        if _mentions(side, var):
             return None
         n = right.value
         if (op == ">=" and n >= 1) or (op == ">" and n >= 0) or (op == "==" and n >= 1):
@@ -153,8 +153,7 @@ class SetsSQL:
             return None
         if test.op == "attackedby":
             return self._attacked(test.right, row) if _whole_sides(test.right) is not None else None
-        if test.op in ("&", "in") and not any(isinstance(n, ast.Variable) and n.name == var
-                                              for n in ast.walk(test.right)):
+        if test.op in ("&", "in") and not _mentions(test.right, var):
             given = self.set(test.right, row)
             return given.sql if given.exact and given.sql is not None else None
         return None
@@ -487,6 +486,11 @@ def _colours(node: ast.Node, members: Callable[[ast.Transform], list[ast.Node]] 
     if isinstance(node, ast.Sort):
         return _colours(node.body, members)
     return "wb"
+
+
+def _mentions(node: ast.Node, var: str) -> bool:
+    """Whether ``node`` reads the variable ``var`` anywhere inside it."""
+    return any(isinstance(n, ast.Variable) and n.name == var for n in ast.walk(node))
 
 
 def _whole_sides(node: ast.Node) -> str | None:
