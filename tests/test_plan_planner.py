@@ -87,7 +87,8 @@ VERDICTS = [
     ("check or Q attacks k", [SQL_NARROWS], False),
     ("x = 3", [PYTHON_ONLY], False),
     ("pin", [SQL_NARROWS], False),                 # a pinned piece is attacked: the attack maps narrow
-    ("ray (Q k)", [PYTHON_ONLY], False),
+    ("ray (Q k)", [SQL_NARROWS], False),           # the queen slides: the king is in White's attack map
+    ("Q -> b -> k", [PYTHON_ONLY], False),         # an arrow chain: no SQL of its own
     ("line --> check{2,} --> mate", [SQL_NARROWS], False),
     ("line --> check --> mate", [SQL_DECIDES], True),  # main line: the window is the whole line
     ("find mate", [SQL_DECIDES], True),

@@ -122,6 +122,14 @@ TABLE = [
     Row("ray southwest ([BQ] [Pp] k)", NARROWED),
     Row("ray northeast (B _ k)", NARROWED),
     Row("ray diagonal (B [Aa] [rnp])", NARROWED),
+    # Bounded in SQL by the attack maps next to a member that slides along the ray (sql_lines.py).
+    Row("ray diagonal (Q B k) or ray diagonal (B Q k)", NARROWED),  # p02: the bishop gives check
+    Row("ray anydirection (R q k)", NARROWED),  # a rook slides along no diagonal: no bound from it
+    Row("ray orthogonal (k [qr] R)", NARROWED),  # bounds from the queen or rook in the middle, both ways
+    Row("xray (R b k)", NARROWED),  # xray's first member always slides
+    Row("ray (Q _ k) & h1-8", NARROWED),
+    Row("#ray diagonal ([Bb] [Aa]) > 1", NARROWED),
+    Row("piece x in [RQ] ray orthogonal (x q k)", NARROWED),
     Row("square x in [Pp] rank x == 7", NARROWED),
     Row("square all x in P rank x < 7", NARROWED),
     Row("piece x in N #(x attacks A) > 1", NARROWED),

@@ -12,15 +12,15 @@ from sqlglot import exp
 from cqlindex.board import material
 from cqlindex.cql import ast
 from cqlindex.cql.kinds import NUMBER, SET, STRING, kind_of
+from cqlindex.filters.sets.sql_lines import LinesSQL
 from cqlindex.plan import sql as S
 from cqlindex.plan.terms import (ALL_SQUARES, LETTERS, PIECE_COLUMNS, RESIDUAL, UNBOUNDED, Cond, NumTerm, Row, SetTerm,
                                  const)
 from cqlindex.query.rewrite import expand
 
 
-
-class SetsSQL:
-    """The sets family's SQL."""
+class SetsSQL(LinesSQL):
+    """The sets family's SQL (pins and rays: :class:`LinesSQL`)."""
 
     __slots__ = ()
 
@@ -268,47 +268,6 @@ class SetsSQL:
         if not columns:
             return S.num(0)
         return S.bor(*(S.col(c, row.alias) for c in columns))
-
-    def _cond_pin(self, node: ast.Pin, row: Row) -> Cond:
-        pinned = self._pinned(node, row)
-        return Cond(S.nonzero(pinned), False) if pinned is not None else RESIDUAL
-
-    def _set_pin(self, node: ast.Pin, row: Row) -> SetTerm:
-        pinned = self._pinned(node, row)
-        if pinned is None:
-            return UNBOUNDED
-        first = node.params[0][0] if node.params else "through"
-        if first == "through":
-            return SetTerm(pinned, False)
-        # The pinners (a rook, bishop or queen) or the squares behind: any of the parameter's
-        # squares, and only where some piece is pinned.
-        given = [self.set(value, row).sql for word, value in node.params if word == first]
-        known = [sql for sql in given if sql is not None]
-        if first == "from":
-            known.append(S.bor(*(S.col(c, row.alias) for c in ("wq", "wr", "wb", "bq", "br", "bb"))))
-        if not known:
-            return UNBOUNDED
-        squares = known[0]
-        for sql in known[1:]:
-            squares = S.band(squares, sql)
-        return SetTerm(exp.Case(ifs=[exp.If(this=S.nonzero(pinned), true=S.paren(squares))], default=S.num(0)), False)
-
-    def _pinned(self, node: ast.Pin, row: Row) -> exp.Expression | None:
-        """An upper bound of the pinned pieces: pieces of the ``through`` sets that the other side
-        attacks (the pinner's line reaches the first piece it meets). None without attack maps.
-        p06 of the patterns (a queen or rook pinned to its king): 17% of the positions, not all."""
-        if not self.attack_maps:
-            return None
-        sides = {side: S.bor(*(S.col(c, row.alias) for c in PIECE_COLUMNS if c[0] == side)) for side in "wb"}
-        through = [self.set(value, row).sql for word, value in node.params if word == "through"]
-        through = [sql for sql in through if sql is not None]
-        parts = []
-        for side, other in (("w", "black"), ("b", "white")):
-            pieces = sides[side]
-            for sql in through:
-                pieces = S.band(pieces, sql)
-            parts.append(S.band(pieces, S.col(f"{other}_attacks", row.alias)))
-        return S.bor(*parts)
 
     def _set_unary(self, node: ast.Unary, row: Row) -> SetTerm:
         a = self.set(node.arg, row)
