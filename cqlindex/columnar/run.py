@@ -74,20 +74,19 @@ def _game_sizes(con, games: list[int] | None, variations: bool) -> tuple[list[in
 
 def _batches(games: list[int], sizes: list[int] | None) -> list[list[int]]:
     """``games`` cut into batches of at most BATCH_GAMES games and, where their ``sizes`` are
-    known, of at most BATCH_POSITIONS rows (a game longer than that is a batch of its own)."""
+    known, of at most BATCH_POSITIONS rows (a game longer than that is a batch of its own).
+    A step per batch, not per game: the whole file's 145,716 games took 50 ms one by one."""
     if sizes is None:
         return [games[first:first + BATCH_GAMES] for first in range(0, len(games), BATCH_GAMES)]
+    ends = np.cumsum(np.asarray(sizes, np.int64))  # rows up to and including each game
     batches: list[list[int]] = []
-    batch: list[int] = []
-    rows = 0
-    for game, size in zip(games, sizes):
-        if batch and (rows + size > BATCH_POSITIONS or len(batch) >= BATCH_GAMES):
-            batches.append(batch)
-            batch, rows = [], 0
-        batch.append(game)
-        rows += size
-    if batch:
-        batches.append(batch)
+    first, rows = 0, 0
+    while first < len(games):
+        # the games whose rows still fit after ``rows``, at least one, at most BATCH_GAMES
+        stop = int(np.searchsorted(ends, rows + BATCH_POSITIONS, side="right"))
+        stop = min(max(stop, first + 1), first + BATCH_GAMES, len(games))
+        batches.append(games[first:stop])
+        first, rows = stop, int(ends[stop - 1])
     return batches
 
 
@@ -158,15 +157,17 @@ def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, lis
             hits, engine = evaluate(frame, _wanted(frame, batch, candidates, every_position))
         return _by_game(frame.gamenumber[hits], frame.positionid[hits]), engine.sort_values()
 
-    def answer(batch: list[int], found: tuple[dict[int, list[int]], dict]) -> None:
+    def answer(found: tuple[dict[int, list[int]], dict]) -> None:
+        # The games with a hit alone: ``keep`` records nothing for a game without one, and a
+        # batch of a WHERE's scan is every game of its range (145,716 calls on the whole file).
         by_game, sorted_by = found
-        for game in batch:
-            keep(game, by_game.get(game, []), _Sorted(sorted_by.get(game, {})))
+        for game, ids in by_game.items():
+            keep(game, ids, _Sorted(sorted_by.get(game, {})))
 
     if threads < 2 or len(batches) < 2:
         for index, batch in enumerate(batches):
             try:
-                answer(batch, work(batch, con))
+                answer(work(batch, con))
             except NotColumnar as refusal:
                 return [g for b in batches[index:] for g in b], refusal
         return [], None
@@ -183,7 +184,7 @@ def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, lis
                     return [g for b in batches[index:] for g in b], refusal
                 if index + threads < len(batches):  # the cursor this batch used goes on to the next one
                     pending.append(pool.submit(work, batches[index + threads], cursors[index % threads]))
-                answer(batch, found)
+                answer(found)
     finally:
         for cursor in cursors:
             cursor.close()
