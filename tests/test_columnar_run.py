@@ -218,3 +218,15 @@ def test_hits_grouped_by_game(games: list[int], ids: list[int]) -> None:
         expected.setdefault(game, []).append(pid)
     got = _by_game(np.array(games, np.int64), np.array(ids, np.int64))
     assert got == expected and list(got) == list(expected)
+
+
+@pytest.mark.parametrize("query", ["echo (s t) { s & t == . }", "echo (s t) in all { s & t == . s:ply != ply }"])
+def test_echo_keys_that_collide_everywhere_cost_time_not_answers(db, monkeypatch, query) -> None:
+    """The same-board echo groups rows by a hash of their game and board: with every row of a
+    frame hashing alike (games with the same first board among them), only the cut where the
+    game changes and the body's own test keep apart what differs."""
+    from cqlindex.columnar import kernels_echo
+
+    monkeypatch.setattr(kernels_echo, "_group_keys", lambda cm: np.zeros(cm.frame.size, np.uint64))
+    monkeypatch.setattr(columnar_run, "BATCH_GAMES", 1000)
+    assert _answer(db, query) == _answer(db, query, "python")

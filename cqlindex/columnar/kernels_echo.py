@@ -52,6 +52,12 @@ def _board_keys(cm: Columnar) -> np.ndarray:
     return key
 
 
+def _group_keys(cm: Columnar) -> np.ndarray:
+    """A key of each row's game and board, equal for rows of one game with the same board."""
+    with np.errstate(over="ignore"):
+        return _board_keys(cm) ^ (cm.frame.start.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+
+
 class _Targets:
     """Where each row of the frame finds its targets: ``count[r]`` of them, at
     ``lookup[begin[r]]``, ``lookup[begin[r] + 1]``... (ascending). Made once per frame, not once
@@ -62,8 +68,12 @@ class _Targets:
     def __init__(self, cm: Columnar, node: ast.Echo) -> None:
         frame = cm.frame
         if _same_board_first(node):
-            keys = _board_keys(cm)
-            order = np.lexsort((np.arange(frame.size), keys, frame.start))  # by game, board, then row
+            # By game and board, rows ascending within each: one stable sort of one key mixing the
+            # two, half a three-key lexsort's time (p18 of the patterns: 229 frames, 1.3 of its 5.3 s).
+            # Rows of two games whose keys collide are cut apart below, where the game changes
+            # (a game's rows are one run, so they stay together in row order).
+            keys = _group_keys(cm)
+            order = np.argsort(keys, kind="stable")
             sorted_start, sorted_keys = frame.start[order], keys[order]
             new = np.r_[True, (sorted_start[1:] != sorted_start[:-1]) | (sorted_keys[1:] != sorted_keys[:-1])]
             group = np.empty(frame.size, np.int64)
