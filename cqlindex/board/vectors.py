@@ -21,6 +21,8 @@ import chess
 import chess.polyglot
 import numpy as np
 
+from cqlindex.board.fills import fill, shift_into
+
 U64 = np.uint64
 _FILE_A = U64(chess.BB_FILE_A)
 _FILE_B = U64(chess.BB_FILE_B)
@@ -56,11 +58,6 @@ def piece_bitboards(boards: np.ndarray) -> np.ndarray:
     return out
 
 
-def _shift_into(out: np.ndarray, bb: np.ndarray, n: int) -> np.ndarray:
-    """``bb`` shifted by ``n`` squares (up for n > 0), written into ``out``."""
-    return np.left_shift(bb, U64(n), out=out) if n > 0 else np.right_shift(bb, U64(-n), out=out)
-
-
 # (shift, mask of squares a step may land on) for the eight ray directions.
 _ORTHOGONAL = ((8, ~U64(0)), (-8, ~U64(0)), (1, _NOT_A), (-1, _NOT_H))
 _DIAGONAL = ((9, _NOT_A), (7, _NOT_H), (-7, _NOT_A), (-9, _NOT_H))
@@ -71,26 +68,15 @@ _KING = _ORTHOGONAL + _DIAGONAL
 
 def _slides(sliders: np.ndarray, empty: np.ndarray, directions, out: np.ndarray) -> None:
     """OR into ``out`` the squares the sliders attack along ``directions``, stopping at the
-    first occupied square (Kogge-Stone fills, in place: a batch's temporaries are reused)."""
-    step_bb = np.empty_like(sliders)
+    first occupied square (:func:`cqlindex.board.fills.fill`)."""
     for step, mask in directions:
-        gen = sliders.copy()
-        pro = empty & mask
-        for k in (1, 2, 4):
-            _shift_into(step_bb, gen, step * k)
-            step_bb &= pro
-            gen |= step_bb
-            if k != 4:
-                pro &= _shift_into(step_bb, pro, step * k)
-        _shift_into(step_bb, gen, step)
-        step_bb &= mask
-        out |= step_bb
+        out |= fill(sliders, empty, step, mask)
 
 
 def _leaps(pieces: np.ndarray, moves, out: np.ndarray) -> None:
     step_bb = np.empty_like(pieces)
     for step, mask in moves:
-        _shift_into(step_bb, pieces, step)
+        shift_into(step_bb, pieces, step)
         step_bb &= mask
         out |= step_bb
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from cqlindex.board.fills import fill
+
 U64 = np.uint64
 EMPTY = U64(0)
 FULL = U64(0xFFFF_FFFF_FFFF_FFFF)
@@ -51,14 +53,7 @@ def slide(generators: np.ndarray, empty: np.ndarray, direction: str) -> np.ndarr
     """The squares a slider on each generator square reaches in ``direction``: the empty squares
     on the way and the first occupied one (the union over generators of their rays)."""
     bits, mask = STEP[direction]
-    propagate = empty & mask
-    gen = generators
-    gen = gen | (propagate & shift(gen, bits))
-    propagate = propagate & shift(propagate, bits)
-    gen = gen | (propagate & shift(gen, 2 * bits))
-    propagate = propagate & shift(propagate, 2 * bits)
-    gen = gen | (propagate & shift(gen, 4 * bits))
-    return shift(gen, bits) & mask
+    return fill(generators, empty, bits, mask)
 
 
 def _slides(squares: np.ndarray, occupied: np.ndarray, directions: tuple[str, ...]) -> np.ndarray:
