@@ -162,8 +162,9 @@ def test_sql_runs_in_the_sandbox(client) -> None:
 
 
 def test_explain_says_where_each_filter_is_decided(client) -> None:
-    data = client.get("/api/explain", params={"cql": "mate ray (Q k)"}).json()
-    assert [(f["cql"], f["verdict"]) for f in data["filters"]] == [("mate", "decided"), ("ray (Q k)", "python")]
+    data = client.get("/api/explain", params={"cql": "mate ray (Q k) Q -> b -> k"}).json()
+    assert [(f["cql"], f["verdict"]) for f in data["filters"]] == [("mate", "decided"), ("ray (Q k)", "narrowed"),
+                                                                   ("Q -> b -> k", "python")]
     assert data["exact"] is False
 
 
