@@ -74,7 +74,8 @@ CREATE TABLE positions (
     nags            SMALLINT[],        -- numeric annotation glyphs, as $n in the PGN
     zobrist         BIGINT NOT NULL,   -- polyglot key, as chess.polyglot.zobrist_hash, signed
     white_attacks   BIGINT NOT NULL,   -- squares White attacks (CQL: pinned pieces attack too)
-    black_attacks   BIGINT NOT NULL    -- squares Black attacks
+    black_attacks   BIGINT NOT NULL,   -- squares Black attacks
+    pinned          BIGINT NOT NULL    -- pieces pinned to their own king, either colour (board/pins.py)
 );
 
 -- Where each game's positions lie in the storage of positions: rows first_row ..

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import chess
@@ -236,6 +237,23 @@ def board_of(row: dict) -> chess.Board:
     board.ep_square = row["ep_square"]
     board.halfmove_clock = row["halfmove_clock"]
     return board
+
+
+def built_rows(folder: Path, relative: tuple[str, ...], reader: str) -> Iterator[dict]:
+    """Every positions row, as a dict, of an index of the shared files built into ``folder`` by ``reader``."""
+    from cqlindex.ingest.pipeline import build
+    from cqlindex.store.database import connect
+
+    db = folder / f"{reader}.duckdb"
+    build([str(shared_path(p)) for p in relative], db, workers=2, reader=reader)
+    con = connect(db)
+    try:
+        cursor = con.execute("SELECT * FROM positions")
+        names = [d[0] for d in cursor.description]
+        for values in cursor.fetchall():
+            yield dict(zip(names, values))
+    finally:
+        con.close()
 
 
 INLINE_HEADERS = '[Event "t"]\n[Site "?"]\n[Date "2000.01.01"]\n[Round "1"]\n[White "a"]\n[Black "b"]\n[Result "*"]\n'

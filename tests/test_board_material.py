@@ -10,8 +10,7 @@ import pytest
 
 from cqlindex.board import material
 from cqlindex.exec.run import plan_for, run
-from cqlindex.store.database import connect
-from tests.conftest import board_of, shared_path
+from tests.conftest import board_of, built_rows
 
 #: Set-ups and promotions (studies), and ordinary games with captures of every kind.
 DATA = ("data/studies/cql6-sample.pgn", "data/games/lichess-474.pgn")
@@ -45,25 +44,14 @@ def test_a_full_field_stays_in_its_own_bits() -> None:
 
 @pytest.mark.parametrize("reader", ["compiled", "python-chess"])
 def test_every_stored_count_is_the_boards(tmp_path_factory, reader: str) -> None:
-    from cqlindex.ingest.pipeline import build
-
-    db = tmp_path_factory.mktemp("material") / f"{reader}.duckdb"
-    build([str(shared_path(p)) for p in DATA], db, workers=2, reader=reader)
-    con = connect(db)
-    try:
-        cursor = con.execute("SELECT * FROM positions")
-        names = [d[0] for d in cursor.description]
-        checked = 0
-        for values in cursor.fetchall():
-            row = dict(zip(names, values))
-            board = board_of(row)
-            for letter, shift in material.SHIFTS.items():
-                piece = chess.Piece.from_symbol(letter)
-                assert (row["material"] >> shift) & material.FIELD == len(board.pieces(piece.piece_type, piece.color))
-            checked += 1
-        assert checked > 30_000
-    finally:
-        con.close()
+    checked = 0
+    for row in built_rows(tmp_path_factory.mktemp("material"), DATA, reader):
+        board = board_of(row)
+        for letter, shift in material.SHIFTS.items():
+            piece = chess.Piece.from_symbol(letter)
+            assert (row["material"] >> shift) & material.FIELD == len(board.pieces(piece.piece_type, piece.color))
+        checked += 1
+    assert checked > 30_000
 
 
 @pytest.mark.parametrize("query", QUERIES)

@@ -53,7 +53,7 @@ def test_batches_hold_their_rows_and_every_game_once() -> None:
 
 @pytest.mark.parametrize("query", [
     "flipcolor { #(a attacks K) == 2 }",
-    "pin through [qr] to k",
+    "pin from [RQ] through [qr] to k",  # the pinned column bounds it; the pinners are the engine's to check
     "#(A attacks (. attackedby k)) >= 2",
     "shift {Kg1 Rf1} ray (R k)",  # refused by a kernel at run time: the rest by candidates
 ])

@@ -58,6 +58,7 @@ class Spec:
     attack_maps: bool
     playable_only: bool
     material: bool = False
+    pins: bool = False
     last_gamenumber: int | None = None  # the export's, when the query asks (``lastgamenumber``)
 
 
@@ -148,7 +149,7 @@ def _spec(con, text: str, source: str, variations: bool | None, gamenumbers: tup
     present = columns(con, "positions")
     last = last_gamenumber(con, prepare(text, source, variations=variations, gamenumbers=gamenumbers))
     return Spec(text, source, variations, gamenumbers, attack_maps="white_attacks" in present,
-                material="material" in present,
+                material="material" in present, pins="pinned" in present,
                 playable_only=not include_unplayable and bool(unplayable_games(con)), last_gamenumber=last)
 
 
@@ -200,7 +201,8 @@ def _planned(spec: Spec) -> tuple[Prepared, Plan]:
     if spec not in _PREPARED:
         prepared = knowing_last_game(prepare(spec.text, spec.source, variations=spec.variations,
                                              gamenumbers=spec.gamenumbers), spec.last_gamenumber)
-        _PREPARED[spec] = (prepared, plan(prepared.query, prepared.variations, attack_maps=spec.attack_maps, material=spec.material,
+        _PREPARED[spec] = (prepared, plan(prepared.query, prepared.variations, attack_maps=spec.attack_maps,
+                                          material=spec.material, pins=spec.pins,
                                           expansions=prepared.expansions, playable_only=spec.playable_only))
     return _PREPARED[spec]
 

@@ -162,7 +162,7 @@ def parse_batch(batch: list[tuple[int, RawGame]], reader: str = "python-chess",
     the process boundary at about half its 64-bit size and DuckDB inserts it without casts.
     """
     games, positions, errors = _parse_batch(batch, reader)
-    return games, narrowed(with_material(positions), positions_schema), errors
+    return games, narrowed(with_pins(with_material(positions)), positions_schema), errors
 
 
 def with_material(positions: pa.Table) -> pa.Table:
@@ -174,6 +174,23 @@ def with_material(positions: pa.Table) -> pa.Table:
 
     columns = {name: positions.column(name).to_numpy() for name in material.COUNTED}
     return positions.append_column("material", pa.array(material.packed(columns), pa.int64()))
+
+
+def with_pins(positions: pa.Table) -> pa.Table:
+    """``positions`` with its ``pinned`` column (:mod:`cqlindex.board.pins`), computed here from
+    the bitboards for games of both readers alike."""
+    if "wp" not in positions.column_names:
+        return positions  # no positions at all
+    import numpy as np
+
+    from cqlindex.board.pins import pinned
+
+    boards = np.stack([positions.column(name).to_numpy().view(np.uint64) for name in _BOARDS])
+    return positions.append_column("pinned", pa.array(pinned(boards).view(np.int64), pa.int64()))
+
+
+#: The bitboard columns, K Q R B N P k q r b n p.
+_BOARDS = ("wk", "wq", "wr", "wb", "wn", "wp", "bk", "bq", "br", "bb", "bn", "bp")
 
 
 def narrowed(table: pa.Table, schema: pa.Schema | None) -> pa.Table:

@@ -61,11 +61,13 @@ class Plan(Frozen):
 
 def plan(query: ast.Query, variations: bool, *, chess960: bool = True, attack_maps: bool = True,
          gamenumbers: tuple[int, int] | None = None, expansions: Expansions | None = None,
-         playable_only: bool = False, material: bool = False, rowids: bool = False) -> Plan:
+         playable_only: bool = False, material: bool = False, rowids: bool = False,
+         pins: bool = False) -> Plan:
     """Plan ``query`` in one mode.
 
     ``attack_maps``: the positions have the attack map columns (indexes of schema 1 did not);
     ``material``: they have the packed piece counts (schema 5; an older export does not);
+    ``pins``: they have the pieces pinned to their king (schema 6);
     ``rowids``: each game's rows lie consecutive in the index's storage (:mod:`cqlindex.store.rowmap`),
     so main-line windows may stream over row ids: DuckDB SQL for this index, not for another engine;
     ``expansions``: the query's transform members when it was prepared (:mod:`cqlindex.query`),
@@ -76,7 +78,7 @@ def plan(query: ast.Query, variations: bool, *, chess960: bool = True, attack_ma
     del chess960
     compiler = Compiler(variations, attack_maps,
                         expansions if expansions is not None else Expansions(query.body), material=material,
-                        rowids=rowids)
+                        rowids=rowids, pins=pins)
     row = Row("p", top=True)
     where: exp.Expression | None = None if variations else S.col("mainline", "p")
     exact = True

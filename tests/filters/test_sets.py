@@ -60,24 +60,25 @@ TABLE = [
     Row("between([QR] [kq]) & [NB]", NARROWED),  # several squares on both sides: every pair
     Row("between(A a) > 20", NARROWED),
     Row("makesquare(1 1) & R", NARROWED),
-    Row("pin", NARROWED),
+    # A pin to kings is the index's pinned column (board/pins.py); other pins are bounded by it or by the attack maps.
+    Row("pin", EXACT),
     Row("pin from R to k", NARROWED),
-    Row("pin through N", NARROWED),
+    Row("pin through N", EXACT),
     Row("pin from B through n to q", NARROWED),
-    Row("pin through [qr] to k", NARROWED),
+    Row("pin through [qr] to k", EXACT),
     Row("pin to [Kq]", NARROWED),
     # Bounded in SQL by the attack maps: a pinned piece is attacked by the pinner's side.
     Row("#pin from [RQ] == 1", NARROWED),
     Row("pin to k & e8", NARROWED),
-    Row("pin through [QRBNqrbn] through [Qq] to [Kk]", NARROWED),
-    Row("#pin >= 2", NARROWED),
-    Row("piece x in [Aa] pin through x", NARROWED),
+    Row("pin through [QRBNqrbn] through [Qq] to [Kk]", EXACT),
+    Row("#pin >= 2", EXACT),
+    Row("piece x in [Aa] pin through x", EXACT),
     # An iteration's domain narrowed to the pinned pieces before it makes a row per square
     # (cqlindex.columnar.narrowing): with from and to, to a piece not a king, after another member.
     Row("piece x in [qrbnp] { pin through x piece y in [qrbnp] { pin through y x != y } }", NARROWED),
     Row("square x in . { pin through x from [RQ] to k }", NARROWED),
     Row("piece x in A { pin through x to [Qk] }", NARROWED),
-    Row("piece x in [Aa] { x attackedby [Aa] pin through x }", NARROWED),
+    Row("piece x in [Aa] { x attackedby [Aa] pin through x }", EXACT),
     Row("piece all x in [QR] { pin through x Y = 1 }", NARROWED),
     # Pins in a line, a move of the line's among the parameters.
     Row("line --> pin from (move from [QRB]) --> check", NARROWED),

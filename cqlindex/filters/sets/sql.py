@@ -148,7 +148,9 @@ class SetsSQL(LinesSQL):
     def _square_test(self, test: ast.Node, var: str, row: Row) -> exp.Expression | None:
         """The squares where ``test`` holds of a one-square ``var``, as exact SQL: ``var attackedby
         S`` (S every piece of a colour: its attack map), ``var & S`` and ``var in S`` (S exact and
-        not reading ``var``); else None."""
+        not reading ``var``), ``pin through var`` to kings (the index's pinned pieces); else None."""
+        if isinstance(test, ast.Pin):
+            return self._pinned_square(test, var, row)
         if not (isinstance(test, ast.Binary) and isinstance(test.left, ast.Variable) and test.left.name == var):
             return None
         if test.op == "attackedby":
@@ -157,6 +159,18 @@ class SetsSQL(LinesSQL):
             given = self.set(test.right, row)
             return given.sql if given.exact and given.sql is not None else None
         return None
+
+    def _pinned_square(self, test: ast.Pin, var: str, row: Row) -> exp.Expression | None:
+        """Where ``pin through var ...`` holds of a one-square ``var``: ``var`` one of the ``through``
+        sets, the rest not reading it, and the pin's squares exact without it."""
+        if not any(word == "through" and isinstance(value, ast.Variable) and value.name == var
+                   for word, value in test.params):
+            return None
+        if any(_mentions(value, var) for word, value in test.params
+               if not (word == "through" and isinstance(value, ast.Variable))):
+            return None
+        stored = self._stored_pins(test, row, square=var)
+        return stored.sql if stored is not None and stored.exact else None
 
     def _bound(self, node: ast.Iterate, domain: SetTerm, row: Row) -> Cond:
         """The body's condition with the variable bound to its domain as an upper bound, at ``row``

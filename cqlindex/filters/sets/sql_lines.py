@@ -1,11 +1,12 @@
-"""The SQL of the line filters, ``pin`` and ``ray``/``xray``: bounds from the attack maps.
+"""The SQL of the line filters, ``pin`` and ``ray``/``xray``.
 
-SQL cannot follow a line across the board, but the index holds the squares each side attacks
-(``white_attacks``, ``black_attacks``), and every piece that slides along a line attacks the first
-square it meets there, empty or not. So where a member of a line is sure to be such a piece, the
-next member (and for a ray, the one before it) must lie in its side's attack map: a necessary
-condition, never a sufficient one. Methods of :class:`cqlindex.plan.compile.Compiler`, mixed in
-through :class:`cqlindex.filters.sets.sql.SetsSQL`.
+SQL cannot follow a line across the board. A pin to a king is stored: the index's ``pinned``
+column (schema 6, :mod:`cqlindex.board.pins`) decides it. Otherwise the index holds the squares
+each side attacks (``white_attacks``, ``black_attacks``), and every piece that slides along a
+line attacks the first square it meets there, empty or not. So where a member of a line is sure
+to be such a piece, the next member (and for a ray, the one before it) must lie in its side's
+attack map: a necessary condition, never a sufficient one. Methods of
+:class:`cqlindex.plan.compile.Compiler`, mixed in through :class:`cqlindex.filters.sets.sql.SetsSQL`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from sqlglot import exp
 from cqlindex.board.directions import steps_of
 from cqlindex.cql import ast
 from cqlindex.plan import sql as S
-from cqlindex.plan.terms import ALL_SQUARES, PIECE_COLUMNS, RESIDUAL, UNBOUNDED, Cond, Row, SetTerm
+from cqlindex.plan.terms import ALL_SQUARES, PIECE_COLUMNS, RESIDUAL, UNBOUNDED, Cond, Row, SetTerm, const
 
 _ORTHOGONAL = frozenset(("up", "down", "left", "right"))
 
@@ -26,16 +27,20 @@ class LinesSQL:
     __slots__ = ()
 
     def _cond_pin(self, node: ast.Pin, row: Row) -> Cond:
+        stored = self._stored_pins(node, row)
+        if stored is not None:
+            return Cond(S.nonzero(stored.sql), stored.exact)
         pinned = self._pinned(node, row)
         return Cond(S.nonzero(pinned), False) if pinned is not None else RESIDUAL
 
     def _set_pin(self, node: ast.Pin, row: Row) -> SetTerm:
-        pinned = self._pinned(node, row)
+        stored = self._stored_pins(node, row)
+        pinned = stored.sql if stored is not None else self._pinned(node, row)
         if pinned is None:
             return UNBOUNDED
         first = node.params[0][0] if node.params else "through"
         if first == "through":
-            return SetTerm(pinned, False)
+            return stored if stored is not None else SetTerm(pinned, False)
         # The pinners (a rook, bishop or queen) or the squares behind: any of the parameter's
         # squares, and only where some piece is pinned.
         given = [self.set(value, row).sql for word, value in node.params if word == first]
@@ -48,6 +53,38 @@ class LinesSQL:
         for sql in known[1:]:
             squares = S.band(squares, sql)
         return SetTerm(exp.Case(ifs=[exp.If(this=S.nonzero(pinned), true=S.paren(squares))], default=S.num(0)), False)
+
+    def _stored_pins(self, node: ast.Pin, row: Row, square: str | None = None) -> SetTerm | None:
+        """The pinned pieces of a pin to kings, from the index's ``pinned`` column (the pieces
+        pinned to their own king, :mod:`cqlindex.board.pins`): those of the ``through`` sets and
+        of the colours whose king the ``to`` sets hold (``to k``: a black piece, the to square
+        holding one of its colour). Exact where no ``from`` chooses among the pinners and every
+        ``through`` set is exact. None where the index has no such column or a ``to`` set is
+        not kings (a pin to a queen is no pin to a king). ``square``: the name of a one-square
+        variable given as a ``through`` set, left out: the squares where it would be pinned."""
+        if not self.pins:
+            return None
+        colours = "wb"
+        for word, value in node.params:
+            if word == "to":
+                kings = _kings(value)
+                if kings is None:
+                    return None
+                colours = "".join(c for c in colours if c in kings)
+        if not colours:
+            return const(0)
+        squares = S.col("pinned", row.alias)
+        if len(colours) == 1:
+            squares = S.band(squares, S.bor(*(S.col(c, row.alias) for c in PIECE_COLUMNS if c[0] == colours)))
+        exact = all(word != "from" for word, _ in node.params)
+        for word, value in node.params:
+            if word == "through" and not (isinstance(value, ast.Variable) and value.name == square):
+                through = self.set(value, row)
+                if through.sql is None:
+                    exact = False
+                else:
+                    squares, exact = S.band(squares, through.sql), exact and through.exact
+        return SetTerm(squares, exact)
 
     def _pinned(self, node: ast.Pin, row: Row) -> exp.Expression | None:
         """An upper bound of the pinned pieces: pieces of the ``through`` sets that the other side
@@ -105,6 +142,14 @@ class LinesSQL:
         for part in parts[1:]:
             bound = S.both(bound, part)
         return bound
+
+
+def _kings(node: ast.Node) -> str | None:
+    """The colours ("w", "b") of the kings ``node`` holds, where it is kings on any square alone."""
+    if not isinstance(node, ast.Pieces) or node.squares != ALL_SQUARES or not node.pieces \
+            or not node.pieces <= {"K", "k"}:
+        return None
+    return ("w" if "K" in node.pieces else "") + ("b" if "k" in node.pieces else "")
 
 
 def _sliders(steps: tuple[str, ...]) -> frozenset[str]:
