@@ -23,6 +23,7 @@ from cqlindex.filters.relation.sql import narrowing as relation_narrowing
 from cqlindex.plan.compile import Compiler
 from cqlindex.plan.dialect import dialect_of, duckdb_sql
 from cqlindex.plan.offsets import windowed_where
+from cqlindex.plan.tidy import tidy
 from cqlindex.plan.terms import Row
 from cqlindex.plan.placement import merge_placements
 from cqlindex.plan.same_child import merge_child_exists
@@ -110,7 +111,7 @@ def plan(query: ast.Query, variations: bool, *, chess960: bool = True, attack_ma
         select = select.join(exp.to_table("games").as_("g"),
                              on=exp.EQ(this=S.col("gamenumber", "g"), expression=S.col("gamenumber", "p")))
     if where is not None:
-        select = select.where(where)
+        select = select.where(tidy(where))
     select = merge_child_exists(select.order_by(S.col("gamenumber", "p"), S.col("positionid", "p")))
     select = _other_rows(compiler, select, row)
     prefilters = tuple((body, merge_placements(drop_guards(candidates))) for body, candidates in compiler.prefilters)

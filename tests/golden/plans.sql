@@ -215,6 +215,7 @@ SELECT
 FROM positions AS p
 WHERE
   p.mainline
+  AND p.wp <> 0
   AND (
     (
       p.wp & 134217728
