@@ -164,26 +164,32 @@ class Compiler(PositionSQL, SetsSQL, MovesSQL, TreeSQL, SequencesSQL, RelationSQ
             return Cond(sql, exact)
         if not all(k in (SET, NUMBER) for k in kinds):
             return RESIDUAL
-        values: list[tuple[exp.Expression | None, bool, bool]] = []  # (sql, exact, nullable)
+        values: list[tuple[exp.Expression | None, bool, int | None]] = []  # (sql, exact, lowest value)
         for operand, kind in zip(node.operands, kinds):
             if kind == SET:
                 term = self.set(operand, row)
-                values.append((S.popcount(term.sql) if term.sql is not None else None, term.exact, False))
+                values.append((S.popcount(term.sql) if term.sql is not None else None, term.exact, 0))
             else:
                 number = self.num(operand, row)
-                values.append((number.sql, number.exact, number.nullable) if number else (None, False, False))
-        for op, (a, a_exact, _), (b, b_exact, _) in zip(node.ops, values, values[1:]):
+                low = 0 if isinstance(operand, ast.Unary) and operand.op == "#" else number.const if number else None
+                values.append((number.sql, number.exact, low) if number else (None, False, None))
+        for op, (a, a_exact, a_low), (b, b_exact, b_low) in zip(node.ops, values, values[1:]):
             if a is None or b is None:
                 exact = False
                 continue
             if a_exact and b_exact:
                 sql = S.both(sql, S.cmp(op, a, b))
-            elif op in (">", ">=") and b_exact or op in ("<", "<=") and a_exact:  # a <= its bound: a > b needs bound > b
-                sql, exact = S.both(sql, S.cmp(op, a, b)), False
-            elif op == "==" and (a_exact or b_exact):  # a == b needs the bound of the other to reach it
-                sql, exact = S.both(sql, S.cmp(">=" if b_exact else "<=", a, b)), False
-            else:
-                exact = False
+                continue
+            exact = False
+            if op == "==" and (a_exact or b_exact):  # a == b needs the bound of the other to reach it
+                op = ">=" if b_exact else "<="
+            elif not (op in (">", ">=") and b_exact or op in ("<", "<=") and a_exact):
+                continue  # a <= its bound: a > b needs bound > b; nothing to say of a < b
+            # A count's bound is never below 0: 'bound >= 0' (#(a attacks s) == 0) holds everywhere.
+            bound_low, other = (a_low, b_low) if op in (">", ">=") else (b_low, a_low)
+            if not (bound_low is not None and other is not None and (other < bound_low or
+                                                                       other == bound_low and op in (">=", "<="))):
+                sql = S.both(sql, S.cmp(op, a, b))
         if sql is None:
             return TRUE if exact else RESIDUAL
         return Cond(S.definite(sql), exact)

@@ -37,6 +37,10 @@ TABLE = [
     Row("1 == #(A attacks k)", NARROWED),
     Row("#([Qq] attacks .) == #A", NARROWED),
     Row("#(a attacks K) == #(A attacks k)", NARROWED),  # bounds on both sides: no SQL for it
+    # A count's bound is never below 0: compared with 0 or less it says nothing, and no SQL is written for it.
+    Row("#(a attacks K) == 0 check", NARROWED),
+    Row("-1 < #(A attacks [qr]) wtm", NARROWED),
+    Row("#(a attacks K) <= 0", NARROWED),
     Row("_ attackedby a == 0", EXACT),
     Row("N -> q", NARROWED),
     Row("r <- B", NARROWED),
