@@ -230,3 +230,25 @@ def test_echo_keys_that_collide_everywhere_cost_time_not_answers(db, monkeypatch
     monkeypatch.setattr(kernels_echo, "_group_keys", lambda cm: np.zeros(cm.frame.size, np.uint64))
     monkeypatch.setattr(columnar_run, "BATCH_GAMES", 1000)
     assert _answer(db, query) == _answer(db, query, "python")
+
+
+def test_games_whose_rows_are_not_whole_go_back_to_the_tree_walker(db) -> None:
+    """A frame of whole games rebuilds each game's tree from its rows; where a game's first row is
+    missing (a Spark task handed its candidate rows alone), the frame says it cannot."""
+    import duckdb
+
+    from cqlindex.columnar.frame import load
+    from cqlindex.columnar.values import NotColumnar
+
+    con = duckdb.connect()
+    try:
+        con.execute(f"ATTACH '{db}' AS source (READ_ONLY)")
+        games = [g for (g,) in con.execute(
+            "SELECT DISTINCT gamenumber FROM source.positions ORDER BY 1 LIMIT 3").fetchall()]
+        con.execute("CREATE TABLE positions AS SELECT * FROM source.positions ORDER BY gamenumber, positionid")
+        assert load(con, games, True, {}).size > 0  # whole: read
+        con.execute("DELETE FROM positions WHERE gamenumber = ? AND positionid = 0", [games[1]])
+        with pytest.raises(NotColumnar):
+            load(con, games, True, {})
+    finally:
+        con.close()

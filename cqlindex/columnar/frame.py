@@ -16,7 +16,7 @@ from itertools import chain
 
 import numpy as np
 
-from cqlindex.columnar.values import NotColumnar, distinct
+from cqlindex.columnar.values import NotColumnar
 from cqlindex.store.duckdb_light import duckdb, fetch_numpy
 
 BITBOARDS = ("wk", "wq", "wr", "wb", "wn", "wp", "bk", "bq", "br", "bb", "bn", "bp")
@@ -288,7 +288,9 @@ def load(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations:
             select.append(f"({sql}) AS fact_{i}")
             computed[name] = f"fact_{i}"
     columns = read(select)
-    if not rows_only and np.count_nonzero(columns["positionid"] == 0) != len(distinct(columns["gamenumber"])):
+    games_read = columns["gamenumber"]  # in order (_in_order): a game's rows are one run
+    if not rows_only and np.count_nonzero(columns["positionid"] == 0) != (
+            np.count_nonzero(games_read[1:] != games_read[:-1]) + 1 if len(games_read) else 0):
         # Some game's rows are not all here (a Spark task given the candidate rows alone): its
         # tree cannot be rebuilt, so the tree-walker, which reads such rows as they are, answers.
         raise NotColumnar(None, "the games' rows are not whole")
