@@ -40,8 +40,8 @@ def test_the_rows_selected_stay_the_same(before: str, after: str) -> None:
     try:
         values = "(VALUES (0), (1), (2), (3), (NULL))"
         columns = ("a", "b", "c", "x", "y", "white_attacks")
-        con.execute(f"CREATE TABLE t AS SELECT * FROM {', '.join(f'{values} AS v{i}({c})' for i, c in enumerate(columns))}"
-                    ", (VALUES (true), (false), (NULL)) AS vm(m)")
+        tables = ", ".join(f"{values} AS v{i}({c})" for i, c in enumerate(columns))
+        con.execute(f"CREATE TABLE t AS SELECT * FROM {tables}, (VALUES (true), (false), (NULL)) AS vm(m)")
         tidied = tidy(sqlglot.parse_one(before, read="duckdb")).sql(dialect="duckdb")
         rows = [con.execute(f"SELECT * FROM t WHERE {where} ORDER BY ALL").fetchall() for where in (before, tidied)]
         assert rows[0] == rows[1] and rows[0], before
