@@ -252,3 +252,25 @@ def test_games_whose_rows_are_not_whole_go_back_to_the_tree_walker(db) -> None:
             load(con, games, True, {})
     finally:
         con.close()
+
+
+def test_every_candidate_game_is_handed_on_hit_or_not(db) -> None:
+    """``keep`` hears of every candidate game, a hit or not: a Spark executor counts the
+    candidates it confirmed by these calls (tests/test_exec_spark.py compares the counts)."""
+    import duckdb
+
+    from cqlindex.query.prepare import prepare
+
+    prepared = prepare("flipcolor { piece x in N { x attacks k } }", "<test>", variations=True)
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        rows = con.execute("SELECT gamenumber, positionid FROM positions WHERE positionid % 7 = 0").fetchall()
+        candidates: dict[int, list[int]] = {}
+        for game, position in rows:
+            candidates.setdefault(game, []).append(position)
+        heard: dict[int, list[int]] = {}
+        left, _ = columnar_run.confirm(con, prepared, True, candidates, lambda g, ids, _: heard.__setitem__(g, ids))
+    finally:
+        con.close()
+    assert not left and sorted(heard) == sorted(candidates)
+    assert any(not ids for ids in heard.values()) and any(ids for ids in heard.values())

@@ -157,17 +157,18 @@ def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, lis
             hits, engine = evaluate(frame, _wanted(frame, batch, candidates, every_position))
         return _by_game(frame.gamenumber[hits], frame.positionid[hits]), engine.sort_values()
 
-    def answer(found: tuple[dict[int, list[int]], dict]) -> None:
-        # The games with a hit alone: ``keep`` records nothing for a game without one, and a
-        # batch of a WHERE's scan is every game of its range (145,716 calls on the whole file).
+    def answer(batch: list[int], found: tuple[dict[int, list[int]], dict]) -> None:
+        # Every candidate game, hit or not (a Spark executor counts its candidates by these
+        # calls); but of a WHERE's scan, whose batch is every game of its range (145,716 calls
+        # on the whole file), the games with a hit alone: the result keeps nothing of the others.
         by_game, sorted_by = found
-        for game, ids in by_game.items():
-            keep(game, ids, _Sorted(sorted_by.get(game, {})))
+        for game in batch if candidates is not None else by_game:
+            keep(game, by_game.get(game, []), _Sorted(sorted_by.get(game, {})))
 
     if threads < 2 or len(batches) < 2:
         for index, batch in enumerate(batches):
             try:
-                answer(work(batch, con))
+                answer(batch, work(batch, con))
             except NotColumnar as refusal:
                 return [g for b in batches[index:] for g in b], refusal
         return [], None
@@ -184,7 +185,7 @@ def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, lis
                     return [g for b in batches[index:] for g in b], refusal
                 if index + threads < len(batches):  # the cursor this batch used goes on to the next one
                     pending.append(pool.submit(work, batches[index + threads], cursors[index % threads]))
-                answer(found)
+                answer(batch, found)
     finally:
         for cursor in cursors:
             cursor.close()
