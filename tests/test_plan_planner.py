@@ -87,6 +87,8 @@ VERDICTS = [
     ("check or Q attacks k", [SQL_NARROWS], False),
     ("x = 3", [PYTHON_ONLY], False),
     ("pin", [SQL_NARROWS], False),                 # a pinned piece is attacked: the attack maps narrow
+    ("#(A attacks k) == 0", [PYTHON_ONLY], False),   # a count's bound is never below 0: nothing to say
+    ("#(A attacks k) >= #p", [SQL_NARROWS], False),  # ... but #p may exceed it
     ("ray (Q k)", [SQL_NARROWS], False),           # the queen slides: the king is in White's attack map
     ("Q -> b -> k", [PYTHON_ONLY], False),         # an arrow chain: no SQL of its own
     ("line --> check{2,} --> mate", [SQL_NARROWS], False),

@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 
 from cqlindex.ingest.replay import replay
 from cqlindex.ingest.route import route
-from cqlindex.ingest.rows import RowBatch
+from cqlindex.ingest.rows import _BITBOARD_COLUMNS, RowBatch
 from cqlindex.ingest.chunks import Chunk, chunk_games
 from cqlindex.ingest.source import RawGame
 
@@ -185,12 +185,8 @@ def with_pins(positions: pa.Table) -> pa.Table:
 
     from cqlindex.board.pins import pinned
 
-    boards = np.stack([positions.column(name).to_numpy().view(np.uint64) for name in _BOARDS])
+    boards = np.stack([positions.column(name).to_numpy().view(np.uint64) for name in _BITBOARD_COLUMNS])
     return positions.append_column("pinned", pa.array(pinned(boards).view(np.int64), pa.int64()))
-
-
-#: The bitboard columns, K Q R B N P k q r b n p.
-_BOARDS = ("wk", "wq", "wr", "wb", "wn", "wp", "bk", "bq", "br", "bb", "bn", "bp")
 
 
 def narrowed(table: pa.Table, schema: pa.Schema | None) -> pa.Table:

@@ -164,16 +164,18 @@ class Compiler(PositionSQL, SetsSQL, MovesSQL, TreeSQL, SequencesSQL, RelationSQ
             return Cond(sql, exact)
         if not all(k in (SET, NUMBER) for k in kinds):
             return RESIDUAL
-        values: list[tuple[exp.Expression | None, bool, int | None]] = []  # (sql, exact, lowest value)
+        # (sql, exact, the least value it can have, its value where it is a constant)
+        values: list[tuple[exp.Expression | None, bool, int | None, int | None]] = []
         for operand, kind in zip(node.operands, kinds):
             if kind == SET:
                 term = self.set(operand, row)
-                values.append((S.popcount(term.sql) if term.sql is not None else None, term.exact, 0))
+                values.append((S.popcount(term.sql) if term.sql is not None else None, term.exact, 0, None))
+            elif (number := self.num(operand, row)) is None:
+                values.append((None, False, None, None))
             else:
-                number = self.num(operand, row)
-                low = 0 if isinstance(operand, ast.Unary) and operand.op == "#" else number.const if number else None
-                values.append((number.sql, number.exact, low) if number else (None, False, None))
-        for op, (a, a_exact, a_low), (b, b_exact, b_low) in zip(node.ops, values, values[1:]):
+                low = 0 if isinstance(operand, ast.Unary) and operand.op == "#" else number.const
+                values.append((number.sql, number.exact, low, number.const))
+        for op, (a, a_exact, a_low, a_const), (b, b_exact, b_low, b_const) in zip(node.ops, values, values[1:]):
             if a is None or b is None:
                 exact = False
                 continue
@@ -185,8 +187,9 @@ class Compiler(PositionSQL, SetsSQL, MovesSQL, TreeSQL, SequencesSQL, RelationSQ
                 op = ">=" if b_exact else "<="
             elif not (op in (">", ">=") and b_exact or op in ("<", "<=") and a_exact):
                 continue  # a <= its bound: a > b needs bound > b; nothing to say of a < b
-            # A count's bound is never below 0: 'bound >= 0' (#(a attacks s) == 0) holds everywhere.
-            bound_low, other = (a_low, b_low) if op in (">", ">=") else (b_low, a_low)
+            # A count's bound is never below 0: 'bound >= 0' (#(a attacks s) == 0) holds everywhere,
+            # where the other side is a constant (#p, also never below 0, can still exceed it).
+            bound_low, other = (a_low, b_const) if op in (">", ">=") else (b_low, a_const)
             if not (bound_low is not None and other is not None and (other < bound_low or
                                                                        other == bound_low and op in (">=", "<="))):
                 sql = S.both(sql, S.cmp(op, a, b))

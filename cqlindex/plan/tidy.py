@@ -26,6 +26,8 @@ from collections import Counter
 
 from sqlglot import exp
 
+from cqlindex.plan.sql import unparen
+
 
 def tidy(condition: exp.Expression) -> exp.Expression:
     """``condition`` with the repeats and implied tests gone and a shared column's test first."""
@@ -38,7 +40,7 @@ def tidy(condition: exp.Expression) -> exp.Expression:
         return _join(kept, exp.And)
     if isinstance(condition, exp.Or):
         branches = _distinct([tidy(branch) for branch in _chain(condition, exp.Or)],
-                             key=lambda branch: frozenset(map(_key, _chain(_bare(branch), exp.And))))
+                             key=lambda branch: frozenset(map(_key, _chain(unparen(branch), exp.And))))
         joined = _join(branches, exp.Or)
         shared = _shared_column(branches)
         if shared is None:
@@ -50,23 +52,17 @@ def tidy(condition: exp.Expression) -> exp.Expression:
 
 def _chain(condition: exp.Expression, kind: type) -> list[exp.Expression]:
     """The terms of a chain of ANDs (ORs), parentheses around a chain of the same kind opened."""
-    bare = _bare(condition)
+    bare = unparen(condition)
     if isinstance(bare, kind):
         return _chain(bare.this, kind) + _chain(bare.expression, kind)
     return [condition]
-
-
-def _bare(condition: exp.Expression) -> exp.Expression:
-    while isinstance(condition, exp.Paren):
-        condition = condition.this
-    return condition
 
 
 def _key(condition: exp.Expression) -> object:
     """What two equal terms have in common: the term without its parentheses, ``&`` and ``|``
     chains as the multisets of their operands (``(A & B) <> 0`` is ``(B & A) <> 0``); sqlglot
     compares and hashes the rest by structure."""
-    bare = _bare(condition)
+    bare = unparen(condition)
     if isinstance(bare, (exp.BitwiseAnd, exp.BitwiseOr)):
         operands = Counter(_key(operand) for operand in _chain(bare, type(bare)))
         return type(bare).__name__, frozenset(operands.items())
@@ -90,13 +86,13 @@ def _join(terms: list[exp.Expression], kind: type) -> exp.Expression:
     out = terms[0]
     for term in terms[1:]:
         left = exp.Paren(this=out) if isinstance(out, wrap) else out
-        right = exp.Paren(this=term) if isinstance(_bare(term), wrap) and not isinstance(term, exp.Paren) else term
+        right = exp.Paren(this=term) if isinstance(unparen(term), wrap) and not isinstance(term, exp.Paren) else term
         out = kind(this=left, expression=right)
     return out
 
 
 def _is_nonzero(term: exp.Expression) -> bool:
-    bare = _bare(term)
+    bare = unparen(term)
     return isinstance(bare, exp.NEQ) and isinstance(bare.expression, exp.Literal) and bare.expression.this == "0" \
         and not bare.expression.is_string
 
@@ -106,11 +102,11 @@ def _nonzero_operands(term: exp.Expression, meet: bool = False) -> list[exp.Expr
     not 0), else nothing."""
     if not _is_nonzero(term):
         return []
-    operand = _bare(_bare(term).this)
+    operand = unparen(unparen(term).this)
     if not meet:
         return [operand]
     if isinstance(operand, exp.BitwiseAnd):
-        return [_bare(operand.this), _bare(operand.expression)]
+        return [unparen(operand.this), unparen(operand.expression)]
     return []
 
 
@@ -125,7 +121,7 @@ def _shared_column(branches: list[exp.Expression]) -> exp.Column | None:
         return None
     shared: dict[exp.Expression, exp.Column] | None = None
     for branch in branches:
-        columns = {operand: operand for term in _chain(_bare(branch), exp.And)
+        columns = {operand: operand for term in _chain(unparen(branch), exp.And)
                    for operand in _nonzero_operands(term, meet=True)
                    if isinstance(operand, exp.Column) and operand.name not in _NEVER_EMPTY}
         shared = columns if shared is None else {k: v for k, v in shared.items() if k in columns}

@@ -136,10 +136,8 @@ class LinesSQL:
                     if slides[mover] and members[met].sql is not None:
                         reach = self._attacked(node.args[mover], row)
                         parts.append(S.nonzero(S.band(members[met].sql, reach)))
-        if not parts:
-            return None
-        bound = parts[0]
-        for part in parts[1:]:
+        bound = None
+        for part in parts:
             bound = S.both(bound, part)
         return bound
 
