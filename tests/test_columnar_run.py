@@ -97,7 +97,8 @@ def test_a_value_no_kernel_takes_sends_the_rest_to_the_tree_walker(db, monkeypat
 @pytest.mark.parametrize("query, engine", [
     ("piece x in N { x attacks k }", "the columnar engine"),
     ("echo (s t) { s & t == . t > s }", "the columnar engine"),
-    ("path --", "the tree-walking evaluator: path has no columnar kernel yet"),
+    ("path --", "the columnar engine"),
+    ("path focus A --", "the tree-walking evaluator: a path with a focus has no columnar kernel yet"),
     ('tag "White" ~~ "Ka"', "the tree-walking evaluator"),
 ])
 def test_explain_names_the_engine_that_confirms(db, query, engine) -> None:

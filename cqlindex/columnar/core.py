@@ -7,6 +7,7 @@ import cqlindex.columnar.kernels_game
 import cqlindex.columnar.kernels_line
 import cqlindex.columnar.kernels_rays
 import cqlindex.columnar.kernels_logic
+import cqlindex.columnar.kernels_path
 import cqlindex.columnar.kernels_moves
 import cqlindex.columnar.kernels_sets
 import cqlindex.columnar.kernels_strings

@@ -61,6 +61,43 @@ def _minus(a: _States, parts: list[tuple[np.ndarray]], size: int) -> _States:
     return _States(a.owner[keep], a.nxt[keep], a.last[keep], size)
 
 
+def edge_verdicts(cm: Columnar, item: ast.Node, here: np.ndarray, linear: np.ndarray, backward: bool) -> np.ndarray:
+    """``item`` (which plays a move and reads no variable) at each (position, linear) pair,
+    evaluated once per frame at every edge: a child row stands for the move that reaches
+    it, a childless row for the end of a line, and a row asked with every child for itself.
+    Only the pairs a line's direction asks are evaluated: going forward, the edges and the
+    ends of lines (a line goes on to a child where there is one); going back, the edges and
+    every row with every child (a line's first position). Each asked everywhere made the
+    kernel test three rows per position where one is asked (p11 of the patterns)."""
+    by_child, by_row = edges(cm, item, backward)
+    # Forward, NO_CHILD only at a childless row; back, EVERY_CHILD only: by_row answers both.
+    return np.where(linear >= 0, by_child[np.maximum(linear, 0)], by_row[here])
+
+
+def edges(cm: Columnar, item: ast.Node, backward: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(per child row, whether the move reaching it is ``item``; per row asked alone, the verdict
+    there), kept for the frame: a path's moves ask the same edges (see kernels_path)."""
+    key = ("edges", id(item), backward)
+    entry = cm.memo.get(key)
+    frame = cm.frame
+    if entry is None or entry[0] is not item:
+        children = np.flatnonzero(frame.parent >= 0)
+        if backward:
+            alone, mode = np.arange(frame.size), EVERY_CHILD
+        else:
+            alone, mode = np.flatnonzero(frame.child_count == 0), NO_CHILD
+        rows = np.r_[frame.parent[children], alone]
+        lin = np.r_[children, np.full(len(alone), mode)]
+        verdict = cm.test(item, Ctx(rows, {}, lin))
+        by_child = np.zeros(frame.size, bool)
+        by_child[children] = verdict[:len(children)]
+        by_row = np.zeros(frame.size, bool)
+        by_row[alone] = verdict[len(children):]
+        entry = (item, by_child, by_row)
+        cm.memo[key] = entry
+    return entry[1], entry[2]
+
+
 class _Simulation:
     def __init__(self, cm: Columnar, node: ast.Line, ctx: Ctx) -> None:
         self.cm = cm
@@ -107,41 +144,11 @@ class _Simulation:
         if not free_variables(item):
             if not plays:
                 return self.cm.everywhere(item).truth()[here]
-            return self._edge_verdicts(item, here, linear)
+            return edge_verdicts(self.cm, item, here, linear, self.backward)
         sub = self.ctx.moved(owner, here)
         if plays:
             sub.linear = linear
         return self.cm.test(item, sub)
-
-    def _edge_verdicts(self, item: ast.Node, here: np.ndarray, linear: np.ndarray) -> np.ndarray:
-        """``item`` (which plays a move and reads no variable) at each (position, linear) pair,
-        evaluated once per frame at every edge: a child row stands for the move that reaches
-        it, a childless row for the end of a line, and a row asked with every child for itself.
-        Only the pairs the line's direction asks are evaluated: going forward, the edges and the
-        ends of lines (a line goes on to a child where there is one); going back, the edges and
-        every row with every child (a line's first position). Each asked everywhere made the
-        kernel test three rows per position where one is asked (p11 of the patterns)."""
-        key = ("edges", id(item), self.backward)
-        entry = self.cm.memo.get(key)
-        frame = self.frame
-        if entry is None or entry[0] is not item:
-            children = np.flatnonzero(frame.parent >= 0)
-            if self.backward:
-                alone, mode = np.arange(self.size), EVERY_CHILD
-            else:
-                alone, mode = np.flatnonzero(frame.child_count == 0), NO_CHILD
-            rows = np.r_[frame.parent[children], alone]
-            lin = np.r_[children, np.full(len(alone), mode)]
-            verdict = self.cm.test(item, Ctx(rows, {}, lin))
-            by_child = np.zeros(self.size, bool)
-            by_child[children] = verdict[:len(children)]
-            by_row = np.zeros(self.size, bool)
-            by_row[alone] = verdict[len(children):]
-            entry = (item, by_child, by_row)
-            self.cm.memo[key] = entry
-        _, by_child, by_row = entry
-        # Forward, NO_CHILD only at a childless row; back, EVERY_CHILD only: by_row answers both.
-        return np.where(linear >= 0, by_child[np.maximum(linear, 0)], by_row[here])
 
     def repeat(self, item: ast.Repeat, states: _States) -> _States:
         if item.high is not None and item.high < item.low:

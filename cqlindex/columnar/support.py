@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from cqlindex.columnar.engine import has_kernel
 from cqlindex.columnar.kernels_game import NAMES as GAME_NAMES
 from cqlindex.columnar.kernels_line import PARAMS as LINE_PARAMS
+from cqlindex.columnar.kernels_path import why_not as path_why_not
 from cqlindex.columnar.kernels_generated import PARAMS as GENERATED_PARAMS
 from cqlindex.columnar.kernels_moves import PARAMS as MOVE_PARAMS
 from cqlindex.columnar.kernels_strings import NAMES as PIECE_NAMES, code
@@ -33,7 +34,7 @@ _UNARY = frozenset({"-", "abs", "sqrt", "#", "~", "light", "dark", "power", "ran
 def _why_not(node: ast.Node) -> str | None:
     """Why ``node`` itself (not its children) is not evaluated on columns, or None."""
     if isinstance(node, (ast.Repeat, ast.Sequence)):
-        return None  # a line's constituents: the line kernel reads them (a path is refused as a whole)
+        return None  # a line's or a path's constituents: their kernel reads them
     if not has_kernel(node):
         return f"{type(node).__name__.lower()} has no columnar kernel yet"
     if isinstance(node, ast.Keyword) and node.name not in FACTS and node.name not in _KEYWORDS:
@@ -65,6 +66,32 @@ def _why_not(node: ast.Node) -> str | None:
         return "'countmoves' of played moves has no columnar kernel yet"
     if isinstance(node, ast.Line) and node.params - LINE_PARAMS:
         return f"'line {sorted(node.params - LINE_PARAMS)[0]}' has no columnar kernel yet"
+    if isinstance(node, ast.Path):
+        return path_why_not(node)
+    return None
+
+
+def _banning_path(node: object, direct: bool = True) -> ast.Path | None:
+    """The first ``path nestban`` not evaluated the way the tree-walker evaluates it, or None.
+
+    What it bans depends on where, and in which order, it was asked before; the columnar engine
+    asks a filter at the same positions in the same order only as a member of the body's or a
+    sort's compound (elsewhere it may ask once per distinct position, or every transform's
+    member everywhere)."""
+    if isinstance(node, ast.Node):
+        if isinstance(node, ast.Path) and "nestban" in node.params and not direct:
+            return node
+        inner = direct and isinstance(node, (ast.Compound, ast.Sort))
+        for name in node.__dataclass_fields__:
+            if name != "span":
+                found = _banning_path(getattr(node, name), inner)
+                if found is not None:
+                    return found
+    elif isinstance(node, (tuple, list)):
+        for item in node:
+            found = _banning_path(item, direct)
+            if found is not None:
+                return found
     return None
 
 
@@ -105,6 +132,9 @@ def blocker(query: ast.Query, expansions: Expansions) -> tuple[ast.Node, str] | 
     for node in nodes(query, expansions):
         if isinstance(node, (ast.Find, ast.Line)) and any(isinstance(inner, ast.Sort) for inner in ast.walk(node)):
             return node, "a sort value noted inside find or line (the tree-walker stops at the first match there)"
+    banning = _banning_path(query.body)
+    if banning is not None:
+        return banning, "'path nestban' inside a filter the columnar engine may ask out of order"
     problem = scoping_problem(query.body)
     if problem is not None:
         return problem, "a variable assigned where the columnar engine cannot follow it"

@@ -57,7 +57,7 @@ def reads_other_positions(node: ast.Node) -> bool:
 _PLAIN = (ast.Pieces, ast.Number, ast.String, ast.Compound, ast.Not, ast.And, ast.Or, ast.Compare, ast.Binary,
           ast.Unary, ast.Direction, ast.Transform, ast.Colon, ast.ChildN, ast.If, ast.Variable, ast.Iterate,
           ast.Move, ast.Dash, ast.Pin, ast.Ray, ast.Find, ast.ConsecutiveMoves, ast.Repeat, ast.Sequence, ast.Echo,
-          ast.GameFilter)
+          ast.GameFilter, ast.CountMoves)
 #: Helpers that read nothing but their arguments and the position, and change nothing.
 _PLAIN_CALLS = frozenset({"piecename", "typename", "pieceid", "makesquare", "between", "max", "min"})
 #: Keywords that read the path walk under way (their value depends on where the search is).
@@ -79,6 +79,14 @@ def plain(node: ast.Node) -> bool:
     if isinstance(node, ast.Control):
         return node.name == "try"  # a count over the ancestors; loop, while, assert act
     return isinstance(node, _PLAIN)
+
+
+def quiet_path(node: ast.Path) -> bool:
+    """Whether the constituents of ``node`` change nothing but comments (dropped with a failed walk
+    anyway) and do not read the walk under way: a walk from a position then does the same
+    whatever led there (the tree-walker's path memo, the columnar path kernel)."""
+    return all(plain(item) or (isinstance(item, ast.Output) and item.name != "message")
+               for item in ast.walk(node.items))
 
 
 def sort_keys(query: ast.Query) -> tuple[SortKey, ...]:

@@ -42,7 +42,7 @@ from cqlindex.evaluate.values import MATCH, count
 from cqlindex.filters.moves.python import dash_moves
 from cqlindex.filters.sequences.path_focus import Focus
 from cqlindex.filters.variables.python import PieceBinding, piece_ids
-from cqlindex.query.analyse import plain
+from cqlindex.query.analyse import plain, quiet_path
 from cqlindex.store.trees import Position
 
 #: Python frames per move of a walk are a handful; games are at most a few thousand plies.
@@ -379,10 +379,7 @@ def longest_walks(ev: Evaluator, node: ast.Path, focus: Focus | None) -> dict:
 def memo_allowed(node: ast.Path) -> bool:
     """Whether a failed state of ``node`` fails whenever it is reached again: nothing in it changes
     anything but comments (dropped with a failed walk anyway) or reads the walk under way."""
-    if node.max is not None:
-        return False
-    return all(plain(item) or (isinstance(item, ast.Output) and item.name != "message")
-               for item in ast.walk(node.items))
+    return node.max is None and quiet_path(node)
 
 
 def _rest_key(rest, here: int) -> tuple:
