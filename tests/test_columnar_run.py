@@ -98,7 +98,7 @@ def test_a_value_no_kernel_takes_sends_the_rest_to_the_tree_walker(db, monkeypat
     ("piece x in N { x attacks k }", "the columnar engine"),
     ("echo (s t) { s & t == . t > s }", "the columnar engine"),
     ("path --", "the columnar engine"),
-    ("path focus A --", "the tree-walking evaluator: a path with a focus has no columnar kernel yet"),
+    ("path focus Q --", "the tree-walking evaluator: a path with a focus on some pieces has no columnar kernel yet"),
     ('tag "White" ~~ "Ka"', "the tree-walking evaluator"),
 ])
 def test_explain_names_the_engine_that_confirms(db, query, engine) -> None:

@@ -29,7 +29,8 @@ from cqlindex.cql import ast
 from cqlindex.query.analyse import quiet_path
 
 #: Parameters the kernel follows (the rest of what it takes shapes comments only).
-PARAMS = frozenset({"quiet", "title", "verbose", "piecepath", "keepallbest", "primary", "nestban", "lastposition"})
+PARAMS = frozenset({"quiet", "title", "verbose", "piecepath", "keepallbest", "primary", "nestban", "lastposition",
+                    "focus", "singlecolor"})
 #: Machines with more states than this (``(-- --){1000}``) stay with the tree-walker.
 MAX_STATES = 2_000
 #: A constituent filter that the walker tests itself, not as a filter of the position.
@@ -38,8 +39,8 @@ _WALK_KEYWORDS = ("primary", "secondary")
 
 def why_not(node: ast.Path) -> str | None:
     """Why ``node`` is left to the tree-walker, or None when this kernel evaluates it."""
-    if node.focus is not None or "singlecolor" in node.params:
-        return "a path with a focus has no columnar kernel yet"
+    if node.focus is not None and not _whole_side(node.focus):
+        return "a path with a focus on some pieces has no columnar kernel yet"
     if node.max is not None:
         return "'path max' has no columnar kernel yet"
     unknown = node.params - PARAMS
@@ -50,6 +51,22 @@ def why_not(node: ast.Path) -> str | None:
     if free_variables(node):
         return "a path reading a variable has no columnar kernel yet"
     return None
+
+
+_SIDES = (frozenset("KQRBNP"), frozenset("kqrbnp"), frozenset("KQRBNPkqrbnp"))
+_EVERY_SQUARE = (1 << 64) - 1
+
+
+def _whole_side(node: ast.Node | None) -> bool:
+    """Whether a focus is every piece of a side (or of both) wherever it is asked: ``A``, ``a``,
+    ``[Aa]``, ``if wtm A else a``. Pieces are never added to a side, so the pieces a focus takes
+    at the start are all the pieces that side moves later: the moves in focus are that side's
+    moves (and with ``capture``, the other side's captures), whatever the start."""
+    if isinstance(node, ast.Pieces):
+        return node.pieces in _SIDES and node.squares == _EVERY_SQUARE
+    if isinstance(node, ast.If):
+        return _whole_side(node.then) and _whole_side(node.other)
+    return False
 
 
 class _Round:
@@ -112,6 +129,20 @@ class Machine:
             else:
                 self.steps.append((step[0], step[1], renumber[step[2]]))
         self.start = renumber[0]
+        #: The states met at the start before any move (a focused move from there is one played
+        #: there, not the next one in focus below).
+        self.premove = self._premove()
+
+    def _premove(self) -> list[int]:
+        found, pending = {self.start}, [self.start]
+        while pending:
+            step = self.steps[pending.pop()]
+            nexts = step[1] if step[0] == "choose" else [step[2]] if step[0] == "test" else []
+            for target in nexts:
+                if target not in found:
+                    found.add(target)
+                    pending.append(target)
+        return sorted(found)
 
     @staticmethod
     def _step(stack: tuple, state) -> tuple:
@@ -182,7 +213,7 @@ def _verdicts(cm: Columnar, machine: Machine) -> list[np.ndarray | None]:
     main = np.zeros(frame.size, bool)
     has = frame.parent >= 0
     main[has] = np.flatnonzero(has) == frame.parent[has] + 1  # a first child follows its parent
-    primary = "primary" in machine.node.params
+    primary = "primary" in machine.node.params  # (CQL 6.2 refuses it with a focus)
     out: list[np.ndarray | None] = []
     for step in machine.steps:
         if step[0] == "move":
@@ -199,65 +230,146 @@ def _verdicts(cm: Columnar, machine: Machine) -> list[np.ndarray | None]:
     return out
 
 
-def longest(cm: Columnar, machine: Machine) -> tuple[np.ndarray, np.ndarray]:
+class _Best:
+    """Per parent row, the best of its children's options: most moves, then the first in
+    pre-order; a key per option, one scatter of maxima, read back at the parents."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.scratch = np.full(size, -1, np.int64)
+
+    def pick(self, parents: np.ndarray, moves: np.ndarray, children: np.ndarray, rows: np.ndarray):
+        """(moves, child, found) at ``rows`` of the best option of each, from options (parent,
+        moves, child row)."""
+        size = self.size
+        np.maximum.at(self.scratch, parents, moves * (size + 1) + (size - children))
+        got = self.scratch[rows].copy()
+        self.scratch[parents] = -1
+        found = got >= 0
+        return np.where(found, got // (size + 1), -1), np.where(found, size - got % (size + 1), 0), found
+
+
+def longest(cm: Columnar, machine: Machine, focused: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(moves, last row) of the first longest walk from every row of the frame, from the
-    machine's first state; -1 moves where no walk ends."""
+    machine's first state; -1 moves where no walk ends.
+
+    ``focused`` (a focus): per row, whether the move reaching it is in focus. A move then goes
+    on to the first move in focus on each line below, and counts those alone; from the start,
+    only the moves in focus played there.
+
+    The work is done with the rows in level order (each level a slice, its children the next
+    slice), so a state at a level is a few operations on views: per level and state, Python's
+    share is most of the cost on a small collection. Within a level the rows keep pre-order,
+    so a sibling's place there is its child order."""
     frame = cm.frame
     size = frame.size
-    steps = machine.steps
-    verdicts = _verdicts(cm, machine)
-    length = np.full((len(steps), size), -1, np.int64)
-    last = np.zeros((len(steps), size), np.int64)
-    best = np.full(size, -1, np.int64)  # scratch: per parent, its best child's key
-    parent = frame.parent
     levels = frame.levels
+    order = np.concatenate(levels) if levels else np.zeros(0, np.int64)
+    rank = np.empty(size, np.int64)
+    rank[order] = np.arange(size)
+    bounds = np.r_[0, np.cumsum([len(level) for level in levels])].tolist()
+    parent = frame.parent[order]
+    parent = np.where(parent >= 0, rank[np.maximum(parent, 0)], -1)
+    verdicts = [None if v is None else v[order] for v in _verdicts(cm, machine)]
+    if focused is not None:
+        focused = focused[order]
+    steps = machine.steps
+    length = np.full((len(steps), size), -1, np.int64)
+    last = np.zeros((len(steps), size), np.int64)  # frame rows
+    best = _Best(size)
     for depth in range(len(levels) - 1, -1, -1):
-        rows = levels[depth]
-        below = levels[depth + 1] if depth + 1 < len(levels) else rows[:0]
+        rows = slice(bounds[depth], bounds[depth + 1])
+        below = slice(bounds[depth + 1], bounds[depth + 2] if depth + 2 < len(bounds) else size)
         for index in range(len(steps) - 1, -1, -1):
             step = steps[index]
-            kind = step[0]
-            if kind == "end":
-                length[index, rows] = 0
-                last[index, rows] = rows
-            elif kind == "test":
-                target = step[2]
-                ok = verdicts[index][rows]
-                length[index, rows] = np.where(ok, length[target, rows], -1)
-                last[index, rows] = last[target, rows]
-            elif kind == "choose":
-                options = step[1]
-                if not options:
-                    continue
-                got = length[options[0], rows]
-                end = last[options[0], rows]
-                for option in options[1:]:
-                    other = length[option, rows]
-                    longer = other > got
-                    if longer.any():
-                        got = np.where(longer, other, got)
-                        end = np.where(longer, last[option, rows], end)
-                length[index, rows] = got
-                last[index, rows] = end
-            elif len(below):  # a move: the best child one level down, the first of equals
-                target = step[2]
-                reach = length[target, below]
-                live = verdicts[index][below] & (reach >= 0)
-                if not live.any():
-                    continue
-                children = below[live]
-                keys = (reach[live] + 1) * (size + 1) + (size - children)
-                np.maximum.at(best, parent[children], keys)
-                got = best[rows]
-                found = got >= 0
-                chosen = np.where(found, size - got % (size + 1), 0)
-                length[index, rows] = np.where(found, got // (size + 1), -1)
-                last[index, rows] = np.where(found, last[target, chosen], 0)
-                best[parent[children]] = -1
-    return length[machine.start], last[machine.start]
+            if step[0] != "move":
+                _here(step, index, rows, verdicts, length, last, order)
+            elif below.start < below.stop:
+                _move(step, index, rows, below, verdicts, focused, length, last, parent, best)
+    if focused is not None:
+        length, last = _from_start(machine, verdicts, focused, length, last, parent, best, order)
+    moves = np.empty(size, np.int64)
+    ends = np.empty(size, np.int64)
+    moves[order] = length[machine.start]
+    ends[order] = last[machine.start]
+    return moves, ends
 
 
-def _ban(frame, rows: np.ndarray, ok: np.ndarray, moves: np.ndarray, last: np.ndarray) -> np.ndarray:
+def _move(step: tuple, index: int, rows: slice, below: slice, verdicts, focused, length: np.ndarray,
+          last: np.ndarray, parent: np.ndarray, best: _Best) -> None:
+    """A move at the rows of a level: the best of their children one level down, the first of equals."""
+    target = step[2]
+    reach = length[target, below]
+    live = verdicts[index][below] & (reach >= 0)
+    moves = reach + 1
+    if focused is not None:  # an unfocused child hands on its own first moves in focus
+        on = focused[below]
+        live = np.where(on, live, length[index, below] >= 0)
+        moves = np.where(on, moves, length[index, below])
+    if not live.any():
+        return
+    children = np.flatnonzero(live) + below.start
+    # Siblings' subtrees come in child order, so the first child of equals holds the first
+    # move in focus of equals below as well.
+    got, chosen, found = best.pick(parent[children], moves[live], children, rows)
+    length[index, rows] = got
+    ends = last[target, chosen]
+    if focused is not None:
+        ends = np.where(focused[chosen], ends, last[index, chosen])
+    last[index, rows] = np.where(found, ends, 0)
+
+
+def _here(step: tuple, index: int, rows: slice, verdicts, length: np.ndarray, last: np.ndarray,
+          order: np.ndarray) -> None:
+    """A state that stays at the position (the end, a test, a choice) at ``rows``, from its
+    targets' values there."""
+    kind = step[0]
+    if kind == "end":
+        length[index, rows] = 0
+        last[index, rows] = order[rows]
+    elif kind == "test":
+        target = step[2]
+        ok = verdicts[index][rows]
+        length[index, rows] = np.where(ok, length[target, rows], -1)
+        last[index, rows] = last[target, rows]
+    elif step[1]:  # a choice: the first of its longest options
+        options = step[1]
+        got = length[options[0], rows]
+        end = last[options[0], rows]
+        for option in options[1:]:
+            other = length[option, rows]
+            longer = other > got
+            if longer.any():
+                got = np.where(longer, other, got)
+                end = np.where(longer, last[option, rows], end)
+        length[index, rows] = got
+        last[index, rows] = end
+
+
+def _from_start(machine: Machine, verdicts, focused: np.ndarray, length: np.ndarray, last: np.ndarray,
+                parent: np.ndarray, best: _Best, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The states met at the start again, every row a start: a move there is one in focus
+    played there (its child's values are the ones below, already worked out)."""
+    size = length.shape[1]
+    rows = slice(0, size)
+    children = np.flatnonzero(parent >= 0)
+    start_length = length.copy()
+    start_last = last.copy()
+    for index in reversed(machine.premove):
+        step = machine.steps[index]
+        if step[0] != "move":
+            _here(step, index, rows, verdicts, start_length, start_last, order)
+            continue
+        target = step[2]
+        reach = length[target, children]
+        live = focused[children] & verdicts[index][children] & (reach >= 0)
+        got, chosen, found = best.pick(parent[children[live]], reach[live] + 1, children[live], rows)
+        start_length[index] = got
+        start_last[index] = np.where(found, last[target, chosen], 0)
+    return start_length, start_last
+
+
+def _ban(frame, rows: np.ndarray, ok: np.ndarray, last: np.ndarray) -> np.ndarray:
     """``nestban``: in order, a match bans its start and the positions its walk passes through
     (all but its end) from starting a later match of the same path in the game."""
     ok = ok.copy()
@@ -269,10 +381,56 @@ def _ban(frame, rows: np.ndarray, ok: np.ndarray, moves: np.ndarray, last: np.nd
             ok[index] = False
             continue
         at = int(last[index])
-        for _ in range(int(moves[index])):
+        while at != row:  # up to the start: with a focus, the plies between focused moves too
             at = int(parent[at])
             banned[at] = True
     return ok
+
+
+#: The sides a focus may take at a start: none, white, black, both.
+_NOBODY, _WHITE, _BLACK, _BOTH = range(4)
+
+
+def _focus_sides(cm: Columnar, node: ast.Path, rows: np.ndarray) -> np.ndarray:
+    """Per start row, whose pieces the focus takes there (:data:`_WHITE`...)."""
+    frame = cm.frame
+    if node.focus is None:  # singlecolor: the side to move's
+        return np.where(frame.wtm[rows].astype(bool), _WHITE, _BLACK)
+    squares = cm.eval(node.focus, Ctx(rows)).board(node.focus)
+    white, black = frame.white[rows], frame.black[rows]
+    sides = np.select([squares == 0, squares == white, squares == black, squares == white | black],
+                      [_NOBODY, _WHITE, _BLACK, _BOTH], -1)
+    if (sides < 0).any():
+        raise NotColumnar(node, "a path focused on some pieces of a side")
+    return sides
+
+
+def _in_focus(frame, side: int, capture: bool) -> np.ndarray:
+    """Per row, whether the move reaching it is in focus when the focus is ``side``'s pieces:
+    one of them moves (castling: the king does), or with ``capture`` one is taken."""
+    size = frame.size
+    has = frame.parent >= 0
+    mover_white = np.zeros(size, bool)
+    mover_white[has] = frame.wtm[frame.parent[has]].astype(bool)
+    moved = has & ~frame.null_move.astype(bool)
+    mine = {_NOBODY: np.zeros(size, bool), _WHITE: mover_white, _BLACK: ~mover_white,
+            _BOTH: np.ones(size, bool)}[side]
+    focused = moved & mine
+    if capture and side in (_WHITE, _BLACK):
+        takes = (frame.captured >= 0) | frame.en_passant.astype(bool)
+        focused |= moved & ~mine & takes
+    return focused
+
+
+def _walks(cm: Columnar, node: ast.Path, side: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`longest` from every row of the frame, kept for the frame (per focused side)."""
+    key = ("path", id(node), side)
+    entry = cm.memo.get(key)
+    if entry is None or entry[0] is not node:
+        focused = None if side is None else _in_focus(cm.frame, side, node.focus_capture)
+        entry = (node, *longest(cm, _machine(cm, node), focused))
+        cm.memo[key] = entry
+    return entry[1], entry[2]
 
 
 @kernel(ast.Path)
@@ -280,18 +438,23 @@ def path(cm: Columnar, node: ast.Path, ctx: Ctx) -> Val:
     why = why_not(node)
     if why is not None:
         raise NotColumnar(node, why)
-    entry = cm.memo.get(("path", id(node)))
-    if entry is None or entry[0] is not node:
-        entry = (node, *longest(cm, _machine(cm, node)))
-        cm.memo[("path", id(node))] = entry
-    _, every_length, every_last = entry
     rows = ctx.rows
-    moves, last = every_length[rows], every_last[rows]
+    if node.focus is None and "singlecolor" not in node.params:
+        every_length, every_last = _walks(cm, node, None)
+        moves, last = every_length[rows], every_last[rows]
+    else:
+        sides = _focus_sides(cm, node, rows)
+        moves = np.full(len(rows), -1, np.int64)
+        last = np.zeros(len(rows), np.int64)
+        for side in np.unique(sides).tolist():
+            here = sides == side
+            every_length, every_last = _walks(cm, node, side)
+            moves[here], last[here] = every_length[rows[here]], every_last[rows[here]]
     ok = moves >= 1  # a walk of no move is no match
     if node.low is not None:
         ok &= (node.low <= moves) & (moves <= node.high)
     if "nestban" in node.params:
-        ok = _ban(cm.frame, rows, ok, moves, last)
+        ok = _ban(cm.frame, rows, ok, last)
     if "lastposition" in node.params:
         return Val(POS, np.where(ok, last, 0), ok)
     return number(np.where(ok, moves, 0), ok)

@@ -83,6 +83,11 @@ TABLE = [
     Row("(path lastposition (-- --)* -- [x]) : move capture .", NARROWED),
     Row("sort path nestban -- check{2,}", NARROWED),
     Row("path ({countmoves legal -- == 1} --){2,}", NARROWED),
+    Row("path focus a nestban -- check +", NARROWED),  # a ban covers the plies between focused moves
+    Row("path focus capture A -- [x] --", NARROWED),
+    Row("path focus [Aa] -- secondary --", NARROWED),
+    Row("(path focus A lastposition -- --) : check", NARROWED),  # the end: a focused move's, not a reply's
+    Row("2 <= sort path singlecolor nestban -- check +", NARROWED),
     Row("mate echo (s t) t : check", NARROWED),
     Row("stalemate echo (s t) in all { t : stalemate }", NARROWED),
     Row("mate echo (s t) consecutivemoves (s t) >= 2", NARROWED),
