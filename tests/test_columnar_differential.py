@@ -63,6 +63,6 @@ def test_each_benchmark_file_gives_the_tree_walkers_answer(filter_indexes, path,
 
 
 def test_a_refused_node_is_named() -> None:
-    prepared = prepare("mate path focus Q --", "<query>")
+    prepared = prepare("mate path max ply --", "<query>")
     node, why = columnar_blocker(prepared)
-    assert type(node).__name__ == "Path" and "focus" in why
+    assert type(node).__name__ == "Path" and "max" in why

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from cqlindex.columnar.core import blocker
-from cqlindex.columnar.kernels_path import MAX_STATES, Machine
+from cqlindex.columnar.path_machine import MAX_STATES, Machine
 from cqlindex.columnar.values import NotColumnar
 from cqlindex.cql import ast
 from cqlindex.query.prepare import prepare
@@ -43,13 +43,10 @@ def test_a_machine_too_large_is_refused() -> None:
 
 
 @pytest.mark.parametrize("text, why", [
-    ("path focus Q -- check", "focus on some pieces"),
-    ("piece x in Q path focus x -- check", "focus on some pieces"),
     ("path max ply -- check", "max"),
     ("path firstmatch -- check", "firstmatch"),
     ("path -- x = ply", "change"),
-    ("x = 3 path -- ply > x", "variable"),
-    ("flip path nestban -- check", "nestban"),
+    ("piece x in Q path nestban -- check", "nestban"),  # asked once per position, not per piece
     ("ply < path nestban -- check+", "nestban"),  # two operands asked: the columnar engine asks both everywhere
     ("path -- {path -- check}", "change"),  # the inner path sets what pathcount reads
 ])
@@ -62,7 +59,9 @@ def test_what_the_kernel_leaves_to_the_tree_walker(text: str, why: str) -> None:
 @pytest.mark.parametrize("text", ["path -- check", "sort path nestban -- check{2,}", "{check path nestban -- --}",
                                   "path primary -- secondary --", "path lastposition ({countmoves legal -- == 1} --)+",
                                   "path focus A -- check", "path singlecolor -- check", "path focus if wtm A else a --",
-                                  "3 <= sort path focus capture [Aa] nestban -- check+"])
+                                  "3 <= sort path focus capture [Aa] nestban -- check+", "path focus Q -- check",
+                                  "piece x in Q path focus x -- check", "x = 3 path -- ply > x",
+                                  "flip path nestban -- check"])
 def test_what_the_kernel_takes(text: str) -> None:
     prepared = prepare(text, "<query>")
     assert blocker(prepared.query, prepared.expansions) is None

@@ -77,10 +77,28 @@ def test_a_row_local_plan_read_by_its_where_gives_the_tree_walkers_answer(db, mo
     assert wheres and wheres[0] is not None
 
 
+def test_a_transform_member_defined_nowhere_in_a_batch_adds_no_kind(db, monkeypatch) -> None:
+    """A game a batch: in a 1-0 game the colour-swapped member ({result 0-1 ...}) matches at no
+    row, so it has no number; the transform is the other member's number, not refused."""
+    query = 'flipcolor {result 1-0 sort "material" power A}'
+    refusals = []
+    original = columnar_run.confirm
+
+    def spy(*args, **kwargs):
+        left, refusal = original(*args, **kwargs)
+        refusals.append(refusal)
+        return left, refusal
+
+    monkeypatch.setattr(columnar_run, "BATCH_GAMES", 1)
+    monkeypatch.setattr(columnar_run, "confirm", spy)
+    assert _answer(db, query) == _answer(db, query, "python")
+    assert refusals == [None]
+
+
 def test_a_value_no_kernel_takes_sends_the_rest_to_the_tree_walker(db, monkeypatch) -> None:
-    """The transform's members are a set and a bare match: the kernel refuses at run time, and
-    the games from that batch on are answered by the tree-walker, the same as it answers them."""
-    query = "shift {Kg1 Rf1} ray (R k)"
+    """The if's branches are a set and a bare match: the kernel refuses at run time, and the
+    games from that batch on are answered by the tree-walker, the same as it answers them."""
+    query = "piece x in N {if check x attacks k else wtm}"
     calls = []
     original = columnar_run.confirm
 
@@ -98,7 +116,8 @@ def test_a_value_no_kernel_takes_sends_the_rest_to_the_tree_walker(db, monkeypat
     ("piece x in N { x attacks k }", "the columnar engine"),
     ("echo (s t) { s & t == . t > s }", "the columnar engine"),
     ("path --", "the columnar engine"),
-    ("path focus Q --", "the tree-walking evaluator: a path with a focus on some pieces has no columnar kernel yet"),
+    ("path focus Q --", "the columnar engine"),
+    ("path max ply --", "the tree-walking evaluator: 'path max' has no columnar kernel yet"),
     ('tag "White" ~~ "Ka"', "the tree-walking evaluator"),
 ])
 def test_explain_names_the_engine_that_confirms(db, query, engine) -> None:

@@ -217,19 +217,23 @@ def transform(cm: Columnar, node: ast.Transform, ctx: Ctx) -> Val:
         return number(hits, ok & (bounds[0] <= hits) & (hits <= bounds[1]))
     if node.count:
         return number(hits, np.ones(size, bool))
-    kinds = {value.kind for value in values}
     if not values:
         return matched(np.zeros(size, bool))
+    # A member defined at no row (a compound whose first filters fail at every row of the batch
+    # has no kind of its own) adds nothing: the others' kind is the transform's.
+    live = [value for value in values if value.ok.any()] or values
+    kinds = {value.kind for value in live}
     if kinds == {SET}:  # nothing matched: the empty set when every member has a value
         data = np.zeros(size, np.uint64)
         every = np.ones(size, bool)
         for value in values:
-            data |= np.where(value.ok, value.data, np.uint64(0))
             every &= value.ok
+        for value in live:
+            data |= np.where(value.ok, value.data, np.uint64(0))
         return Val(SET, data, (hits > 0) | every)
     if kinds == {NUM}:
         best = np.full(size, np.iinfo(np.int64).min, np.int64)
-        for value in values:
+        for value in live:
             best = np.where(value.ok, np.maximum(best, value.data), best)
         return number(best, hits > 0)
     if kinds <= {BOOL, NUM, SET}:  # a mixture that matches: a bare match, as the tree-walker's MATCH

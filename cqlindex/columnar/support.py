@@ -76,12 +76,13 @@ def _banning_path(node: object, direct: bool = True) -> ast.Path | None:
 
     What it bans depends on where, and in which order, it was asked before; the columnar engine
     asks a filter at the same positions in the same order only as a member of the body's or a
-    sort's compound, or compared with constants (elsewhere it may ask once per distinct
-    position, or every transform's member everywhere)."""
+    sort's compound, a transform's member (each its own path, asked everywhere by both), or
+    compared with constants (elsewhere it may ask once per distinct position, or both operands
+    of a comparison everywhere)."""
     if isinstance(node, ast.Node):
         if isinstance(node, ast.Path) and "nestban" in node.params and not direct:
             return node
-        inner = direct and (isinstance(node, (ast.Compound, ast.Sort)) or (  # or '20 <= sort ... path ...'
+        inner = direct and (isinstance(node, (ast.Compound, ast.Sort, ast.Transform)) or (  # '20 <= sort ...'
             isinstance(node, ast.Compare) and sum(not isinstance(o, ast.Number) for o in node.operands) == 1))
         for name in node.__dataclass_fields__:
             if name != "span":

@@ -88,6 +88,14 @@ TABLE = [
     Row("path focus [Aa] -- secondary --", NARROWED),
     Row("(path focus A lastposition -- --) : check", NARROWED),  # the end: a focused move's, not a reply's
     Row("2 <= sort path singlecolor nestban -- check +", NARROWED),
+    # Starts in classes: the variables a path reads, the pieces it focuses on.
+    Row("path focus Q -- --", NARROWED),
+    Row("piece T in [NB] path focus T -- -- --", NARROWED),
+    Row("piece T in [Qq] path focus capture T -- --", NARROWED),
+    Row("piece T in [RN] path T-- -- * T-- check", NARROWED),
+    Row("x = #[Aa] path (-- {#[Aa] == x}){2,}", NARROWED),
+    Row("square s in a-h4 path -- {s & [Pp]} --", NARROWED),
+    Row("s = currentposition path lastposition (-- --)+ (s:check)", NARROWED),
     Row("mate echo (s t) t : check", NARROWED),
     Row("stalemate echo (s t) in all { t : stalemate }", NARROWED),
     Row("mate echo (s t) consecutivemoves (s t) >= 2", NARROWED),
