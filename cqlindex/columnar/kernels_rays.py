@@ -75,8 +75,6 @@ def _aligned(sets: list[np.ndarray], steps: tuple[str, ...]) -> np.ndarray:
 
 @kernel(ast.Ray)
 def ray(cm: Columnar, node: ast.Ray, ctx: Ctx) -> Val:
-    if node.kind not in ("ray", "xray"):
-        raise NotColumnar(node, f"the arrow chain {node.kind}")
     values = [cm.eval(arg, ctx) for arg in node.args]
     ok = np.ones(len(ctx), bool)
     for value in values:
@@ -92,6 +90,9 @@ def ray(cm: Columnar, node: ast.Ray, ctx: Ctx) -> Val:
     rook_movers = boards[1] | boards[2] | boards[7] | boards[8]
     bishop_movers = boards[1] | boards[3] | boards[7] | boards[9]
     out = np.zeros(len(ctx), np.uint64)
+    if node.kind in ("->", "<-"):
+        return squares(_arrows(sets if node.kind == "->" else sets[::-1], rook_movers, bishop_movers, empty,
+                               node.kind == "->"), ok)
     orthogonal = tuple(s for s in steps if s in B.ORTHOGONAL)
     diagonal = tuple(s for s in steps if s in B.DIAGONAL)
     if orthogonal:
@@ -99,6 +100,20 @@ def ray(cm: Columnar, node: ast.Ray, ctx: Ctx) -> Val:
     if diagonal:
         out |= ray_ends([sets[0] & bishop_movers, *sets[1:]], diagonal, empty)
     return squares(out, ok)
+
+
+def _arrows(sets: list[np.ndarray], rook_movers: np.ndarray, bishop_movers: np.ndarray, empty: np.ndarray,
+            starts: bool) -> np.ndarray:
+    """``S1 -> S2 -> ... -> Sn``: a ray of the sets along a line the piece on its first square
+    moves along (:func:`cqlindex.filters.sets.pins_rays.arrow_chain`); the first squares that
+    start one (``starts``), else the last squares. A ray's squares between members are empty
+    whichever way it is read, so its first squares are where the same ray read backwards,
+    from the last member, ends."""
+    out = np.zeros(len(empty), np.uint64)
+    for movers, steps in ((rook_movers, B.ORTHOGONAL), (bishop_movers, B.DIAGONAL)):
+        chain = [sets[0] & movers, *sets[1:]]
+        out |= ray_ends(chain[::-1] if starts else chain, steps, empty)  # both ways along the lines
+    return out
 
 
 def pins(cm: Columnar, rows: np.ndarray, pinners: np.ndarray, pinned: np.ndarray,

@@ -47,8 +47,6 @@ def _why_not(node: ast.Node) -> str | None:
         return f"'{node.op}' has no columnar kernel yet"
     if isinstance(node, ast.Unary) and node.op not in _UNARY:
         return f"'{node.op}' has no columnar kernel yet"
-    if isinstance(node, ast.Ray) and node.kind not in ("ray", "xray"):
-        return f"the arrow chain '{node.kind}' has no columnar kernel yet"
     if isinstance(node, ast.Move):
         known = GENERATED_PARAMS if node.mode in ("legal", "pseudolegal") else MOVE_PARAMS
         unknown = [name for name, _ in node.params if name not in known]

@@ -44,6 +44,12 @@ TABLE = [
     Row("_ attackedby a == 0", EXACT),
     Row("N -> q", NARROWED),
     Row("r <- B", NARROWED),
+    # Arrow chains (a ray from a slider, kernels_rays._arrows): the first squares, or with <- the last.
+    Row("[QRB] -> [nbrq] -> k", NARROWED),
+    Row("k <- [nbrq] <- [QRB]", NARROWED),
+    Row("#([QRBqrb] -> [Aa] -> [Aa]) >= 2", NARROWED),
+    Row("square s in _ {[RQ] -> s -> [rq]}", NARROWED),
+    Row("piece x in [Bb] {x -> _ -> [Aa] -> [Kk]}", NARROWED),
     Row("#(a attackedby A) > 3", EXACT),
     Row("up K & k", NARROWED),
     Row("down k & K", NARROWED),
