@@ -237,14 +237,22 @@ def _named(cm: Columnar) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _names_on(cm: Columnar, squares: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """Per start, the names of the pieces on ``squares`` there, as a mask of bits."""
+    """Per start, the names of the pieces on ``squares`` there, as a mask of bits: a square at a
+    time (a focus is a piece or two, mostly), not a look at all 64 of every start."""
     try:
-        ids = cm.frame.piece_ids[rows].astype(np.int64)
+        ids = cm.frame.piece_ids
     except LookupError as error:
         raise NotColumnar(None, str(error)) from None
-    on = ((squares[:, None] >> np.arange(64, dtype=np.uint64)) & np.uint64(1)).astype(bool) & (ids >= 0)
-    bits = np.where(on, np.left_shift(np.uint64(1), np.maximum(ids, 0).astype(np.uint64)), np.uint64(0))
-    return np.bitwise_or.reduce(bits, axis=1) if len(rows) else np.zeros(0, np.uint64)
+    mask = np.zeros(len(rows), np.uint64)
+    left = squares.copy()
+    index = np.flatnonzero(left)
+    while len(index):
+        name = ids[rows[index], lowest_square(left[index])].astype(np.int64)
+        on = name >= 0
+        mask[index[on]] |= np.left_shift(np.uint64(1), name[on].astype(np.uint64))
+        left[index] &= left[index] - np.uint64(1)
+        index = index[left[index] != 0]
+    return mask
 
 
 def _value_key(cm: Columnar, name: str, value, node: ast.Path) -> list[np.ndarray]:
@@ -279,8 +287,7 @@ def _classed(cm: Columnar, node: ast.Path, ctx: Ctx) -> tuple[np.ndarray, np.nda
     mask = _names_on(cm, _focus_squares(cm, node, ctx), rows) if focus else None
     if mask is not None:
         columns.append(mask.view(np.int64))
-    _, first, klass = np.unique(np.stack(columns, axis=1), axis=0, return_index=True, return_inverse=True)
-    klass = klass.reshape(-1)
+    first, klass = _classes(columns)
     count = len(first)
     low = np.full(count, frame.size, np.int64)
     high = np.full(count, -1, np.int64)
@@ -298,6 +305,20 @@ def _classed(cm: Columnar, node: ast.Path, ctx: Ctx) -> tuple[np.ndarray, np.nda
         _work(cm, node, machine, ctx, group, first[group], low[group], spans[group], mask, klass, moves, last)
         begin = end
     return moves, last
+
+
+def _classes(columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(a start of each class, each start's class) of the starts whose ``columns`` are equal."""
+    order = np.lexsort(columns[::-1])
+    change = np.zeros(len(order), bool)
+    if len(order):
+        change[0] = True
+    for column in columns:
+        ranked = column[order]
+        change[1:] |= ranked[1:] != ranked[:-1]
+    klass = np.empty(len(order), np.int64)
+    klass[order] = np.cumsum(change) - 1
+    return order[change], klass
 
 
 def _work(cm: Columnar, node: ast.Path, machine: Machine, ctx: Ctx, group: np.ndarray, firsts: np.ndarray,
