@@ -215,7 +215,7 @@ def _by_python(frame: Frame, rows: np.ndarray, slow: np.ndarray, legal: bool) ->
     owner, source, targets, kind, rook = [], [], [], [], []
     for i in slow:
         row = int(rows[i])
-        board = _board(frame, row)
+        board = board_at(frame, row)
         for move in (board.legal_moves if legal else board.pseudo_legal_moves):
             g = Generated(board, move)
             owner.append(i)
@@ -232,7 +232,7 @@ def _by_python(frame: Frame, rows: np.ndarray, slow: np.ndarray, legal: bool) ->
                  np.asarray(kind, np.int8), np.asarray(rook, np.int64))
 
 
-def _board(frame: Frame, row: int) -> chess.Board:
+def board_at(frame: Frame, row: int) -> chess.Board:
     """The python-chess board of a frame row, as :meth:`cqlindex.store.trees.Position.board`."""
     board = chess.Board(None, chess960=bool(frame.chess960[row]))
     wk, wq, wr, wb, wn, wp, bk, bq, br, bb, bn, bp = (int(b) for b in frame.boards[:, row])

@@ -17,6 +17,7 @@ from cqlindex.columnar.find_threshold import find_by_threshold
 from cqlindex.columnar.values import POS, NotColumnar, Val, matched, number, scatter, squares
 from cqlindex.columnar.pawns import PAWN_STRUCTURES, pawn_structure
 from cqlindex.columnar.variables import free_variables
+from cqlindex.columnar.mates import MATE_FACTS, mate_patterns
 from cqlindex.cql import ast
 from cqlindex.cql.kinds import LOGICAL
 from cqlindex.filters import catalogue
@@ -67,6 +68,8 @@ def keyword(cm: Columnar, node: ast.Keyword, ctx: Ctx) -> Val:
         return position(frame.start[rows], np.ones(len(rows), bool))
     if name in ("to", "from"):
         return _move_squares(cm, name, rows)
+    if name in MATE_FACTS:
+        return squares(mate_patterns(frame, name, rows))
     if name in PAWN_STRUCTURES:
         return squares(pawn_structure(name, frame.boards[5, rows], frame.boards[11, rows]))
     if name == "lastgamenumber" and cm.query.header.last_gamenumber is not None:

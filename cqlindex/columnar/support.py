@@ -20,12 +20,13 @@ from cqlindex.columnar.kernels_moves import PARAMS as MOVE_PARAMS
 from cqlindex.columnar.kernels_strings import NAMES as PIECE_NAMES, code
 from cqlindex.columnar.pawns import PAWN_STRUCTURES
 from cqlindex.columnar.kernels_tree import FACTS
+from cqlindex.columnar.mates import MATE_FACTS
 from cqlindex.columnar.variables import scoping_problem
 from cqlindex.cql import ast
 from cqlindex.query.rewrite import Expansions
 
 _KEYWORDS = frozenset({"terminal", "parent", "child", "currentposition", "initialposition", "lastgamenumber", "to",
-                       "from", *PAWN_STRUCTURES})
+                       "from", *PAWN_STRUCTURES, *MATE_FACTS})
 _CALLS = frozenset({"max", "min", "between", "makesquare", "ancestor", "descendant", *PIECE_NAMES})
 _BINARY = frozenset({"|", "&", "attacks", "attackedby", "in", "+", "-", "*", "/", "%"})
 _UNARY = frozenset({"-", "abs", "sqrt", "#", "~", "light", "dark", "power", "rank", "file", "type", "colortype"})
@@ -154,7 +155,10 @@ def needed_facts(query: ast.Query, expansions: Expansions) -> dict[str, str | in
 
     facts = {}
     for node in nodes(query, expansions):
-        if isinstance(node, ast.Keyword) and node.name in FACTS and node.name not in facts:
-            sql = FACTS[node.name].sql_of("p")
-            facts[node.name] = sql if sql is None or isinstance(sql, int) else duckdb_sql(sql)
+        if not isinstance(node, ast.Keyword):
+            continue
+        name = MATE_FACTS.get(node.name, node.name)  # a mate pattern is asked where the mate is
+        if name in FACTS and name not in facts:
+            sql = FACTS[name].sql_of("p")
+            facts[name] = sql if sql is None or isinstance(sql, int) else duckdb_sql(sql)
     return facts
