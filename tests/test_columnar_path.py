@@ -47,7 +47,8 @@ def test_a_machine_too_large_is_refused() -> None:
     ("path firstmatch -- check", "firstmatch"),
     ("path -- x = ply", "change"),
     ("piece x in Q path nestban -- check", "nestban"),  # asked once per position, not per piece
-    ("ply < path nestban -- check+", "nestban"),  # two operands asked: the columnar engine asks both everywhere
+    ("ply < path nestban -- check+", "nestban"),
+    ("{path -- {w = #A w > 3} --} w > 3", "change"),  # w is read after the path: the walk's last value  # two operands asked: the columnar engine asks both everywhere
     ("path -- {path -- check}", "change"),  # the inner path sets what pathcount reads
 ])
 def test_what_the_kernel_leaves_to_the_tree_walker(text: str, why: str) -> None:
@@ -61,7 +62,8 @@ def test_what_the_kernel_leaves_to_the_tree_walker(text: str, why: str) -> None:
                                   "path focus A -- check", "path singlecolor -- check", "path focus if wtm A else a --",
                                   "3 <= sort path focus capture [Aa] nestban -- check+", "path focus Q -- check",
                                   "piece x in Q path focus x -- check", "x = 3 path -- ply > x",
-                                  "flip path nestban -- check"])
+                                  "flip path nestban -- check", "path -- {w = #A w > 3} --",
+                                  "function f(x){x attacks k} path -- f(N)"])
 def test_what_the_kernel_takes(text: str) -> None:
     prepared = prepare(text, "<query>")
     assert blocker(prepared.query, prepared.expansions) is None

@@ -29,7 +29,7 @@ from cqlindex.columnar.path_walks import Forest, in_level_order, longest
 from cqlindex.columnar.values import BOOL, POS, NotColumnar, Val, number
 from cqlindex.columnar.variables import free_variables
 from cqlindex.cql import ast
-from cqlindex.query.analyse import quiet_path
+from cqlindex.query.analyse import fresh_name, plain, quiet_path
 
 #: Parameters the kernel follows (the rest of what it takes shapes comments only).
 PARAMS = frozenset({"quiet", "title", "verbose", "piecepath", "keepallbest", "primary", "nestban", "lastposition",
@@ -40,16 +40,44 @@ _WALK_KEYWORDS = ("primary", "secondary")
 CELLS = 8_000_000
 
 
-def why_not(node: ast.Path) -> str | None:
-    """Why ``node`` is left to the tree-walker, or None when this kernel evaluates it."""
+def why_not(node: ast.Path, body: ast.Node | None = None) -> str | None:
+    """Why ``node`` is left to the tree-walker, or None when this kernel evaluates it. ``body``:
+    the query's, where an assignment in a step is looked for readers elsewhere (:func:`local`)."""
     if node.max is not None:
         return "'path max' has no columnar kernel yet"
     unknown = node.params - PARAMS
     if unknown:
         return f"'path {sorted(unknown)[0]}' has no columnar kernel yet"
-    if not quiet_path(node):
-        return "a path whose constituents change something has no columnar kernel yet"
+    if not quiet_path(node, fresh=True):
+        kept = local(node, body) if body is not None else set()
+        if not all(plain(item) or id(item) in kept or (isinstance(item, ast.Output) and item.name != "message")
+                   or (isinstance(item, ast.Assign) and fresh_name(item.name)) for item in ast.walk(node.items)):
+            return "a path whose constituents change something has no columnar kernel yet"
     return None
+
+
+def local(node: ast.Path, body: ast.Node) -> set[int]:
+    """The assignments in ``node``'s steps that change nothing anyone sees (by id): a member of a
+    compound whose variable the query reads nowhere but in that compound's later members (a
+    function's working variable, ``kingfield = .<-k`` in indian.cql). Its value at a position is
+    then made there before it is read, whatever the walk did before."""
+    uses: dict[str, int] = {}
+    for inner in ast.walk(body):
+        if isinstance(inner, (ast.Variable, ast.Assign)):
+            uses[inner.name] = uses.get(inner.name, 0) + 1
+    found: set[int] = set()
+    for compound in ast.walk(node.items):
+        if not isinstance(compound, ast.Compound):
+            continue
+        for index, item in enumerate(compound.items):
+            if not isinstance(item, ast.Assign) or item.op != "=" or item.piece:
+                continue
+            later = sum(isinstance(x, (ast.Variable, ast.Assign)) and x.name == item.name
+                        for x in ast.walk(compound.items[index + 1:]))
+            if uses.get(item.name, 0) == 1 + later and not any(
+                    isinstance(x, ast.Variable) and x.name == item.name for x in ast.walk(item.value)):
+                found.add(id(item))
+    return found
 
 
 _SIDES = (frozenset("KQRBNP"), frozenset("kqrbnp"), frozenset("KQRBNPkqrbnp"))
@@ -66,6 +94,19 @@ def _whole_side(node: ast.Node | None) -> bool:
     if isinstance(node, ast.If):
         return _whole_side(node.then) and _whole_side(node.other)
     return False
+
+
+def _reads(cm: Columnar, path: ast.Path, node: ast.Node) -> frozenset[str]:
+    """The variables ``node`` (``path`` or one of its steps) reads from outside: a function's
+    parameter, inlined in a step, and a variable assigned there for that step alone
+    (:func:`local`) are bound there first."""
+    key = ("path locals", id(path))
+    entry = cm.memo.get(key)
+    if entry is None or entry[0] is not path:
+        kept = local(path, cm.query.body)
+        entry = (path, frozenset(x.name for x in ast.walk(path.items) if id(x) in kept))
+        cm.memo[key] = entry
+    return frozenset(name for name in free_variables(node) if not fresh_name(name) and name not in entry[1])
 
 
 def _machine(cm: Columnar, node: ast.Path) -> Machine:
@@ -121,7 +162,7 @@ def _verdicts(cm: Columnar, machine: Machine, forest: Forest, inputs: dict | Non
             out.append(None)
             continue
         item = step[1]
-        reads = inputs is not None and free_variables(item)
+        reads = inputs is not None and _reads(cm, machine.node, item)
         if kind == "move":
             if not reads:
                 verdict = edges(cm, item, False)[0][rows]
@@ -277,7 +318,7 @@ def _classed(cm: Columnar, node: ast.Path, ctx: Ctx) -> tuple[np.ndarray, np.nda
     that read the same values (see the module's docstring)."""
     frame = cm.frame
     rows = ctx.rows
-    reads = sorted(free_variables(node))
+    reads = sorted(_reads(cm, node, node))
     focus = node.focus is not None or "singlecolor" in node.params
     columns = [frame.start[rows]]
     for name in reads:
@@ -359,12 +400,12 @@ def _holds(names: np.ndarray, name: np.ndarray) -> np.ndarray:
 
 @kernel(ast.Path)
 def path(cm: Columnar, node: ast.Path, ctx: Ctx) -> Val:
-    why = why_not(node)
+    why = why_not(node, cm.query.body)
     if why is not None:
         raise NotColumnar(node, why)
     rows = ctx.rows
     focus = node.focus is not None or "singlecolor" in node.params
-    if free_variables(node) or (node.focus is not None and not _whole_side(node.focus)):
+    if _reads(cm, node, node) or (node.focus is not None and not _whole_side(node.focus)):
         moves, last = _classed(cm, node, ctx)
     elif not focus:
         every_moves, every_last = _walks(cm, node, None)

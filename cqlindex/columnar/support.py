@@ -32,8 +32,9 @@ _BINARY = frozenset({"|", "&", "attacks", "attackedby", "in", "+", "-", "*", "/"
 _UNARY = frozenset({"-", "abs", "sqrt", "#", "~", "light", "dark", "power", "rank", "file", "type", "colortype"})
 
 
-def _why_not(node: ast.Node) -> str | None:
-    """Why ``node`` itself (not its children) is not evaluated on columns, or None."""
+def _why_not(node: ast.Node, body: ast.Node) -> str | None:
+    """Why ``node`` itself (not its children) is not evaluated on columns, or None (``body``: the
+    query's, where a path's assignments are looked for readers)."""
     if isinstance(node, (ast.Repeat, ast.Sequence)):
         return None  # a line's or a path's constituents: their kernel reads them
     if not has_kernel(node):
@@ -66,7 +67,7 @@ def _why_not(node: ast.Node) -> str | None:
     if isinstance(node, ast.Line) and node.params - LINE_PARAMS:
         return f"'line {sorted(node.params - LINE_PARAMS)[0]}' has no columnar kernel yet"
     if isinstance(node, ast.Path):
-        return path_why_not(node)
+        return path_why_not(node, body)
     return None
 
 
@@ -127,7 +128,7 @@ def _walk(node: object) -> Iterator[ast.Node]:
 def blocker(query: ast.Query, expansions: Expansions) -> tuple[ast.Node, str] | None:
     """(the first filter the columnar engine does not evaluate, why), or None when it evaluates all."""
     for node in nodes(query, expansions):
-        why = _why_not(node)
+        why = _why_not(node, query.body)
         if why is not None:
             return node, why
     for node in nodes(query, expansions):

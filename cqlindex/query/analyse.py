@@ -81,12 +81,20 @@ def plain(node: ast.Node) -> bool:
     return isinstance(node, _PLAIN)
 
 
-def quiet_path(node: ast.Path) -> bool:
+def quiet_path(node: ast.Path, fresh: bool = False) -> bool:
     """Whether the constituents of ``node`` change nothing but comments (dropped with a failed walk
     anyway) and do not read the walk under way: a walk from a position then does the same
-    whatever led there (the tree-walker's path memo, the columnar path kernel)."""
+    whatever led there (the tree-walker's path memo, the columnar path kernel). ``fresh``: a
+    function's parameter bound to its argument (a fresh name, ``x`1``, that nothing outside the
+    function's body reads, assigned before it is read) changes nothing either."""
     return all(plain(item) or (isinstance(item, ast.Output) and item.name != "message")
+               or (fresh and isinstance(item, ast.Assign) and fresh_name(item.name) and item.op == "=")
                for item in ast.walk(node.items))
+
+
+def fresh_name(name: str) -> bool:
+    """Whether ``name`` is a function parameter's (cql/function_grammar: '`' is in no CQL name)."""
+    return "`" in name
 
 
 def sort_keys(query: ast.Query) -> tuple[SortKey, ...]:

@@ -96,6 +96,9 @@ TABLE = [
     Row("x = #[Aa] path (-- {#[Aa] == x}){2,}", NARROWED),
     Row("square s in a-h4 path -- {s & [Pp]} --", NARROWED),
     Row("s = currentposition path lastposition (-- --)+ (s:check)", NARROWED),
+    # A function's parameter, and a variable a step assigns for itself alone, change nothing seen.
+    Row("function f(x){x attacks k} path -- f(N) -- check", NARROWED),
+    Row("function g(s){w = s & [Aa] #w >= 12} path (-- g(.)){3,}", NARROWED),
     Row("mate echo (s t) t : check", NARROWED),
     Row("stalemate echo (s t) in all { t : stalemate }", NARROWED),
     Row("mate echo (s t) consecutivemoves (s t) >= 2", NARROWED),
