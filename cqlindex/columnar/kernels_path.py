@@ -315,17 +315,85 @@ def _value_key(cm: Columnar, name: str, value, node: ast.Path) -> list[np.ndarra
 
 def _classed(cm: Columnar, node: ast.Path, ctx: Ctx) -> tuple[np.ndarray, np.ndarray]:
     """(moves, last) of the first longest walk from each start of ``ctx``, its starts in classes
-    that read the same values (see the module's docstring)."""
+    that read the same values (see the module's docstring). A start whose first move cannot be
+    made (:func:`_may_start`) is answered at once: in a piece loop most are, and a class's copy
+    of its game is the cost."""
+    focus = node.focus is not None or "singlecolor" in node.params
+    mask = _names_on(cm, _focus_squares(cm, node, ctx), ctx.rows) if focus else None
+    machine = _machine(cm, node)
+    moves = np.full(len(ctx), -1, np.int64)
+    last = np.zeros(len(ctx), np.int64)
+    alive = np.flatnonzero(_may_start(cm, node, machine, ctx, mask))
+    if len(alive):
+        found = _classed_starts(cm, node, machine, ctx.take(alive), None if mask is None else mask[alive])
+        moves[alive], last[alive] = found
+    return moves, last
+
+
+def _may_start(cm: Columnar, node: ast.Path, machine: Machine, ctx: Ctx, mask: np.ndarray | None) -> np.ndarray:
+    """Per start, whether some walk gets past its first move: the tests met before it hold there,
+    and some child is reached by it (in focus, with a focus). Necessary, not sufficient."""
+    frame = cm.frame
+    rows = ctx.rows
+    size = len(rows)
+    first, order = frame.children
+    counts = first[rows + 1] - first[rows]
+    owner = np.repeat(np.arange(size), counts)
+    child = order[first[rows][owner] + np.arange(len(owner)) - np.repeat(np.cumsum(counts) - counts, counts)] \
+        if len(owner) else np.zeros(0, np.int64)
+    has, main = _main(cm)
+    reachable = np.ones(len(child), bool)
+    if mask is not None:
+        mover, rook, taken = _named(cm)
+        names = mask[owner]
+        reachable = _holds(names, mover[child]) | _holds(names, rook[child])
+        if node.focus_capture:
+            reachable |= _holds(names, taken[child])
+    elif "primary" in node.params:
+        reachable = main[child]
+    can: dict[int, np.ndarray] = {}
+    for index in reversed(machine.premove):
+        step = machine.steps[index]
+        kind = step[0]
+        if kind == "end":
+            can[index] = np.zeros(size, bool)  # a walk of no move is no match
+        elif kind == "choose":
+            can[index] = np.zeros(size, bool)
+            for option in step[1]:
+                can[index] |= can[option]
+        elif kind == "test":
+            item, later = step[1], can[step[2]]
+            verdict = np.zeros(size, bool)
+            asked = np.flatnonzero(later)
+            if len(asked):
+                if isinstance(item, ast.Keyword) and item.name in _WALK_KEYWORDS:
+                    verdict[asked] = (has & (main if item.name == "primary" else ~main))[rows[asked]]
+                else:
+                    verdict[asked] = cm.test(item, Ctx(rows[asked], {k: v.take(asked) for k, v in ctx.vars.items()},
+                                                       None, True))
+            can[index] = verdict
+        else:
+            pairs = np.flatnonzero(reachable)
+            made = np.zeros(size, bool)
+            if len(pairs):
+                at = owner[pairs]
+                asked = Ctx(rows[at], {k: v.take(at) for k, v in ctx.vars.items()}, child[pairs], True)
+                made[at[cm.test(step[1], asked)]] = True
+            can[index] = made
+    return can[machine.start]
+
+
+def _classed_starts(cm: Columnar, node: ast.Path, machine: Machine, ctx: Ctx, mask: np.ndarray | None
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_classed` for the starts that may match."""
     frame = cm.frame
     rows = ctx.rows
     reads = sorted(_reads(cm, node, node))
-    focus = node.focus is not None or "singlecolor" in node.params
     columns = [frame.start[rows]]
     for name in reads:
         if name not in ctx.vars:
             raise NotColumnar(node, f"the variable {name} is not bound where the path is asked")
         columns += _value_key(cm, name, ctx.vars[name], node)
-    mask = _names_on(cm, _focus_squares(cm, node, ctx), rows) if focus else None
     if mask is not None:
         columns.append(mask.view(np.int64))
     first, klass = _classes(columns)
@@ -334,7 +402,6 @@ def _classed(cm: Columnar, node: ast.Path, ctx: Ctx) -> tuple[np.ndarray, np.nda
     high = np.full(count, -1, np.int64)
     np.minimum.at(low, klass, rows)
     np.maximum.at(high, klass, frame.last[rows])
-    machine = _machine(cm, node)
     moves = np.full(len(rows), -1, np.int64)
     last = np.zeros(len(rows), np.int64)
     spans = high - low + 1

@@ -92,6 +92,7 @@ TABLE = [
     Row("path focus Q -- --", NARROWED),
     Row("piece T in [NB] path focus T -- -- --", NARROWED),
     Row("piece T in [Qq] path focus capture T -- --", NARROWED),
+    Row("piece T in [RQrq] path focus capture T --", NARROWED),  # the first move in focus may take T
     Row("piece T in [RN] path T-- -- * T-- check", NARROWED),
     Row("x = #[Aa] path (-- {#[Aa] == x}){2,}", NARROWED),
     Row("square s in a-h4 path -- {s & [Pp]} --", NARROWED),
