@@ -201,6 +201,19 @@ class Frame:
         return ids
 
 
+    @cached_property
+    def piece_places(self) -> np.ndarray:
+        """(n, 64) int8: where each piece (by its name, as :attr:`piece_ids` names it) stands at
+        each row, -1 where it is off the board: :attr:`piece_ids` turned round, so that following a
+        piece variable is one look-up a row, not a search of 64 squares (turton's three piece
+        loops spent a third of their time there)."""
+        ids = self.piece_ids
+        places = np.full((self.size, 64), -1, np.int8)
+        row, square = np.nonzero(ids >= 0)
+        places[row, ids[row, square]] = square
+        return places
+
+
 #: What game filters read of each game, from the games table.
 GAME_COLUMNS = ("gamenumber", "result", "year", "white_elo", "black_elo", "white", "black", "tags")
 

@@ -35,15 +35,14 @@ def piece_squares(cm: Columnar, piece: PieceVar, rows: np.ndarray) -> Val:
         return squares(piece.bits)
     frame = cm.frame
     try:
-        ids = frame.piece_ids
+        ids, places = frame.piece_ids, frame.piece_places
     except LookupError as error:
         raise NotColumnar(None, str(error)) from None
     out = piece.bits.copy()
     moved = np.flatnonzero(away)
-    name = ids[piece.rows[moved], B.lowest_square(piece.bits[moved])]
-    there = ids[rows[moved]] == name[:, None]
-    found = there.any(axis=1)
-    out[moved] = np.where(found, B.bits_of(there.argmax(axis=1)), np.uint64(0))
+    name = ids[piece.rows[moved], B.lowest_square(piece.bits[moved])].astype(np.int64)
+    there = np.where(name >= 0, places[rows[moved], np.maximum(name, 0)], -1)
+    out[moved] = np.where(there >= 0, B.bits_of(np.maximum(there, 0)), np.uint64(0))
     return squares(out)
 
 
