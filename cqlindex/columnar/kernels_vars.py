@@ -35,14 +35,19 @@ def piece_squares(cm: Columnar, piece: PieceVar, rows: np.ndarray) -> Val:
         return squares(piece.bits)
     frame = cm.frame
     try:
-        ids, places = frame.piece_ids, frame.piece_places
+        ids = frame.piece_ids
     except LookupError as error:
         raise NotColumnar(None, str(error)) from None
     out = piece.bits.copy()
     moved = np.flatnonzero(away)
     name = ids[piece.rows[moved], B.lowest_square(piece.bits[moved])].astype(np.int64)
-    there = np.where(name >= 0, places[rows[moved], np.maximum(name, 0)], -1)
-    out[moved] = np.where(there >= 0, B.bits_of(np.maximum(there, 0)), np.uint64(0))
+    if "piece_places" in frame.__dict__ or 2 * len(moved) >= frame.size:
+        # Asked at as many rows as the frame has: turning piece_ids round once pays (a path's copies).
+        there = np.where(name >= 0, frame.piece_places[rows[moved], np.maximum(name, 0)], -1)
+        out[moved] = np.where(there >= 0, B.bits_of(np.maximum(there, 0)), np.uint64(0))
+    else:
+        found = ids[rows[moved]] == name[:, None]
+        out[moved] = np.where(found.any(axis=1), B.bits_of(found.argmax(axis=1)), np.uint64(0))
     return squares(out)
 
 
