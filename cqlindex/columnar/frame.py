@@ -145,10 +145,15 @@ class Frame:
         return np.diff(first)
 
     @cached_property
+    def depth(self) -> np.ndarray:
+        """Each row's distance from its game's root (its level)."""
+        ply = self.ply.astype(np.int64)
+        return ply - ply[self.start] if self.size else np.zeros(0, np.int64)
+
+    @cached_property
     def levels(self) -> list[np.ndarray]:
         """The rows by their distance from their game's root: a row's parent is one level up."""
-        ply = self.ply.astype(np.int64)
-        level = ply - ply[self.start] if self.size else np.zeros(0, np.int64)
+        level = self.depth
         order = np.argsort(level, kind="stable")
         return np.split(order, np.flatnonzero(np.diff(level[order])) + 1) if self.size else []
 

@@ -29,7 +29,7 @@ from cqlindex.columnar.path_walks import Forest, in_level_order, longest
 from cqlindex.columnar.values import BOOL, POS, NotColumnar, Val, number
 from cqlindex.columnar.variables import free_variables
 from cqlindex.cql import ast
-from cqlindex.query.analyse import fresh_name, plain, quiet_path
+from cqlindex.query.analyse import fresh_name, quiet_path
 
 #: Parameters the kernel follows (the rest of what it takes shapes comments only).
 PARAMS = frozenset({"quiet", "title", "verbose", "piecepath", "keepallbest", "primary", "nestban", "lastposition",
@@ -48,11 +48,8 @@ def why_not(node: ast.Path, body: ast.Node | None = None) -> str | None:
     unknown = node.params - PARAMS
     if unknown:
         return f"'path {sorted(unknown)[0]}' has no columnar kernel yet"
-    if not quiet_path(node, fresh=True):
-        kept = local(node, body) if body is not None else set()
-        if not all(plain(item) or id(item) in kept or (isinstance(item, ast.Output) and item.name != "message")
-                   or (isinstance(item, ast.Assign) and fresh_name(item.name)) for item in ast.walk(node.items)):
-            return "a path whose constituents change something has no columnar kernel yet"
+    if not quiet_path(node, fresh=True) and (body is None or not quiet_path(node, fresh=True, also=local(node, body))):
+        return "a path whose constituents change something has no columnar kernel yet"
     return None
 
 
@@ -123,29 +120,22 @@ def _frame_forest(cm: Columnar) -> Forest:
     entry = cm.memo.get("path forest")
     if entry is None:
         frame = cm.frame
-        entry = in_level_order(np.arange(frame.size), frame.parent, _levels(cm))[0]
+        entry = in_level_order(np.arange(frame.size), frame.parent, frame.depth)[0]
         cm.memo["path forest"] = entry
     return entry
 
 
-def _levels(cm: Columnar) -> np.ndarray:
-    """Each frame row's distance from its game's root."""
-    entry = cm.memo.get("path levels")
-    if entry is None:
-        entry = np.empty(cm.frame.size, np.int64)
-        for depth, rows in enumerate(cm.frame.levels):
-            entry[rows] = depth
-        cm.memo["path levels"] = entry
-    return entry
-
-
 def _main(cm: Columnar) -> tuple[np.ndarray, np.ndarray]:
-    """(per frame row, whether it has a parent; whether it is its parent's first child)."""
-    frame = cm.frame
-    has = frame.parent >= 0
-    main = np.zeros(frame.size, bool)
-    main[has] = np.flatnonzero(has) == frame.parent[has] + 1  # a first child follows its parent
-    return has, main
+    """(per frame row, whether it has a parent; whether it is its parent's first child), kept for
+    the frame: every batch of classes asks."""
+    entry = cm.memo.get("path main")
+    if entry is None:
+        frame = cm.frame
+        has = frame.parent >= 0
+        main = np.zeros(frame.size, bool)
+        main[has] = np.flatnonzero(has) == frame.parent[has] + 1  # a first child follows its parent
+        entry = cm.memo["path main"] = (has, main)
+    return entry
 
 
 def _verdicts(cm: Columnar, machine: Machine, forest: Forest, inputs: dict | None) -> list[np.ndarray | None]:
@@ -441,7 +431,7 @@ def _work(cm: Columnar, node: ast.Path, machine: Machine, ctx: Ctx, group: np.nd
     up = frame.parent[copied]
     inside = up >= low[owner]
     parent = np.where(inside, up - low[owner] + offsets[:-1][owner], -1)
-    forest, rank = in_level_order(copied, parent, _levels(cm)[copied])
+    forest, rank = in_level_order(copied, parent, frame.depth[copied])
     owner = owner[np.argsort(rank)]  # in the forest's order
     inputs = {name: value.take(firsts[owner]) for name, value in ctx.vars.items()}
     focused = None

@@ -81,13 +81,14 @@ def plain(node: ast.Node) -> bool:
     return isinstance(node, _PLAIN)
 
 
-def quiet_path(node: ast.Path, fresh: bool = False) -> bool:
+def quiet_path(node: ast.Path, fresh: bool = False, also: set[int] | frozenset[int] = frozenset()) -> bool:
     """Whether the constituents of ``node`` change nothing but comments (dropped with a failed walk
     anyway) and do not read the walk under way: a walk from a position then does the same
     whatever led there (the tree-walker's path memo, the columnar path kernel). ``fresh``: a
     function's parameter bound to its argument (a fresh name, ``x`1``, that nothing outside the
-    function's body reads, assigned before it is read) changes nothing either."""
-    return all(plain(item) or (isinstance(item, ast.Output) and item.name != "message")
+    function's body reads, assigned before it is read) changes nothing either; nor do the nodes
+    whose ids are in ``also`` (assignments the caller knows no one else sees)."""
+    return all(plain(item) or (isinstance(item, ast.Output) and item.name != "message") or id(item) in also
                or (fresh and isinstance(item, ast.Assign) and fresh_name(item.name) and item.op == "=")
                for item in ast.walk(node.items))
 
