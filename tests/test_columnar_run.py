@@ -28,14 +28,66 @@ def _answer(db, query: str, engine: str = "sql") -> tuple:
 
 
 @pytest.mark.parametrize("query", QUERIES)
-@pytest.mark.parametrize("batch_games, batch_positions, threads",
-                         [(1, 50_000, 1), (3, 50_000, 2), (1000, 50_000, 2), (1000, 150, 2)])
+@pytest.mark.parametrize("batch_games, batch_positions, chunk_positions, threads",
+                         [(1, 50_000, 1, 1), (3, 50_000, 1, 2), (1000, 50_000, 1, 2), (1000, 150, 1, 2),
+                          (3, 50_000, 250_000, 2), (1000, 150, 250_000, 1), (1000, 150, 600, 2)])
 def test_batches_and_threads_give_the_tree_walkers_answer(db, monkeypatch, query, batch_games, batch_positions,
-                                                          threads) -> None:
+                                                          chunk_positions, threads) -> None:
     monkeypatch.setattr(columnar_run, "BATCH_GAMES", batch_games)
     monkeypatch.setattr(columnar_run, "BATCH_POSITIONS", batch_positions)  # cut by rows: a few games a batch
+    monkeypatch.setattr(columnar_run, "CHUNK_POSITIONS", chunk_positions)  # a batch a scan, or several
     monkeypatch.setattr(columnar_run, "THREADS", threads)
     assert _answer(db, query) == _answer(db, query, "python")
+
+
+def test_chunks_group_consecutive_batches_by_rows() -> None:
+    games = list(range(1, 8))
+    sizes = [40, 40, 200, 10, 10, 90, 5]
+    batches = [[1, 2], [3], [4, 5], [6, 7]]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(columnar_run, "CHUNK_POSITIONS", 100)
+        assert columnar_run._chunks(batches, sizes, games) == [[[1, 2]], [[3]], [[4, 5]], [[6, 7]]]
+        patch.setattr(columnar_run, "CHUNK_POSITIONS", 300)
+        assert columnar_run._chunks(batches, sizes, games) == [[[1, 2], [3], [4, 5]], [[6, 7]]]  # 300 fits
+        patch.setattr(columnar_run, "CHUNK_POSITIONS", 10_000)
+        assert columnar_run._chunks(batches, sizes, games) == [batches]
+        assert columnar_run._chunks(batches, None, games) == [[b] for b in batches]
+
+
+@pytest.mark.parametrize("variations", [True, False])
+@pytest.mark.parametrize("candidate_rows", [False, True])
+def test_a_chunks_frames_are_the_frames_of_their_batches(db, variations, candidate_rows) -> None:
+    """A chunk is read by one scan and cut into frames: each frame holds what its batch read
+    alone would (rows, boards, tree links as rows of its own, facts, and the columns read later)."""
+    import duckdb
+
+    from cqlindex.columnar.frame import load, read
+
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        every = [g for (g,) in con.execute("SELECT gamenumber FROM games ORDER BY 1").fetchall()]
+        rows = None
+        if candidate_rows:
+            rows = {}
+            for game, position in con.execute("SELECT gamenumber, positionid FROM positions "
+                                              "WHERE positionid % 3 = 1 ORDER BY 1, 2").fetchall():
+                rows.setdefault(game, []).append(position)
+        batches = [every[i:i + 3] for i in range(0, len(every), 3)][1::2]  # gaps between batches
+        facts = {"check": "p.is_check"}
+        chunk = read(con, [g for b in batches for g in b], variations, facts, rows=rows)
+        for batch in batches:
+            cut = chunk.frame(*chunk.rows_of(batch[0], batch[-1]))
+            alone = load(con, batch, variations, facts, rows=rows)
+            assert cut.size == alone.size > 0
+            names = ["gamenumber", "positionid", "ply", "boards", "move_to", "wtm"]
+            if not candidate_rows:
+                names += ["start", "end", "parent", "last"]
+            for name in names:
+                assert np.array_equal(getattr(cut, name), getattr(alone, name)), name
+            assert np.array_equal(cut.facts["check"], alone.facts["check"])
+    finally:
+        con.close()
+    assert len(batches) > 2
 
 
 def test_batches_hold_their_rows_and_every_game_once() -> None:
@@ -135,14 +187,14 @@ def test_a_query_of_the_position_alone_reads_its_candidate_rows_alone(db, monkey
     """A frame of whole games costs every position of each candidate game; a query that looks at
     no other position needs its candidate rows alone, and gets the same answer from them."""
     sizes = []
-    original = columnar_run.load
+    original = columnar_run.read
 
     def spy(*args, **kwargs):
-        frame = original(*args, **kwargs)
-        sizes.append((frame.rows_only, frame.size))
-        return frame
+        chunk = original(*args, **kwargs)
+        sizes.append((chunk.rows_only, chunk.size))
+        return chunk
 
-    monkeypatch.setattr(columnar_run, "load", spy)
+    monkeypatch.setattr(columnar_run, "read", spy)
     assert _answer(db, query) == _answer(db, query, "python")
     assert sizes and all(only == rows_only for only, _ in sizes)
 

@@ -79,8 +79,11 @@ class Frame:
         self.ply = columns["ply"]
         #: Reads more columns of the same rows, in the same order (for _LAZY).
         self._fetch = fetch
-        #: The 12 boards, K Q R B N P k q r b n p, as (12, n) uint64.
-        self.boards = np.stack([columns[name] for name in BITBOARDS]) if n else np.zeros((12, 0), np.uint64)
+        #: The 12 boards, K Q R B N P k q r b n p, as (12, n) uint64 (stacked by a chunk already, or here).
+        boards = columns.get("boards")
+        if boards is None:
+            boards = np.stack([columns[name] for name in BITBOARDS]) if n else np.zeros((12, 0), np.uint64)
+        self.boards = boards
         self.facts = facts
         #: gamenumber -> its GAME_COLUMNS, where the frame was asked to read them.
         self.games: dict[int, tuple] = {}
@@ -252,7 +255,14 @@ def _in_order(columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 def load(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations: bool,
          facts: dict[str, object], present: set[str] | None = None, games: bool = False,
          rows: dict[int, list[int]] | None = None, where: str | None = None) -> Frame:
-    """The frame of ``gamenumbers`` (ascending); ``facts``: name -> SQL text over the alias ``p``
+    """The frame of ``gamenumbers``: :func:`read`'s chunk as one frame."""
+    return read(con, gamenumbers, variations, facts, present, games, rows, where).frame()
+
+
+def read(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations: bool,
+         facts: dict[str, object], present: set[str] | None = None, games: bool = False,
+         rows: dict[int, list[int]] | None = None, where: str | None = None) -> Chunk:
+    """The rows of ``gamenumbers`` (ascending), as a :class:`Chunk`; ``facts``: name -> SQL text over the alias ``p``
     (an int constant, or None for true everywhere); ``present``: the
     columns of the index's positions (None: it has the optional ones); ``games``: read the
     games' rows too (``Frame.games``), for game filters; ``rows`` (gamenumber -> positionids):
@@ -283,7 +293,7 @@ def load(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations:
     else:
         where = games_where if variations else games_where + " AND p.mainline"
 
-    def read(select: list[str]):
+    def scan(select: list[str]):
         sql = f"SELECT {', '.join(select)} FROM positions AS p WHERE {where}"
         if keys is not None:
             con.register(view, keys)
@@ -295,7 +305,7 @@ def load(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations:
 
     def fetch(names: Sequence[str]) -> dict[str, np.ndarray]:
         wanted = [_select(c) for c in names if c not in _OPTIONAL or present is None or c in present]
-        return read([_select("gamenumber"), _select("positionid"), *wanted])  # the order's key too
+        return scan([_select("gamenumber"), _select("positionid"), *wanted])  # the order's key too
 
     select = [_select(c) for c in _CORE if not (rows_only and c in _LINKS)]
     computed: dict[str, object] = {}
@@ -305,7 +315,7 @@ def load(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations:
         else:
             select.append(f"({sql}) AS fact_{i}")
             computed[name] = f"fact_{i}"
-    columns = read(select)
+    columns = scan(select)
     games_read = columns["gamenumber"]  # in order (_in_order): a game's rows are one run
     if not rows_only and np.count_nonzero(columns["positionid"] == 0) != (
             np.count_nonzero(games_read[1:] != games_read[:-1]) + 1 if len(games_read) else 0):
@@ -321,8 +331,59 @@ def load(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations:
             out_facts[name] = np.full(n, where_, np.int64)
         else:
             out_facts[name] = columns.pop(where_)
-    frame = Frame(columns, out_facts, variations, fetch, rows_only=rows_only)
+    chunk = Chunk(columns, out_facts, variations, fetch, rows_only)
     if games:
-        frame.games = {row[0]: row for row in con.execute(
+        chunk.games = {row[0]: row for row in con.execute(
             f"SELECT {', '.join(GAME_COLUMNS)} FROM games AS p WHERE {games_where}", game_params).fetchall()}
-    return frame
+    return chunk
+
+
+class Chunk:
+    """The rows one scan read, cut into frames of a few games each (:meth:`frame`).
+
+    Why apart from :class:`Frame`: DuckDB reads a range of rows at about 100 ns a row once the
+    range spans a row group (122,880 rows), but at 170 ns a row for ranges of 50,000 (a row group
+    is decompressed for the few vectors a range takes of it), while a kernel's memory grows with
+    its frame's rows. So a scan reads a few hundred thousand rows and the engine evaluates them
+    a frame at a time: the whole file's p19 of the patterns read in 229 scans took 2.0 s of its
+    7.5. A column read later (the moves') is read for the whole chunk at the first frame's ask.
+    """
+
+    def __init__(self, columns: dict[str, np.ndarray], facts: dict[str, np.ndarray], variations: bool,
+                 fetch, rows_only: bool) -> None:
+        self.size = len(columns["positionid"])
+        # The boards stacked once for the chunk: a frame's are a view of them, not a copy.
+        boards = np.stack([columns.pop(name) for name in BITBOARDS]) if self.size else np.zeros((12, 0), np.uint64)
+        self.columns = {**columns, "boards": boards}
+        self.facts, self.variations, self.rows_only = facts, variations, rows_only
+        self.gamenumber = columns["gamenumber"]
+        #: gamenumber -> its GAME_COLUMNS, where the chunk was asked to read them (shared by its frames).
+        self.games: dict[int, tuple] = {}
+        self._fetch = fetch
+        self._later: dict[tuple[str, ...], dict[str, np.ndarray]] = {}
+
+    def _read_later(self, names: Sequence[str]) -> dict[str, np.ndarray]:
+        key = tuple(names)
+        if key not in self._later:
+            self._later[key] = self._fetch(names)
+        return self._later[key]
+
+    def rows_of(self, first_game: int, last_game: int) -> tuple[int, int]:
+        """The chunk's rows of the games from ``first_game`` to ``last_game``: [begin, end)."""
+        begin = np.searchsorted(self.gamenumber, first_game, side="left")
+        end = np.searchsorted(self.gamenumber, last_game, side="right")
+        return int(begin), int(end)
+
+    def frame(self, begin: int = 0, end: int | None = None) -> Frame:
+        """The frame of rows [begin, end), which start and end at a game's edges (every row: the default)."""
+        end = self.size if end is None else end
+        if begin == 0 and end == self.size:
+            frame = Frame(self.columns, self.facts, self.variations, self._read_later, self.rows_only)
+        else:
+            cut = slice(begin, end)
+            frame = Frame({name: array[..., cut] for name, array in self.columns.items()},
+                          {name: array[cut] for name, array in self.facts.items()}, self.variations,
+                          lambda names: {name: array[cut] for name, array in self._read_later(names).items()},
+                          self.rows_only)
+        frame.games = self.games
+        return frame

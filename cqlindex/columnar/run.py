@@ -16,7 +16,7 @@ from itertools import chain
 import numpy as np
 
 from cqlindex.columnar.core import Columnar, needed_facts, reads_games
-from cqlindex.columnar.frame import WholeGamesNeeded, load
+from cqlindex.columnar.frame import WholeGamesNeeded, read
 from cqlindex.columnar.values import NotColumnar
 from cqlindex.query.prepare import Prepared
 from cqlindex.store.database import columns
@@ -34,6 +34,11 @@ BATCH_POSITIONS = 50_000
 #: :func:`confirm`'s ``where``): each such read costs DuckDB a plan and the row groups (122,880
 #: rows) the range touches, so a range of 50,000 made p05 of the patterns 32 reads of 30 ms.
 SCANNED_POSITIONS = 150_000
+#: Rows one scan reads at most (:class:`cqlindex.columnar.frame.Chunk`), cut into frames of a
+#: batch each: a scan of a row group's size (122,880 rows) or more reads at about 100 ns a row,
+#: one of 50,000 rows at 170. Whole file, in process, runs taken in turn: p19 of the patterns
+#: 5.0-6.2 -> 3.4-4.6 s; 500,000 rows a scan was no quicker and held 130 MB more.
+CHUNK_POSITIONS = 250_000
 #: Batches worked on at once: numpy and DuckDB let go of the GIL for their work, so two batches
 #: keep both cores busy (each with its own cursor and engine).
 THREADS = 2
@@ -72,10 +77,11 @@ def _game_sizes(con, games: list[int] | None, variations: bool) -> tuple[list[in
     return games, [size.get(g, 1) for g in games]
 
 
-def _batches(games: list[int], sizes: list[int] | None) -> list[list[int]]:
+def _batches(games: list[int], sizes: list[int] | None, most: int | None = None) -> list[list[int]]:
     """``games`` cut into batches of at most BATCH_GAMES games and, where their ``sizes`` are
-    known, of at most BATCH_POSITIONS rows (a game longer than that is a batch of its own).
-    A step per batch, not per game: the whole file's 145,716 games took 50 ms one by one."""
+    known, of at most ``most`` (BATCH_POSITIONS) rows (a game longer than that is a batch of its
+    own). A step per batch, not per game: the whole file's 145,716 games took 50 ms one by one."""
+    most = BATCH_POSITIONS if most is None else most
     if sizes is None:
         return [games[first:first + BATCH_GAMES] for first in range(0, len(games), BATCH_GAMES)]
     ends = np.cumsum(np.asarray(sizes, np.int64))  # rows up to and including each game
@@ -83,11 +89,30 @@ def _batches(games: list[int], sizes: list[int] | None) -> list[list[int]]:
     first, rows = 0, 0
     while first < len(games):
         # the games whose rows still fit after ``rows``, at least one, at most BATCH_GAMES
-        stop = int(np.searchsorted(ends, rows + BATCH_POSITIONS, side="right"))
+        stop = int(np.searchsorted(ends, rows + most, side="right"))
         stop = min(max(stop, first + 1), first + BATCH_GAMES, len(games))
         batches.append(games[first:stop])
         first, rows = stop, int(ends[stop - 1])
     return batches
+
+
+def _chunks(batches: list[list[int]], sizes: list[int] | None, games: list[int]) -> list[list[list[int]]]:
+    """Consecutive ``batches`` grouped into scans of at most CHUNK_POSITIONS rows (``sizes``:
+    each of ``games``' rows; unknown: a batch a scan), at least one batch each."""
+    if sizes is None:
+        return [[batch] for batch in batches]
+    size = dict(zip(games, sizes))
+    chunks: list[list[list[int]]] = []
+    rows = 0
+    for batch in batches:
+        count = sum(size[g] for g in batch)
+        if chunks and rows + count <= CHUNK_POSITIONS:
+            chunks[-1].append(batch)
+            rows += count
+        else:
+            chunks.append([batch])
+            rows = count
+    return chunks
 
 
 def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, list[int]] | None,
@@ -118,9 +143,10 @@ def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, lis
     present = columns(con, "positions")
     threads = THREADS
     rows_only = [row_local and not every_position]  # cleared if a kernel walks the tree after all
+    most = BATCH_POSITIONS
     if where is not None:  # the batches' ranges are what DuckDB scans: a few row groups each
         games, sizes = _game_sizes(con, None, variations)
-        sizes = None if sizes is None else [size * BATCH_POSITIONS // SCANNED_POSITIONS for size in sizes]
+        most = SCANNED_POSITIONS
     elif candidates is None:
         games, sizes = _game_sizes(con, None, variations)
         every_position, rows_only[0] = True, False
@@ -129,33 +155,52 @@ def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, lis
         sizes = [len(candidates[g]) for g in games]
     else:
         games, sizes = _game_sizes(con, sorted(candidates), variations)
-    batches = _batches(games, sizes)
+    batches = _batches(games, sizes, most)
 
     def evaluate(frame, wanted: np.ndarray):
         engine = Columnar(prepared.query, variations, prepared.expansions)
         engine.deadline = deadline
         return wanted[engine.matches(frame, wanted)], engine
 
-    def work(batch: list[int], cursor) -> tuple[dict[int, list[int]], dict]:
-        if deadline is not None:
-            deadline.check()
-        frame = None
-        if rows_only[0]:
-            try:
-                frame = load(cursor, batch, variations, facts, present, games_too,
-                             rows=candidates if where is None else None, where=where)
-                hits, engine = evaluate(frame, np.arange(frame.size))
-            except WholeGamesNeeded:
-                if where is not None:
-                    raise NotColumnar(None, "a kernel reads the games' trees") from None
-                rows_only[0] = False
-                frame = None
-            if where is not None and rows_read is not None:
-                rows_read.append(frame.size)
-        if frame is None:
-            frame = load(cursor, batch, variations, facts, present, games_too)
-            hits, engine = evaluate(frame, _wanted(frame, batch, candidates, every_position))
+    def frames(chunk: list[list[int]], cursor, whole: bool):
+        """Each batch of ``chunk`` with its frame, the chunk's rows read by one scan."""
+        games = [g for batch in chunk for g in batch]
+        if whole:
+            rows = read(cursor, games, variations, facts, present, games_too)
+        else:
+            rows = read(cursor, games, variations, facts, present, games_too,
+                        rows=candidates if where is None else None, where=where)
+        for batch in chunk:
+            if deadline is not None:
+                deadline.check()
+            yield batch, rows.frame(*rows.rows_of(batch[0], batch[-1]))
+
+    def found(frame, hits: np.ndarray, engine) -> tuple[dict[int, list[int]], dict]:
         return _by_game(frame.gamenumber[hits], frame.positionid[hits]), engine.sort_values()
+
+    def work(chunk: list[list[int]], cursor) -> tuple[list[tuple[dict[int, list[int]], dict]], NotColumnar | None]:
+        """What each batch of ``chunk`` found, up to the first a kernel refused (and why)."""
+        done: list[tuple[dict[int, list[int]], dict]] = []
+        try:
+            if rows_only[0]:
+                try:
+                    for batch, frame in frames(chunk, cursor, whole=False):
+                        hits, engine = evaluate(frame, np.arange(frame.size))
+                        if where is not None and rows_read is not None:
+                            rows_read.append(frame.size)
+                        done.append(found(frame, hits, engine))
+                    return done, None
+                except WholeGamesNeeded:
+                    if where is not None:
+                        raise NotColumnar(None, "a kernel reads the games' trees") from None
+                    rows_only[0] = False
+                    done = []
+            for batch, frame in frames(chunk, cursor, whole=True):
+                hits, engine = evaluate(frame, _wanted(frame, batch, candidates, every_position))
+                done.append(found(frame, hits, engine))
+        except NotColumnar as refusal:
+            return done, refusal
+        return done, None
 
     def answer(batch: list[int], found: tuple[dict[int, list[int]], dict]) -> None:
         # Every candidate game, hit or not (a Spark executor counts its candidates by these
@@ -165,27 +210,38 @@ def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, lis
         for game in batch if candidates is not None else by_game:
             keep(game, by_game.get(game, []), _Sorted(sorted_by.get(game, {})))
 
-    if threads < 2 or len(batches) < 2:
-        for index, batch in enumerate(batches):
-            try:
-                answer(batch, work(batch, con))
-            except NotColumnar as refusal:
-                return [g for b in batches[index:] for g in b], refusal
+    chunks = _chunks(batches, sizes, games)
+
+    def settle(index: int, outcome) -> tuple[list[int], NotColumnar | None] | None:
+        """Answer what chunk ``index`` found; where a kernel refused, the games left (that
+        batch's on) and why."""
+        done, refusal = outcome
+        chunk = chunks[index]
+        for batch, what in zip(chunk, done):
+            answer(batch, what)
+        if refusal is None:
+            return None
+        return [g for b in chunk[len(done):] for g in b] + [g for c in chunks[index + 1:] for b in c for g in b], refusal
+
+    if threads < 2 or len(chunks) < 2:
+        for index, chunk in enumerate(chunks):
+            stop = settle(index, work(chunk, con))
+            if stop is not None:
+                return stop
         return [], None
     cursors = [con.cursor() for _ in range(threads)]
     try:
         with ThreadPoolExecutor(threads) as pool:
-            pending = [pool.submit(work, batch, cursors[i % threads]) for i, batch in enumerate(batches[:threads])]
-            for index, batch in enumerate(batches):
-                try:
-                    found = pending[index].result()
-                except NotColumnar as refusal:
+            pending = [pool.submit(work, chunk, cursors[i % threads]) for i, chunk in enumerate(chunks[:threads])]
+            for index in range(len(chunks)):
+                outcome = pending[index].result()
+                if index + threads < len(chunks):  # the cursor this chunk used goes on to the next one
+                    pending.append(pool.submit(work, chunks[index + threads], cursors[index % threads]))
+                stop = settle(index, outcome)
+                if stop is not None:
                     for later in pending[index + 1:]:
                         later.cancel()
-                    return [g for b in batches[index:] for g in b], refusal
-                if index + threads < len(batches):  # the cursor this batch used goes on to the next one
-                    pending.append(pool.submit(work, batches[index + threads], cursors[index % threads]))
-                answer(batch, found)
+                    return stop
     finally:
         for cursor in cursors:
             cursor.close()
