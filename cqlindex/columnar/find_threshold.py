@@ -20,6 +20,8 @@ from cqlindex.cql import ast
 
 #: Above this many distinct thresholds in a batch, a prefix sum each costs more than the pairs.
 MOST_THRESHOLDS = 256
+#: Levels summed in one 2-D pass: 32 levels of a 50,000-row frame are about 8 MB of sums.
+LEVELS_AT_ONCE = 32
 _MIRROR = {"<": ">", "<=": ">=", "==": "==", ">=": "<=", ">": "<", "!=": "!="}
 _ARITHMETIC = ("+", "-", "*", "/", "%")
 
@@ -83,24 +85,32 @@ def find_by_threshold(cm: Columnar, node: ast.Find, ctx: Ctx,
     if levels is None:
         return None
     frame = cm.frame
-    last = frame.last[rows]
+    at, end = rows, frame.last[rows]
     hits = np.zeros(size, np.int64)
     first = np.full(size, frame.size, np.int64)
-    order = np.argsort(which, kind="stable")
-    bounds = np.searchsorted(which[order], np.arange(len(levels) + 1))
     compare = COMPARE[op]
-    index = np.arange(frame.size)
-    for level, (begin, stop) in enumerate(zip(bounds[:-1], bounds[1:])):
-        starts = order[begin:stop]
-        starts = starts[threshold.ok[starts]]
-        if not len(starts):
+    ok = threshold.ok
+    # The levels a block at a time, each block one 2-D pass (a row per level): a Python step per
+    # level cost p19 of the patterns as much as the sums themselves, and a block bounds the memory.
+    for low in range(0, len(levels), LEVELS_AT_ONCE):
+        block = levels[low:low + LEVELS_AT_ONCE]
+        mine = ok & (which >= low) & (which < low + len(block))
+        if not mine.any():
             continue
-        holds = defined & compare(numbers, levels[level])
-        total = np.concatenate(([0], np.cumsum(holds)))
-        at, end = rows[starts], last[starts]
-        hits[starts] = total[end + 1] - total[at]
+        starts = np.flatnonzero(mine)
+        level = which[starts] - low
+        holds = defined & compare(numbers, block[:, None])  # (levels, rows)
+        total = np.zeros((len(block), frame.size + 1), np.int32)
+        np.cumsum(holds, axis=1, out=total[:, 1:])
+        before = total[level, at[starts]]
+        hits[starts] = total[level, end[starts] + 1] - before
         if want_first:
-            following = np.minimum.accumulate(np.where(holds, index, frame.size)[::-1])[::-1]
-            first[starts] = following[at]
-    found = first <= last
+            # Each level's sums rise from 0 to at most frame.size, so the level's number times
+            # (frame.size + 2) plus its sum rises over the flattened table: one search finds, for
+            # every start at once, where its level's sum first passes the sum before it.
+            width = frame.size + 2
+            keys = (np.arange(len(block), dtype=np.int64)[:, None] * width + total).ravel()
+            place = np.searchsorted(keys, level * width + before + 1, side="left")
+            first[starts] = place - level * (frame.size + 1) - 1
+    found = first <= end
     return hits, np.where(found, first, -1), found

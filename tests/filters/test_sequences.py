@@ -22,6 +22,8 @@ TABLE = [
     Row("x = #[Aa] find 2 4 (#[Aa] == x)", NARROWED),
     Row("x = ply y = #p find (x + y * 2 <= ply)", NARROWED),
     Row("x = #P find (#P != x / 0)", NARROWED),
+    Row("x = power A - power a find quiet 4 (power A - power a >= x + 3)", NARROWED),  # an exact count
+    Row("x = ply find (ply == x + 7)", NARROWED),  # a threshold per ply: several blocks of levels
     Row("line --> check --> check", EXACT, variations=NARROWED),
     Row("line --> check --> mate", EXACT, variations=NARROWED),
     Row("line --> (power A - power a <= -1){3,}", EXACT, variations=NARROWED),  # one value shifted by the window
