@@ -184,3 +184,21 @@ def test_the_game_range_read_from_the_where(where: str, expected) -> None:
     select = exp.select("p.gamenumber", "p.positionid").from_(exp.to_table("positions").as_("p")).where(
         exp.condition(where, dialect="duckdb"))
     assert rows_module._game_range(select) == expected
+
+
+@pytest.mark.parametrize("batched", [False, True])
+@pytest.mark.parametrize("tied", [False, True])
+def test_fetching_leaves_the_plan_as_it_was(batched: bool, tied: bool) -> None:
+    """The runners copy a plan only where they change it (copying the largest plans cost more
+    than running them): a plan kept for the next run, ORDER BY included, is the same after."""
+    rows = [(g, i) for g in range(1, 30) for i in range(6)]
+    con = _table(rows)
+    con.execute("CREATE TABLE games AS SELECT DISTINCT gamenumber FROM positions")
+    select = _tied_select() if tied else _select()
+    before = select.sql()
+    first = grouped(con, select, batched=batched)
+    rows_module.whole_sql(con, select, batched)
+    rows_module.range_sqls(con, select, batched)(3, 9)
+    rows_module.grouped_in(con, select, 3, 9)
+    assert select.sql() == before and select.args.get("order") is not None
+    assert grouped(con, select, batched=batched) == first

@@ -69,15 +69,13 @@ def grouped(con, select: exp.Select, batched: bool = False) -> tuple[Mapping[int
     whole = whole_sql(con, select, batched)
     if whole is not None:
         return fetched(con, whole)
-    unsorted = select.copy()
-    unsorted.set("order", None)
     found: dict[int, list[int]] = {}
     total = 0
     extent = _extent(con)
     if extent is None:
         return found, total
     low, high, per_game_positions = extent
-    ranged = RangeSql(con, unsorted)
+    ranged = RangeSql(con, select)
     if batched:
         return _windowed(con, ranged, low, high, per_game_positions)
     size = BATCH_POSITIONS
@@ -150,9 +148,13 @@ def _windowed(con, ranged: RangeSql, low: int, high: int,
 def whole_sql(con, select: exp.Select, batched: bool = False) -> str | None:
     """The one SQL :func:`grouped` runs for ``select`` over the whole index, unsorted, or None
     where it runs batches (their sizes follow the memory each took)."""
+    # Asked first, on the plan as it is: copying a plan is most of the time this takes for the
+    # largest ones (a rotate90 of a shift, 35 KB of SQL), and a batched plan's copy went unused.
+    if batched or per_game(select):
+        return None
     unsorted = select.copy()
     unsorted.set("order", None)
-    return None if batched or per_game(unsorted) else _sql(con, unsorted)
+    return _sql(con, unsorted)
 
 
 #: Positions of a batched plan's first batch: the window's memory is about a few hundred bytes each.
@@ -199,10 +201,10 @@ def range_sqls(con, select: exp.Select, batched: bool) -> Callable[[int, int], s
     every subquery tied to its row's game, or none), :func:`in_games` does it, so DuckDB reads
     the range's row groups only; otherwise the range filters the plan's rows from outside.
     """
+    if batched or not _subquery_scans(select) or per_game(select):
+        return RangeSql(con, select)
     unsorted = select.copy()
     unsorted.set("order", None)
-    if batched or not _subquery_scans(unsorted) or per_game(unsorted):
-        return RangeSql(con, unsorted)
     whole = _sql(con, unsorted)
     return lambda low, high: (f"SELECT * FROM ({whole}) AS _range "
                               f"WHERE _range.gamenumber BETWEEN {int(low)} AND {int(high)}")
@@ -240,9 +242,7 @@ def scanned_where(select: exp.Select) -> str | None:
 
 def grouped_in(con, select: exp.Select, low: int, high: int) -> tuple[Mapping[int, list[int]], int]:
     """:func:`grouped` for the games ``low`` .. ``high`` only."""
-    unsorted = select.copy()
-    unsorted.set("order", None)
-    return fetched(con, _sql(con, in_games(unsorted, low, high)))
+    return fetched(con, _sql(con, in_games(select, low, high)))
 
 
 def per_game(select: exp.Select) -> bool:
@@ -299,7 +299,8 @@ def _is_gamenumber(e: exp.Expression) -> bool:
 
 
 def in_games(select: exp.Select, low: int, high: int) -> exp.Select:
-    """``select`` with every scan of ``positions`` in it restricted to games ``low`` .. ``high``."""
+    """``select`` with every scan of ``positions`` in it restricted to games ``low`` .. ``high``,
+    unsorted (without its ORDER BY): a copy, so its callers need not copy the plan first."""
     return _in_games(select, low, high)[0]
 
 
@@ -308,6 +309,7 @@ def _in_games(select: exp.Select, low: int, high: int) -> tuple[exp.Select, int]
     from sqlglot import exp
 
     out = select.copy()
+    out.set("order", None)
     placed = 0
     for table in list(out.find_all(exp.Table)):
         scope = table.find_ancestor(exp.Select)
@@ -333,9 +335,9 @@ class RangeSql:
     #: Stand-ins for a range's first and last gamenumber: 19 digits, never a gamenumber (32 bits).
     LOW, HIGH = 7_346_912_580_264_713_901, 7_346_912_580_264_713_907
 
-    def __init__(self, con, unsorted: exp.Select) -> None:
-        self._con, self._unsorted = con, unsorted
-        ranged, placed = _in_games(unsorted, self.LOW, self.HIGH)
+    def __init__(self, con, select: exp.Select) -> None:
+        self._con, self._select = con, select
+        ranged, placed = _in_games(select, self.LOW, self.HIGH)
         self._template, mapped = _sql_mapped(con, ranged)
         expected = placed + (mapped is not None)
         if (mapped not in (None, (self.LOW, self.HIGH))
@@ -344,7 +346,7 @@ class RangeSql:
 
     def __call__(self, low: int, high: int) -> str:
         if self._template is None:
-            return _sql(self._con, in_games(self._unsorted, low, high))
+            return _sql(self._con, in_games(self._select, low, high))
         return self._template.replace(str(self.LOW), str(int(low))).replace(str(self.HIGH), str(int(high)))
 
 
