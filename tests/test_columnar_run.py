@@ -54,6 +54,29 @@ def test_chunks_group_consecutive_batches_by_rows() -> None:
         assert columnar_run._chunks(batches, None, games) == [[b] for b in batches]
 
 
+def test_a_scan_of_a_wheres_rows_covers_as_many_positions_as_the_rows_read_allow() -> None:
+    """Where a WHERE selects the rows, a scan's positions follow the rows read per position so
+    far: ten in a hundred read, the next scan covers ten times the rows' allowance (within the
+    bound); every row read, one batch; the games left after a refusal are the batch's on."""
+    games = list(range(1, 41))
+    sizes = [100] * 40
+    batches = [games[i:i + 2] for i in range(0, 40, 2)]  # 200 positions each
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(columnar_run, "CHUNK_POSITIONS", 300)
+        patch.setattr(columnar_run, "SCANNED_CHUNK_POSITIONS", 2000)
+        chunker = columnar_run._Chunker(batches, sizes, games, sparse=True)
+        assert chunker.take() == batches[:1]  # nothing read yet: by the positions alone
+        chunker.seen(0, 20)  # 20 rows of 200 positions
+        assert chunker.take() == batches[1:11]  # 300 rows' worth is 3,000 positions: the bound, 2,000
+        chunker.seen(1, 2000)  # every row
+        assert chunker.take() == batches[11:12]
+        assert chunker.left(1, 3) == [g for b in batches[4:] for g in b]
+        dense = columnar_run._Chunker(batches, sizes, games, sparse=False)
+        dense.take()
+        dense.seen(0, 2)
+        assert dense.take() == batches[1:2]  # rows known in advance: nothing read changes them
+
+
 @pytest.mark.parametrize("variations", [True, False])
 @pytest.mark.parametrize("candidate_rows", [False, True])
 def test_a_chunks_frames_are_the_frames_of_their_batches(db, variations, candidate_rows) -> None:
@@ -109,11 +132,15 @@ def test_batches_hold_their_rows_and_every_game_once() -> None:
     "#(A attacks (. attackedby k)) >= 2",
     "shift {Kg1 Rf1} ray (R k)",  # refused by a kernel at run time: the rest by candidates
 ])
-def test_a_row_local_plan_read_by_its_where_gives_the_tree_walkers_answer(db, monkeypatch, query) -> None:
+@pytest.mark.parametrize("chunk_rows", [250_000, 100])
+def test_a_row_local_plan_read_by_its_where_gives_the_tree_walkers_answer(db, monkeypatch, query, chunk_rows) -> None:
     """The columnar engine reading a row-local plan's candidates by its WHERE, batches of a few
-    games, and where it gives up, the rest confirmed from fetched candidates."""
+    games (a scan of several, grown as the rows read per position allow), and where it gives
+    up, the rest confirmed from fetched candidates."""
     monkeypatch.setattr(columnar_run, "BATCH_POSITIONS", 150)
     monkeypatch.setattr(columnar_run, "SCANNED_POSITIONS", 300)
+    monkeypatch.setattr(columnar_run, "CHUNK_POSITIONS", chunk_rows)
+    monkeypatch.setattr(columnar_run, "SCANNED_CHUNK_POSITIONS", 2000)
     wheres = []
     original = columnar_run.confirm
 

@@ -39,6 +39,12 @@ SCANNED_POSITIONS = 150_000
 #: one of 50,000 rows at 170. Whole file, in process, runs taken in turn: p19 of the patterns
 #: 5.0-6.2 -> 3.4-4.6 s; 500,000 rows a scan was no quicker and held 130 MB more.
 CHUNK_POSITIONS = 250_000
+#: Positions one scan of a WHERE's rows (``confirm``'s ``where``) covers at most. Such a scan
+#: reads the rows the WHERE selects, so the positions a scan covers follow the rows the scans
+#: before it read per position (CHUNK_POSITIONS rows a scan), up to this: a scan costs DuckDB a
+#: plan and the row groups of its range, and p02 of the patterns selects a few rows in a hundred
+#: (76 scans of 150,000 positions on the whole file; 1,500,000 a scan took its run from 2.4 to 1.6 s).
+SCANNED_CHUNK_POSITIONS = 2_000_000
 #: Batches worked on at once: numpy and DuckDB let go of the GIL for their work, so two batches
 #: keep both cores busy (each with its own cursor and engine).
 THREADS = 2
@@ -96,23 +102,58 @@ def _batches(games: list[int], sizes: list[int] | None, most: int | None = None)
     return batches
 
 
+class _Chunker:
+    """Consecutive batches grouped into scans of at most CHUNK_POSITIONS rows each (at least one
+    batch a scan), a scan at a time as the runner asks (:meth:`take`). ``sizes``: the rows of each
+    of ``games`` (None: unknown, a batch a scan). ``sparse``: the sizes are positions of which a
+    WHERE selects some, so the rows the scans so far read per position (:meth:`seen`) say how
+    many positions the next one covers, up to SCANNED_CHUNK_POSITIONS."""
+
+    def __init__(self, batches: list[list[int]], sizes: list[int] | None, games: list[int], sparse: bool) -> None:
+        self.batches = batches
+        size = dict(zip(games, sizes)) if sizes is not None else None
+        self._sizes = None if size is None else [sum(size[g] for g in batch) for batch in batches]
+        self._sparse = sparse
+        self._next = 0
+        self._seen = [0, 0]  # positions covered, rows read
+        #: The first batch of each chunk taken, and its positions.
+        self.starts: list[int] = []
+        self.positions: list[int] = []
+
+    def take(self) -> list[list[int]] | None:
+        """The next chunk's batches, None when every batch is taken."""
+        first = self._next
+        if first >= len(self.batches):
+            return None
+        stop = first + 1
+        if self._sizes is not None:
+            most = CHUNK_POSITIONS
+            covered, read = self._seen
+            if self._sparse and covered:
+                most = int(min(SCANNED_CHUNK_POSITIONS, CHUNK_POSITIONS * covered / max(read, 1)))
+            rows = self._sizes[first]
+            while stop < len(self.batches) and rows + self._sizes[stop] <= most:
+                rows += self._sizes[stop]
+                stop += 1
+        self._next = stop
+        self.starts.append(first)
+        self.positions.append(sum(self._sizes[first:stop]) if self._sizes is not None else 0)
+        return self.batches[first:stop]
+
+    def seen(self, index: int, rows: int) -> None:
+        """Chunk ``index`` read ``rows`` rows."""
+        self._seen[0] += self.positions[index]
+        self._seen[1] += rows
+
+    def left(self, index: int, done: int) -> list[int]:
+        """The games from the batch after the first ``done`` of chunk ``index`` on."""
+        return [g for batch in self.batches[self.starts[index] + done:] for g in batch]
+
+
 def _chunks(batches: list[list[int]], sizes: list[int] | None, games: list[int]) -> list[list[list[int]]]:
-    """Consecutive ``batches`` grouped into scans of at most CHUNK_POSITIONS rows (``sizes``:
-    each of ``games``' rows; unknown: a batch a scan), at least one batch each."""
-    if sizes is None:
-        return [[batch] for batch in batches]
-    size = dict(zip(games, sizes))
-    chunks: list[list[list[int]]] = []
-    rows = 0
-    for batch in batches:
-        count = sum(size[g] for g in batch)
-        if chunks and rows + count <= CHUNK_POSITIONS:
-            chunks[-1].append(batch)
-            rows += count
-        else:
-            chunks.append([batch])
-            rows = count
-    return chunks
+    """Every chunk of ``batches`` (rows known in advance: not ``sparse``)."""
+    chunker = _Chunker(batches, sizes, games, sparse=False)
+    return list(iter(chunker.take, None))
 
 
 def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, list[int]] | None,
@@ -162,14 +203,16 @@ def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, lis
         engine.deadline = deadline
         return wanted[engine.matches(frame, wanted)], engine
 
-    def frames(chunk: list[list[int]], cursor, whole: bool):
-        """Each batch of ``chunk`` with its frame, the chunk's rows read by one scan."""
+    def frames(chunk: list[list[int]], cursor, whole: bool, read_rows: list[int]):
+        """Each batch of ``chunk`` with its frame, the chunk's rows read by one scan (their
+        number added to ``read_rows``)."""
         games = [g for batch in chunk for g in batch]
         if whole:
             rows = read(cursor, games, variations, facts, present, games_too)
         else:
             rows = read(cursor, games, variations, facts, present, games_too,
                         rows=candidates if where is None else None, where=where)
+        read_rows[0] += rows.size
         for batch in chunk:
             if deadline is not None:
                 deadline.check()
@@ -178,29 +221,31 @@ def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, lis
     def found(frame, hits: np.ndarray, engine) -> tuple[dict[int, list[int]], dict]:
         return _by_game(frame.gamenumber[hits], frame.positionid[hits]), engine.sort_values()
 
-    def work(chunk: list[list[int]], cursor) -> tuple[list[tuple[dict[int, list[int]], dict]], NotColumnar | None]:
-        """What each batch of ``chunk`` found, up to the first a kernel refused (and why)."""
+    def work(chunk: list[list[int]], cursor) -> tuple[list[tuple[dict[int, list[int]], dict]], NotColumnar | None, int]:
+        """What each batch of ``chunk`` found, up to the first a kernel refused (and why), and
+        the rows read."""
         done: list[tuple[dict[int, list[int]], dict]] = []
+        read_rows = [0]
         try:
             if rows_only[0]:
                 try:
-                    for batch, frame in frames(chunk, cursor, whole=False):
+                    for batch, frame in frames(chunk, cursor, False, read_rows):
                         hits, engine = evaluate(frame, np.arange(frame.size))
                         if where is not None and rows_read is not None:
                             rows_read.append(frame.size)
                         done.append(found(frame, hits, engine))
-                    return done, None
+                    return done, None, read_rows[0]
                 except WholeGamesNeeded:
                     if where is not None:
                         raise NotColumnar(None, "a kernel reads the games' trees") from None
                     rows_only[0] = False
                     done = []
-            for batch, frame in frames(chunk, cursor, whole=True):
+            for batch, frame in frames(chunk, cursor, True, read_rows):
                 hits, engine = evaluate(frame, _wanted(frame, batch, candidates, every_position))
                 done.append(found(frame, hits, engine))
         except NotColumnar as refusal:
-            return done, refusal
-        return done, None
+            return done, refusal, read_rows[0]
+        return done, None, read_rows[0]
 
     def answer(batch: list[int], found: tuple[dict[int, list[int]], dict]) -> None:
         # Every candidate game, hit or not (a Spark executor counts its candidates by these
@@ -210,38 +255,49 @@ def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, lis
         for game in batch if candidates is not None else by_game:
             keep(game, by_game.get(game, []), _Sorted(sorted_by.get(game, {})))
 
-    chunks = _chunks(batches, sizes, games)
+    chunker = _Chunker(batches, sizes, games, sparse=where is not None)
+    chunks: list[list[list[int]]] = []
+
+    def take() -> bool:
+        """Another chunk into ``chunks``; False when there is none left."""
+        chunk = chunker.take()
+        if chunk is not None:
+            chunks.append(chunk)
+        return chunk is not None
 
     def settle(index: int, outcome) -> tuple[list[int], NotColumnar | None] | None:
         """Answer what chunk ``index`` found; where a kernel refused, the games left (that
         batch's on) and why."""
-        done, refusal = outcome
-        chunk = chunks[index]
-        for batch, what in zip(chunk, done):
+        done, refusal, rows = outcome
+        chunker.seen(index, rows)
+        for batch, what in zip(chunks[index], done):
             answer(batch, what)
-        if refusal is None:
-            return None
-        return [g for b in chunk[len(done):] for g in b] + [g for c in chunks[index + 1:] for b in c for g in b], refusal
+        return None if refusal is None else (chunker.left(index, len(done)), refusal)
 
-    if threads < 2 or len(chunks) < 2:
-        for index, chunk in enumerate(chunks):
-            stop = settle(index, work(chunk, con))
+    if threads < 2 or len(batches) < 2:
+        index = 0
+        while take():
+            stop = settle(index, work(chunks[index], con))
             if stop is not None:
                 return stop
+            index += 1
         return [], None
     cursors = [con.cursor() for _ in range(threads)]
     try:
         with ThreadPoolExecutor(threads) as pool:
-            pending = [pool.submit(work, chunk, cursors[i % threads]) for i, chunk in enumerate(chunks[:threads])]
-            for index in range(len(chunks)):
-                outcome = pending[index].result()
-                if index + threads < len(chunks):  # the cursor this chunk used goes on to the next one
-                    pending.append(pool.submit(work, chunks[index + threads], cursors[index % threads]))
-                stop = settle(index, outcome)
+            pending = []
+            while len(pending) < threads and take():
+                pending.append(pool.submit(work, chunks[-1], cursors[len(pending)]))
+            index = 0
+            while index < len(pending):
+                stop = settle(index, pending[index].result())
                 if stop is not None:
                     for later in pending[index + 1:]:
                         later.cancel()
                     return stop
+                if take():  # the cursor this chunk used goes on to the next one, sized by what was read
+                    pending.append(pool.submit(work, chunks[-1], cursors[index % threads]))
+                index += 1
     finally:
         for cursor in cursors:
             cursor.close()
