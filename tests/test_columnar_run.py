@@ -40,18 +40,22 @@ def test_batches_and_threads_give_the_tree_walkers_answer(db, monkeypatch, query
     assert _answer(db, query) == _answer(db, query, "python")
 
 
+def _every_chunk(batches, sizes, games) -> list:
+    return list(iter(columnar_run._Chunker(batches, sizes, games, sparse=False).take, None))
+
+
 def test_chunks_group_consecutive_batches_by_rows() -> None:
     games = list(range(1, 8))
     sizes = [40, 40, 200, 10, 10, 90, 5]
     batches = [[1, 2], [3], [4, 5], [6, 7]]
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(columnar_run, "CHUNK_POSITIONS", 100)
-        assert columnar_run._chunks(batches, sizes, games) == [[[1, 2]], [[3]], [[4, 5]], [[6, 7]]]
+        assert _every_chunk(batches, sizes, games) == [[[1, 2]], [[3]], [[4, 5]], [[6, 7]]]
         patch.setattr(columnar_run, "CHUNK_POSITIONS", 300)
-        assert columnar_run._chunks(batches, sizes, games) == [[[1, 2], [3], [4, 5]], [[6, 7]]]  # 300 fits
+        assert _every_chunk(batches, sizes, games) == [[[1, 2], [3], [4, 5]], [[6, 7]]]  # 300 fits
         patch.setattr(columnar_run, "CHUNK_POSITIONS", 10_000)
-        assert columnar_run._chunks(batches, sizes, games) == [batches]
-        assert columnar_run._chunks(batches, None, games) == [[b] for b in batches]
+        assert _every_chunk(batches, sizes, games) == [batches]
+        assert _every_chunk(batches, None, games) == [[b] for b in batches]
 
 
 def test_a_scan_of_a_wheres_rows_covers_as_many_positions_as_the_rows_read_allow() -> None:

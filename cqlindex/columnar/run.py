@@ -111,8 +111,11 @@ class _Chunker:
 
     def __init__(self, batches: list[list[int]], sizes: list[int] | None, games: list[int], sparse: bool) -> None:
         self.batches = batches
-        size = dict(zip(games, sizes)) if sizes is not None else None
-        self._sizes = None if size is None else [sum(size[g] for g in batch) for batch in batches]
+        self._sizes = None
+        if sizes is not None:  # batches are consecutive runs of ``games``: sums by one cumsum
+            ends = np.cumsum([len(batch) for batch in batches])
+            rows = np.concatenate(([0], np.cumsum(np.asarray(sizes, np.int64))))
+            self._sizes = np.diff(rows[np.concatenate(([0], ends))]).tolist()
         self._sparse = sparse
         self._next = 0
         self._seen = [0, 0]  # positions covered, rows read
@@ -150,12 +153,6 @@ class _Chunker:
         return [g for batch in self.batches[self.starts[index] + done:] for g in batch]
 
 
-def _chunks(batches: list[list[int]], sizes: list[int] | None, games: list[int]) -> list[list[list[int]]]:
-    """Every chunk of ``batches`` (rows known in advance: not ``sparse``)."""
-    chunker = _Chunker(batches, sizes, games, sparse=False)
-    return list(iter(chunker.take, None))
-
-
 def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, list[int]] | None,
             keep: Callable, deadline=None, every_position: bool = False,
             row_local: bool = False, where: str | None = None,
@@ -170,7 +167,8 @@ def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, lis
 
     ``where`` (``candidates`` None, a row-local query): the candidates are the rows this
     condition over ``p`` selects (the plan's WHERE, :func:`cqlindex.exec.rows.scanned_where`),
-    and each batch of the index's games reads them itself, each frame's number of rows added to
+    and each scan of a run of the index's games reads them itself (as many positions as the
+    rows read so far per position allow, :class:`_Chunker`), each frame's number of rows added to
     ``rows_read``: fetched first as (gamenumber, positionid) and joined back, p24 of the patterns
     (1.45 M candidates) read its rows twice. A kernel asking for whole games then leaves the
     games from its batch on to the caller, as a refusal does. ``candidates`` None without
@@ -218,7 +216,7 @@ def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, lis
                 deadline.check()
             yield batch, rows.frame(*rows.rows_of(batch[0], batch[-1]))
 
-    def found(frame, hits: np.ndarray, engine) -> tuple[dict[int, list[int]], dict]:
+    def by_game(frame, hits: np.ndarray, engine) -> tuple[dict[int, list[int]], dict]:
         return _by_game(frame.gamenumber[hits], frame.positionid[hits]), engine.sort_values()
 
     def work(chunk: list[list[int]], cursor) -> tuple[list[tuple[dict[int, list[int]], dict]], NotColumnar | None, int]:
@@ -233,7 +231,7 @@ def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, lis
                         hits, engine = evaluate(frame, np.arange(frame.size))
                         if where is not None and rows_read is not None:
                             rows_read.append(frame.size)
-                        done.append(found(frame, hits, engine))
+                        done.append(by_game(frame, hits, engine))
                     return done, None, read_rows[0]
                 except WholeGamesNeeded:
                     if where is not None:
@@ -242,7 +240,7 @@ def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, lis
                     done = []
             for batch, frame in frames(chunk, cursor, True, read_rows):
                 hits, engine = evaluate(frame, _wanted(frame, batch, candidates, every_position))
-                done.append(found(frame, hits, engine))
+                done.append(by_game(frame, hits, engine))
         except NotColumnar as refusal:
             return done, refusal, read_rows[0]
         return done, None, read_rows[0]
