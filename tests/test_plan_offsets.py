@@ -223,7 +223,7 @@ def test_spans_are_made_where_a_step_repeats(db, query, spans, monkeypatch) -> N
     ("line --> {move o-o} --> {move to _} --> {move to _}", True),
     ("line --> {move capture [qr]} --> {move capture .} --> {move to _}", True),
     ("line --> . --> {move to _} --> {move promote .} --> {move to _}", True),
-    ("line --> {move capture [qr]} --> (move to _ --> .) {3}", True),  # spans too: each shift ordered
+    ("line --> {move capture [qr]} --> (move to _ --> .) {5}", True),  # spans too: each shift ordered
     ("line --> {move to _} --> {move capture .} --> {move to _}", False),  # no rare step
     ("line --> check --> check --> mate", False),  # a rare step, but a window of few columns
     ("line --> {move capture q} --> {move to _} --> {not move capture .}", False),  # a row read under NOT alone

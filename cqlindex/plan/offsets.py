@@ -37,6 +37,7 @@ from sqlglot import exp
 
 from cqlindex.plan import sql as S
 from cqlindex.plan.window_anchor import Anchor, anchored, rare_anchor
+from cqlindex.plan.window_guards import farthest_guards
 from cqlindex.plan.window_spans import Spans, liftable, near_rows, rows_read, span_table, spans_worth_it
 
 #: An alias of the window's rows in the plan (``w`` and a number): the executor finds them by it.
@@ -366,7 +367,7 @@ def windowed_chains(compiler, chains: list[list], row, backward: bool = False,
     if exact is None or exact_only and not exact:
         del compiler.python_needed[needed:], compiler.prefilters[prefilters:]
         return None
-    condition = spans_worth_it(condition, used, window, _source(window))
+    condition = spans_worth_it(farthest_guards(condition, used, window), used, window, _source(window))
     if compiler.rowids:
         used.anchor = rare_anchor(condition, used, window, _source(window))
     compiler.windowed = True  # a range of games at a time: the window reads only that range's rows
@@ -424,7 +425,7 @@ def windowed_where(compiler, select: exp.Select, row) -> exp.Select:
     kept, placed, used = _on_window(select, row.alias, window, compiler.windows, compiler.rowids)
     if placed is None:
         return select
-    placed = spans_worth_it(placed, used, window, _source(window))
+    placed = spans_worth_it(farthest_guards(placed, used, window), used, window, _source(window))
     if compiler.rowids:
         used.anchor = rare_anchor(placed, used, window, _source(window))
     compiler.windowed = True  # a range of games at a time: the window reads only that range's rows

@@ -31,6 +31,7 @@ from sqlglot import exp
 
 from cqlindex.plan.dialect import duckdb_sql
 from cqlindex.plan import sql as S
+from cqlindex.plan.window_guards import guard_offset
 
 #: The share of main-line rows a step holds on (the 11.4 M of the 145,716 gnuchess games), by the
 #: SQL the compiler writes for it over the window's source row (``{src}``).
@@ -91,18 +92,12 @@ def rare_anchor(condition: exp.Expression, used, window: str, source: str) -> An
 
 
 def _requires(parts: list[exp.Expression], used, window: str, offset: int) -> bool:
-    """Whether a top-level conjunct says the row ``offset`` on exists."""
+    """Whether a top-level conjunct says the row ``offset`` on exists: a test of that row, or of
+    a row farther the same way, which implies it (:mod:`cqlindex.plan.window_guards`)."""
     for part in parts:
-        if not isinstance(part, exp.Not):
-            continue
-        test = S.unparen(part.this)
-        if not isinstance(test, exp.Is) or not isinstance(test.expression, exp.Null):
-            continue
-        column = S.unparen(test.this)
-        if isinstance(column, exp.Column) and column.table == window and column.name in used.columns:
-            at, value = used.columns[column.name]
-            if at == offset and isinstance(value, exp.Column) and value.name == "positionid":
-                return True
+        at = guard_offset(part, used, window)
+        if at is not None and (at > 0) == (offset > 0) and abs(at) >= abs(offset):
+            return True
     return False
 
 

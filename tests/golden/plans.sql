@@ -18,8 +18,7 @@ WHERE
         LEAD(w4srcv.v0, 2) OVER (PARTITION BY w4srcv.gamenumber ORDER BY w4srcv.positionid) AS o2_x3,
         LEAD(w4srcv.v3, 1) OVER (PARTITION BY w4srcv.gamenumber ORDER BY w4srcv.positionid) AS o1_x4,
         LEAD(w4srcv.v2, 2) OVER (PARTITION BY w4srcv.gamenumber ORDER BY w4srcv.positionid) AS o2_x5,
-        LEAD(w4srcv.positionid, 2) OVER (PARTITION BY w4srcv.gamenumber ORDER BY w4srcv.positionid) AS o2_positionid,
-        LEAD(w4srcv.positionid, 1) OVER (PARTITION BY w4srcv.gamenumber ORDER BY w4srcv.positionid) AS o1_positionid
+        LEAD(w4srcv.positionid, 2) OVER (PARTITION BY w4srcv.gamenumber ORDER BY w4srcv.positionid) AS o2_positionid
       FROM (
         SELECT
           w4src.gamenumber,
@@ -68,9 +67,6 @@ WHERE
     WHERE
       w4.gamenumber = p.gamenumber
       AND w4.positionid = p.positionid
-      AND NOT (
-        w4.o1_positionid IS NULL
-      )
       AND w4.o1_x0
       AND (
         w4.o0_x1 & w4.o1_x2
