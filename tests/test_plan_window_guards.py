@@ -1,7 +1,7 @@
-"""A window's farthest existence tests (plan/window_guards.py), held to the evaluator and to the
-plan with every test.
+"""A window's farthest existence tests (plan/window_guards.py) and windows merged into one pass
+(plan/offsets.py, ``_placed``), each held to the evaluator and to the plan without them.
 
-A plan that drops a test must find the same candidates as before, on real
+A plan that drops a test or merges windows must find the same candidates as before, on real
 games with variations (so a main line's rows are not the table's consecutive rows), in batches
 of a few games (so a chain crossing a batch's edge would show), with the window both streamed
 and partitioned.
@@ -71,7 +71,7 @@ def test_a_guard_is_a_test_of_a_row_of_positions() -> None:
 
 
 #: Chains whose windows test several rows: forward, back, both ways, under NOT, alternatives of
-#: several lengths, and flipcolor's two windows.
+#: several lengths, and flipcolor's two windows merged into one.
 CHAINS = [
     "line --> (move from K --> .) {3,}",
     "line <-- check <-- . <-- {move capture .}",
@@ -102,3 +102,34 @@ def test_the_farthest_tests_find_what_every_test_finds(db, query, streamed, monk
         assert _guards(plan_for(db, query).sql) > _guards(fewer)
         before = run(db, query)
     assert (fast.matches, fast.candidates) == (before.matches, before.candidates)
+
+
+#: A conjunct testing the plan's row against two lines' windows: read off one window.
+MERGED = [
+    "flipcolor { line --> (move from K --> .) {2,} }",
+    "flipcolor { piece x in N { line --> (move from x --> .) {2,} } }",
+    "{line --> check --> check} or {line --> {move capture .} --> {move capture .}}",
+]
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["partitioned", "streamed"])
+@pytest.mark.parametrize("query", MERGED)
+def test_two_windows_of_a_conjunct_are_one_pass(db, query, streamed, monkeypatch) -> None:
+    if not streamed:
+        monkeypatch.setattr(rowmap, "holds", lambda con: False)
+    monkeypatch.setattr(rows_module, "BATCH_POSITIONS", 2000)
+    merged = plan_for(db, query).sql
+    fast = run(db, query)
+    assert fast.matches == run(db, query, engine="python").matches
+    with monkeypatch.context() as apart:  # the planner as it was: a window per line
+        apart.setattr(offsets, "_window_tests", lambda part, alias, windows: 0)
+        separate = plan_for(db, query).sql
+        before = run(db, query)
+    # partitioned, each line's window is a correlated EXISTS, which the conjunct took in before
+    assert _windows(merged) == 1 and _windows(separate) == (2 if streamed else 1)
+    assert (fast.matches, fast.candidates) == (before.matches, before.candidates)
+
+
+def _windows(sql: str) -> int:
+    """How many windows the plan computes: the main line's rows each reads (``FROM positions AS wNsrc``)."""
+    return len(re.findall(r"FROM positions AS w\d+src\b", sql))
