@@ -82,10 +82,12 @@ def test_a_scan_of_a_wheres_rows_covers_as_many_positions_as_the_rows_read_allow
 
 
 @pytest.mark.parametrize("variations", [True, False])
+@pytest.mark.parametrize("boards", [True, False], ids=["boards", "boards-later"])
 @pytest.mark.parametrize("candidate_rows", [False, True])
-def test_a_chunks_frames_are_the_frames_of_their_batches(db, variations, candidate_rows) -> None:
+def test_a_chunks_frames_are_the_frames_of_their_batches(db, variations, candidate_rows, boards) -> None:
     """A chunk is read by one scan and cut into frames: each frame holds what its batch read
-    alone would (rows, boards, tree links as rows of its own, facts, and the columns read later)."""
+    alone would (rows, boards, tree links as rows of its own, facts, and the columns read later,
+    the boards too where the scan left them out)."""
     import duckdb
 
     from cqlindex.columnar.frame import load, read
@@ -101,20 +103,50 @@ def test_a_chunks_frames_are_the_frames_of_their_batches(db, variations, candida
                 rows.setdefault(game, []).append(position)
         batches = [every[i:i + 3] for i in range(0, len(every), 3)][1::2]  # gaps between batches
         facts = {"check": "p.is_check"}
-        chunk = read(con, [g for b in batches for g in b], variations, facts, rows=rows)
+        chunk = read(con, [g for b in batches for g in b], variations, facts, rows=rows, boards=boards)
         for batch in batches:
             cut = chunk.frame(*chunk.rows_of(batch[0], batch[-1]))
             alone = load(con, batch, variations, facts, rows=rows)
             assert cut.size == alone.size > 0
-            names = ["gamenumber", "positionid", "ply", "boards", "move_to", "wtm"]
+            assert cut.has_boards() is boards and alone.has_boards()
+            names = ["gamenumber", "positionid", "ply", "boards", "move_to", "wtm", "material"]
             if not candidate_rows:
                 names += ["start", "end", "parent", "last"]
             for name in names:
                 assert np.array_equal(getattr(cut, name), getattr(alone, name)), name
             assert np.array_equal(cut.facts["check"], alone.facts["check"])
+        assert chunk.boards_read_later is not boards
     finally:
         con.close()
     assert len(batches) > 2
+
+
+@pytest.mark.parametrize(("query", "later"), [
+    ("x = power A - power a find (power A - power a >= x + 2)", False),  # the material column alone
+    ("x = #[Qq] find quiet (#[Qq] < x)", False),
+    ("square s in [qrbn] { #(A attacks s) >= 2 }", True),
+    ("x = power A find quiet (Ra1 or power A <= x - 5)", True),
+])
+def test_the_boards_are_read_with_the_scan_once_a_kernel_asked(db, monkeypatch, query, later) -> None:
+    """The run's first scan leaves the boards out; once a kernel has read them, every later scan
+    reads them with the rest; a query that never asks never reads them. The answer is the same."""
+    from cqlindex.columnar import frame as frame_module
+
+    asked: list[bool] = []
+
+    def reading(*args, **kwargs):
+        asked.append(kwargs["boards"])
+        return frame_module.read(*args, **kwargs)
+
+    monkeypatch.setattr(columnar_run, "read", reading)
+    monkeypatch.setattr(columnar_run, "BATCH_POSITIONS", 150)
+    monkeypatch.setattr(columnar_run, "CHUNK_POSITIONS", 600)
+    monkeypatch.setattr(columnar_run, "SCANNED_POSITIONS", 150)  # a row-local query scans its plan's WHERE
+    monkeypatch.setattr(columnar_run, "SCANNED_CHUNK_POSITIONS", 600)
+    monkeypatch.setattr(columnar_run, "THREADS", 1)
+    assert _answer(db, query) == _answer(db, query, "python")
+    assert len(asked) > 2
+    assert asked == ([False] + [True] * (len(asked) - 1) if later else [False] * len(asked))
 
 
 def test_batches_hold_their_rows_and_every_game_once() -> None:

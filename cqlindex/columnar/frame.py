@@ -20,8 +20,13 @@ from cqlindex.columnar.values import NotColumnar
 from cqlindex.store.duckdb_light import duckdb, fetch_numpy
 
 BITBOARDS = ("wk", "wq", "wr", "wb", "wn", "wp", "bk", "bq", "br", "bb", "bn", "bp")
-#: Read with every frame: what places the rows in their trees, and the boards.
-_CORE = ("gamenumber", "positionid", "parent", "last_descendant", "ply", *BITBOARDS)
+#: Read with every frame: what places the rows in their trees (and the boards, unless a run
+#: has seen that its query does without them: :func:`read`).
+_CORE = ("gamenumber", "positionid", "parent", "last_descendant", "ply")
+#: The lazy group of the boards (read, stacked, as one (12, n) array).
+_BOARDS = ("boards",)
+#: The lazy group of the packed piece counts (cqlindex.board.material): ``power A`` without the boards.
+_MATERIAL = ("material",)
 #: What a frame of candidate rows alone has no use for: it has no tree links (a tenth of its read).
 _LINKS = frozenset({"parent", "last_descendant"})
 #: Read when a kernel first asks for one of them (a second scan of the same rows): most
@@ -34,8 +39,8 @@ _LEGAL = ("castling_rights", "ep_square", "chess960")
 #: Nullable small columns, read with -1 for NULL.
 _NULLABLE = frozenset({"parent", "move_from", "move_to", "move_piece", "captured", "promotion", "castle",
                        "rook_from", "rook_to", "ep_square"})
-#: Read where the index has them (older builds lack them): a castling move's rook squares.
-_OPTIONAL = frozenset({"rook_from", "rook_to"})
+#: Read where the index has them (older builds lack them): a castling move's rook squares, the material.
+_OPTIONAL = frozenset({"rook_from", "rook_to", "material"})
 
 
 def _select(name: str) -> str:
@@ -53,6 +58,12 @@ def _arrays(fetched: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
             array = array.filled(False if array.dtype == bool else -1)
         out[name] = array.view(np.uint64) if name in BITBOARDS else array
     return out
+
+
+def _stacked(columns: dict[str, np.ndarray]) -> np.ndarray:
+    """The twelve board columns as one (12, n) array."""
+    n = len(columns["positionid"])
+    return np.stack([columns[name] for name in BITBOARDS]) if n else np.zeros((12, 0), np.uint64)
 
 
 #: What places a row in its tree: absent from a frame of candidate rows alone.
@@ -79,11 +90,12 @@ class Frame:
         self.ply = columns["ply"]
         #: Reads more columns of the same rows, in the same order (for _LAZY).
         self._fetch = fetch
-        #: The 12 boards, K Q R B N P k q r b n p, as (12, n) uint64 (stacked by a chunk already, or here).
-        boards = columns.get("boards")
-        if boards is None:
-            boards = np.stack([columns[name] for name in BITBOARDS]) if n else np.zeros((12, 0), np.uint64)
-        self.boards = boards
+        #: The 12 boards, K Q R B N P k q r b n p, as (12, n) uint64 (stacked by a chunk already,
+        #: or here); read on first use where the scan left them out (``__getattr__``).
+        if "boards" in columns:
+            self.boards = columns["boards"]
+        elif all(name in columns for name in BITBOARDS):
+            self.boards = _stacked(columns)
         self.facts = facts
         #: gamenumber -> its GAME_COLUMNS, where the frame was asked to read them.
         self.games: dict[int, tuple] = {}
@@ -106,18 +118,23 @@ class Frame:
             self.last = self.end.copy()
 
     def __getattr__(self, name: str):
-        """A lazy column (_LAZY, _LEGAL), read with the rest of its group on first use: the move
-        that led to each row, its side to move; what generating its moves needs.
-        ``rook_from``/``rook_to`` are None where the index does not hold them."""
+        """A lazy column (_LAZY, _LEGAL, _BOARDS, _MATERIAL), read with the rest of its group on
+        first use: the move that led to each row, its side to move; what generating its moves
+        needs; the boards where the scan left them out; the material. ``rook_from``/``rook_to``
+        and ``material`` are None where the index does not hold them."""
         if name in _TREE:
             raise WholeGamesNeeded(name)
-        group = _LAZY if name in _LAZY else _LEGAL if name in _LEGAL else None
+        group = next((g for g in (_LAZY, _LEGAL, _BOARDS, _MATERIAL) if name in g), None)
         if group is None or name.startswith("_"):
             raise AttributeError(name)
         columns = self._fetch(group)
         for column in group:
             setattr(self, column, columns.get(column))
         return getattr(self, name)
+
+    def has_boards(self) -> bool:
+        """Whether the boards are read already (a kernel that can do without them then need not)."""
+        return "boards" in self.__dict__
 
     @cached_property
     def occupied(self) -> np.ndarray:
@@ -261,13 +278,15 @@ def load(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations:
 
 def read(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations: bool,
          facts: dict[str, object], present: set[str] | None = None, games: bool = False,
-         rows: dict[int, list[int]] | None = None, where: str | None = None) -> Chunk:
+         rows: dict[int, list[int]] | None = None, where: str | None = None, boards: bool = True) -> Chunk:
     """The rows of ``gamenumbers`` (ascending), as a :class:`Chunk`; ``facts``: name -> SQL text over the alias ``p``
     (an int constant, or None for true everywhere); ``present``: the
     columns of the index's positions (None: it has the optional ones); ``games``: read the
     games' rows too (``Frame.games``), for game filters; ``rows`` (gamenumber -> positionids):
     read those rows alone, a frame without tree links; ``where`` (SQL over ``p``, the
-    ``gamenumbers`` every game from the first to the last): read the rows it selects alone."""
+    ``gamenumbers`` every game from the first to the last): read the rows it selects alone;
+    ``boards`` False: leave the boards out of the scan, for a second scan at a kernel's first
+    ask (:attr:`Chunk.boards_read_later` says whether one asked)."""
     numbers = [int(g) for g in gamenumbers]
     params = game_params = [numbers[0], numbers[-1], numbers] if numbers else [0, -1, []]
     games_where = "p.gamenumber BETWEEN ? AND ?"
@@ -307,7 +326,7 @@ def read(con: duckdb.DuckDBPyConnection, gamenumbers: Sequence[int], variations:
         wanted = [_select(c) for c in names if c not in _OPTIONAL or present is None or c in present]
         return scan([_select("gamenumber"), _select("positionid"), *wanted])  # the order's key too
 
-    select = [_select(c) for c in _CORE if not (rows_only and c in _LINKS)]
+    select = [_select(c) for c in (*_CORE, *(BITBOARDS if boards else ())) if not (rows_only and c in _LINKS)]
     computed: dict[str, object] = {}
     for i, (name, sql) in enumerate(facts.items()):
         if isinstance(sql, int) or sql is None:
@@ -353,8 +372,13 @@ class Chunk:
                  fetch, rows_only: bool) -> None:
         self.size = len(columns["positionid"])
         # The boards stacked once for the chunk: a frame's are a view of them, not a copy.
-        boards = np.stack([columns.pop(name) for name in BITBOARDS]) if self.size else np.zeros((12, 0), np.uint64)
-        self.columns = {**columns, "boards": boards}
+        if all(name in columns for name in BITBOARDS):
+            columns["boards"] = _stacked(columns)
+            for name in BITBOARDS:
+                del columns[name]
+        self.columns = columns
+        #: Whether a kernel asked for the boards the scan left out (the run then reads them with the rest).
+        self.boards_read_later = False
         self.facts, self.variations, self.rows_only = facts, variations, rows_only
         self.gamenumber = columns["gamenumber"]
         #: gamenumber -> its GAME_COLUMNS, where the chunk was asked to read them (shared by its frames).
@@ -365,7 +389,11 @@ class Chunk:
     def _read_later(self, names: Sequence[str]) -> dict[str, np.ndarray]:
         key = tuple(names)
         if key not in self._later:
-            self._later[key] = self._fetch(names)
+            if key == _BOARDS:
+                self.boards_read_later = True
+                self._later[key] = {"boards": _stacked(self._fetch(BITBOARDS))}
+            else:
+                self._later[key] = self._fetch(names)
         return self._later[key]
 
     def rows_of(self, first_game: int, last_game: int) -> tuple[int, int]:
@@ -383,7 +411,8 @@ class Chunk:
             cut = slice(begin, end)
             frame = Frame({name: array[..., cut] for name, array in self.columns.items()},
                           {name: array[cut] for name, array in self.facts.items()}, self.variations,
-                          lambda names: {name: array[cut] for name, array in self._read_later(names).items()},
+                          lambda names: {name: None if array is None else array[..., cut]
+                                         for name, array in self._read_later(names).items()},
                           self.rows_only)
         frame.games = self.games
         return frame

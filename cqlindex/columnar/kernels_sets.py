@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from cqlindex.board import material
 from cqlindex.board.directions import COMPOSITE, STEPS
 from cqlindex.columnar import bitboards as B
 from cqlindex.columnar.engine import Columnar, Ctx, every_row, kernel
@@ -20,6 +21,9 @@ from cqlindex.cql import ast
 
 _LETTERS = "KQRBNPkqrbnp"
 _POWER = (0, 9, 5, 3, 3, 1)  # K Q R B N P
+#: The letters the ``material`` column counts, and those with the kings.
+_COUNTED = frozenset(material.SHIFTS)
+_COUNTED_OR_KINGS = _COUNTED | {"K", "k"}
 
 
 def occupancy(cm: Columnar, letters: frozenset[str]) -> np.ndarray:
@@ -206,6 +210,12 @@ def piece_type_at(cm: Columnar, rows: np.ndarray, bits: np.ndarray) -> tuple[np.
 
 
 def set_unary(cm: Columnar, node: ast.Unary, ctx: Ctx) -> Val:
+    if node.op in ("#", "power") and _whole_kinds(cm, node.arg, node.op == "power"):
+        key = ("material", node.op, node.arg.pieces)  # once per frame for every node that says it
+        table = cm.memo.get(key)
+        if table is None:
+            table = cm.memo[key] = _from_material(cm.frame.material, node.arg.pieces, node.op == "power")
+        return number(table[ctx.rows], np.ones(len(ctx), bool))
     value = cm.eval(node.arg, ctx)
     if value.kind != SET:
         if node.op == "#" and value.kind not in (NUM, "bool", "pos"):
@@ -246,6 +256,28 @@ def set_unary(cm: Columnar, node: ast.Unary, ctx: Ctx) -> Val:
             kind = np.where(white, kind, -kind)
         return number(kind, ok)
     raise NotColumnar(node, f"the operator {node.op}")
+
+
+def _whole_kinds(cm: Columnar, node: ast.Node, kings: bool) -> bool:
+    """Whether ``node`` is a designator of whole piece kinds (``A``, ``[Qq]``; with ``kings``,
+    kings too, which weigh nothing) that the frame's ``material`` column counts, while the frame
+    has not read its boards: a query that needs nothing else of them (``power A - power a``, p19
+    of the patterns) then never reads them. The planner's SQL reads the same column for the same
+    designators (cqlindex.filters.sets.sql)."""
+    return (isinstance(node, ast.Pieces) and node.squares == int(B.FULL) and bool(node.pieces)
+            and node.pieces <= (_COUNTED_OR_KINGS if kings else _COUNTED)
+            and not cm.frame.has_boards() and cm.frame.material is not None)
+
+
+def _from_material(packed: np.ndarray, letters: frozenset[str], weighed: bool) -> np.ndarray:
+    """The count (or, ``weighed``, the power: Q 9, R 5, B and N 3, P 1) of the pieces of
+    ``letters`` on each row, from the packed counts (a king weighs nothing)."""
+    total = np.zeros(len(packed), np.int64)
+    packed = packed.astype(np.int64)
+    for letter in letters & _COUNTED:
+        weight = _POWER[_LETTERS.index(letter) % 6] if weighed else 1
+        total += weight * ((packed >> material.SHIFTS[letter]) & material.FIELD)
+    return total
 
 
 def _power(boards: np.ndarray, squares: np.ndarray) -> np.ndarray:

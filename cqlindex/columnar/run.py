@@ -182,6 +182,9 @@ def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, lis
     present = columns(con, "positions")
     threads = THREADS
     rows_only = [row_local and not every_position]  # cleared if a kernel walks the tree after all
+    # The first scans leave the boards out; once a kernel asks for them, the rest read them with
+    # the other columns (a second scan of a chunk's rows costs more than the boards themselves).
+    boards = [False]
     most = BATCH_POSITIONS
     if where is not None:  # the batches' ranges are what DuckDB scans: a few row groups each
         games, sizes = _game_sizes(con, None, variations)
@@ -206,15 +209,18 @@ def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, lis
         number added to ``read_rows``)."""
         games = [g for batch in chunk for g in batch]
         if whole:
-            rows = read(cursor, games, variations, facts, present, games_too)
+            rows = read(cursor, games, variations, facts, present, games_too, boards=boards[0])
         else:
             rows = read(cursor, games, variations, facts, present, games_too,
-                        rows=candidates if where is None else None, where=where)
+                        rows=candidates if where is None else None, where=where, boards=boards[0])
         read_rows[0] += rows.size
-        for batch in chunk:
-            if deadline is not None:
-                deadline.check()
-            yield batch, rows.frame(*rows.rows_of(batch[0], batch[-1]))
+        try:
+            for batch in chunk:
+                if deadline is not None:
+                    deadline.check()
+                yield batch, rows.frame(*rows.rows_of(batch[0], batch[-1]))
+        finally:
+            boards[0] = boards[0] or rows.boards_read_later
 
     def by_game(frame, hits: np.ndarray, engine) -> tuple[dict[int, list[int]], dict]:
         return _by_game(frame.gamenumber[hits], frame.positionid[hits]), engine.sort_values()

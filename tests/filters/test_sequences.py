@@ -24,6 +24,11 @@ TABLE = [
     Row("x = #P find (#P != x / 0)", NARROWED),
     Row("x = power A - power a find quiet 4 (power A - power a >= x + 3)", NARROWED),  # an exact count
     Row("x = ply find (ply == x + 7)", NARROWED),  # a threshold per ply: several blocks of levels
+    # counts and power of whole kinds from the material column, where no filter read the boards first
+    Row("x = #[Aa] find quiet (#[Aa] <= x - 4)", NARROWED),
+    Row("x = power [RNk] - power [bp] find quiet (power [RNk] - power [bp] >= x + 4)", NARROWED),  # kings weigh 0
+    Row("x = #[Kk] + #Q find quiet (#[Kk] + #Q > x)", NARROWED),  # kings counted on their boards
+    Row("x = power A find quiet (Ra1 or power A <= x - 5)", NARROWED),  # the boards read first: counted there
     Row("line --> check --> check", EXACT, variations=NARROWED),
     Row("line --> check --> mate", EXACT, variations=NARROWED),
     Row("line --> (power A - power a <= -1){3,}", EXACT, variations=NARROWED),  # one value shifted by the window
