@@ -409,3 +409,17 @@ def test_every_candidate_game_is_handed_on_hit_or_not(db) -> None:
         con.close()
     assert not left and sorted(heard) == sorted(candidates)
     assert any(not ids for ids in heard.values()) and any(ids for ids in heard.values())
+
+
+@pytest.mark.parametrize("query", ["flipcolor { #(a attacks K) == 2 }", "pin from [RQ] through [qr] to k"])
+def test_a_where_scans_hits_are_kept_as_arrays(db, query) -> None:
+    """Without sort values or a matchcount range, a WHERE scan hands its hits on as arrays (no
+    list per game); with a range, game by game as before: the same matches, the tree-walker's."""
+    from cqlindex.exec.game_rows import GameRows
+
+    arrays = run(db, query, variations=True)
+    assert isinstance(arrays.matches, GameRows) and arrays.positions > 5
+    per_game = run(db, "cql(matchcount 1 100000) " + query, variations=True)
+    assert not isinstance(per_game.matches, GameRows)
+    expected = run(db, query, variations=True, engine="python").matches
+    assert list(arrays.matches.items()) == list(per_game.matches.items()) == list(expected.items())

@@ -93,6 +93,17 @@ class _Values(ValuesView):
         return (ids for _, ids in self._mapping._pairs())
 
 
+def in_order(games, ids) -> GameRows:
+    """:class:`GameRows` of two numpy arrays already in (gamenumber, positionid) order: each
+    game's ids are one run, cut where the game changes."""
+    import numpy as np  # here: a query whose plan SQL answers alone starts without numpy
+
+    if not len(games):
+        return GameRows([], [0], ids)
+    bounds = [0, *(np.flatnonzero(games[1:] != games[:-1]) + 1).tolist(), len(games)]
+    return GameRows(games[bounds[:-1]].tolist(), bounds, ids)
+
+
 def positions_of(matches: Mapping[int, list[int]]) -> int:
     """How many positionids ``matches`` holds, reading no list where it need not."""
     if isinstance(matches, GameRows):

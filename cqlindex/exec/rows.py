@@ -30,7 +30,7 @@ from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from cqlindex.exec import memory
-from cqlindex.exec.game_rows import GameRows
+from cqlindex.exec.game_rows import GameRows, in_order
 from cqlindex.exec.timeout import companion
 from cqlindex.store import rowmap
 
@@ -444,10 +444,4 @@ def _grouped_arrays(head: list[tuple[int, int]], rest: dict) -> tuple[GameRows, 
     if not (later | ((games[1:] == games[:-1]) & (ids[1:] > ids[:-1]))).all():
         order = np.lexsort((ids, games))
         games, ids = games[order], ids[order]
-        later = games[1:] > games[:-1]
-    if not len(games):
-        return GameRows([], [0], ids), 0
-    starts = np.flatnonzero(later) + 1
-    bounds = [0, *starts.tolist(), len(games)]
-    firsts = games[bounds[:-1]].tolist()
-    return GameRows(firsts, bounds, ids), len(ids)
+    return in_order(games, ids), len(ids)

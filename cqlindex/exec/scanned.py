@@ -12,6 +12,7 @@ after all, for those games' candidates and the tree-walking evaluator, as the pl
 
 from __future__ import annotations
 
+from cqlindex.exec.game_rows import in_order
 from cqlindex.exec.result import QueryResult
 from cqlindex.exec.timeout import Deadline
 
@@ -24,7 +25,18 @@ def confirm_where(con, prepared, where: str, result: QueryResult, deadline: Dead
     from cqlindex.columnar.run import confirm
 
     read: list[int] = []
+    found: list[tuple] = []
+    bulk = not result.keys and prepared.query.header.matchcount is None  # each game as it comes
     left, _ = confirm(con, prepared, prepared.variations, None, result.keep, deadline, row_local=True,
-                      where=where, rows_read=read, facts=facts)
+                      where=where, rows_read=read, facts=facts,
+                      keep_rows=(lambda games, ids: found.append((games, ids))) if bulk else None)
+    if found:
+        import numpy as np
+
+        games, ids = np.concatenate([g for g, _ in found]), np.concatenate([i for _, i in found])
+        if not (games[1:] >= games[:-1]).all():  # frames come in game order; checked, not assumed
+            order = np.lexsort((ids, games))
+            games, ids = games[order], ids[order]
+        result.keep_all(in_order(games, ids))
     result.candidates = sum(read)
     return left
