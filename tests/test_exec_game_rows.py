@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from cqlindex.cql.parser import parse
-from cqlindex.exec.game_rows import GameRows, positions_of
+from cqlindex.exec.game_rows import GameRows, in_order, joined, positions_of
 from cqlindex.exec.result import QueryResult
 
 CASES = {
@@ -87,3 +87,30 @@ def test_a_matchcount_range_still_reads_every_game() -> None:
     result = _result("cql(matchcount 2 100) check")
     result.keep_all(_rows(CASES["several"]))
     assert result.matches == {2: [5, 6], 40: [1, 2, 3, 90]}
+
+
+@pytest.mark.parametrize("expected", CASES.values(), ids=CASES.keys())
+def test_made_from_two_arrays_in_order(expected: dict[int, list[int]]) -> None:
+    games = np.array([g for g, ids in expected.items() for _ in ids], dtype=np.int32)
+    ids = np.array([i for ids in expected.values() for i in ids], dtype=np.int32)
+    rows = in_order(games, ids)
+    assert isinstance(rows, GameRows) and list(rows.items()) == list(expected.items())
+
+
+#: Parts of a windowed plan's batches, games ascending from part to part: arrays, lists or both.
+JOINED = {
+    "arrays": [_rows({1: [0], 2: [5, 6]}), _rows({40: [1, 2, 3, 90]}), _rows({70000: [12]})],
+    "an empty part": [_rows({1: [0]}), _rows({}), {}, _rows({9: [3, 4]})],
+    "lists too": [_rows({1: [0], 2: [5, 6]}), {40: [1, 2]}, _rows({41: [7]})],
+    "one part": [{3: [1, 2]}],
+    "none": [],
+}
+
+
+@pytest.mark.parametrize("parts", JOINED.values(), ids=JOINED.keys())
+def test_joined_parts_read_as_one_dict(parts) -> None:
+    expected = {g: ids for part in parts for g, ids in part.items()}
+    out = joined(parts)
+    assert list(out.items()) == list(expected.items()) and positions_of(out) == positions_of(expected)
+    assert isinstance(out, GameRows) is (all(isinstance(p, GameRows) for p in parts if len(p))
+                                         and sum(1 for p in parts if len(p)) > 1)

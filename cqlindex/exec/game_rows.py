@@ -104,6 +104,28 @@ def in_order(games, ids) -> GameRows:
     return GameRows(games[bounds[:-1]].tolist(), bounds, ids)
 
 
+def joined(parts: list[Mapping[int, list[int]]]) -> Mapping[int, list[int]]:
+    """One mapping of ``parts``, each one's games after the last one's: one :class:`GameRows`
+    where every part is one (a windowed plan's batches: p16 of the patterns put 140,652 games'
+    lists into a dict, 0.19 s), else a dict."""
+    parts = [part for part in parts if len(part)]
+    if len(parts) == 1:
+        return parts[0]
+    if parts and all(isinstance(part, GameRows) for part in parts):
+        import numpy as np  # GameRows hold numpy arrays: it is loaded
+
+        games: list[int] = []
+        bounds = [0]
+        for part in parts:
+            games += part._games
+            bounds += [bound + bounds[-1] for bound in part._bounds[1:]]
+        return GameRows(games, bounds, np.concatenate([part._ids for part in parts]))
+    found: dict[int, list[int]] = {}
+    for part in parts:
+        found.update(part.items())
+    return found
+
+
 def positions_of(matches: Mapping[int, list[int]]) -> int:
     """How many positionids ``matches`` holds, reading no list where it need not."""
     if isinstance(matches, GameRows):

@@ -30,7 +30,7 @@ from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from cqlindex.exec import memory
-from cqlindex.exec.game_rows import GameRows, in_order
+from cqlindex.exec.game_rows import GameRows, in_order, joined
 from cqlindex.exec.timeout import companion
 from cqlindex.store import rowmap
 
@@ -112,7 +112,7 @@ def _windowed(con, ranged: RangeSql, low: int, high: int,
     sqls = [ranged(first, last) for first, last in ranges]
     if len(sqls) < 2:
         return fetched(con, sqls[0]) if sqls else ({}, 0)
-    found: dict[int, list[int]] = {}
+    parts: list[Mapping[int, list[int]]] = []
     total = 0
     with ExitStack() as stack:
         cursors = [con.cursor() for _ in range(min(WINDOW_THREADS, len(sqls)))]
@@ -134,7 +134,7 @@ def _windowed(con, ranged: RangeSql, low: int, high: int,
         try:
             for future in pending:
                 rows, count = future.result()
-                found.update(rows.items())  # ranges ascending and disjoint: the games stay in order
+                parts.append(rows)  # ranges ascending and disjoint: the games stay in order
                 total += count
         except BaseException:  # the deadline, Ctrl-C, an SQL error: the rest stops now
             for future in pending:
@@ -142,7 +142,7 @@ def _windowed(con, ranged: RangeSql, low: int, high: int,
             for cursor in cursors:
                 cursor.interrupt()
             raise
-    return found, total
+    return joined(parts), total
 
 
 def whole_sql(con, select: exp.Select, batched: bool = False) -> str | None:
