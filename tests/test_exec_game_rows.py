@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from cqlindex.cql.parser import parse
-from cqlindex.exec.game_rows import GameRows, in_order, joined, positions_of
+from cqlindex.exec.game_rows import GameRows, from_arrays, joined, positions_of
 from cqlindex.exec.result import QueryResult
 
 CASES = {
@@ -90,10 +90,14 @@ def test_a_matchcount_range_still_reads_every_game() -> None:
 
 
 @pytest.mark.parametrize("expected", CASES.values(), ids=CASES.keys())
-def test_made_from_two_arrays_in_order(expected: dict[int, list[int]]) -> None:
+@pytest.mark.parametrize("shuffled", [False, True])
+def test_made_from_two_arrays(expected: dict[int, list[int]], shuffled: bool) -> None:
     games = np.array([g for g, ids in expected.items() for _ in ids], dtype=np.int32)
     ids = np.array([i for ids in expected.values() for i in ids], dtype=np.int32)
-    rows = in_order(games, ids)
+    if shuffled:  # out of order: sorted first
+        order = np.random.default_rng(3).permutation(len(ids))
+        games, ids = games[order], ids[order]
+    rows = from_arrays(games, ids)
     assert isinstance(rows, GameRows) and list(rows.items()) == list(expected.items())
 
 

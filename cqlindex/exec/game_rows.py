@@ -93,14 +93,19 @@ class _Values(ValuesView):
         return (ids for _, ids in self._mapping._pairs())
 
 
-def in_order(games, ids) -> GameRows:
-    """:class:`GameRows` of two numpy arrays already in (gamenumber, positionid) order: each
-    game's ids are one run, cut where the game changes."""
+def from_arrays(games, ids) -> GameRows:
+    """:class:`GameRows` of two numpy arrays of (gamenumber, positionid) pairs, sorted first
+    where they are not in that order already (the usual case: a scan's or a frame's order)."""
     import numpy as np  # here: a query whose plan SQL answers alone starts without numpy
 
     if not len(games):
         return GameRows([], [0], ids)
-    bounds = [0, *(np.flatnonzero(games[1:] != games[:-1]) + 1).tolist(), len(games)]
+    later = games[1:] > games[:-1]
+    if not (later | ((games[1:] == games[:-1]) & (ids[1:] > ids[:-1]))).all():
+        order = np.lexsort((ids, games))
+        games, ids = games[order], ids[order]
+        later = games[1:] > games[:-1]
+    bounds = [0, *(np.flatnonzero(later) + 1).tolist(), len(games)]
     return GameRows(games[bounds[:-1]].tolist(), bounds, ids)
 
 

@@ -30,7 +30,7 @@ from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from cqlindex.exec import memory
-from cqlindex.exec.game_rows import GameRows, in_order, joined
+from cqlindex.exec.game_rows import GameRows, from_arrays, joined
 from cqlindex.exec.timeout import companion
 from cqlindex.store import rowmap
 
@@ -440,8 +440,4 @@ def _grouped_arrays(head: list[tuple[int, int]], rest: dict) -> tuple[GameRows, 
         games = np.concatenate((np.fromiter(map(itemgetter(0), head), dtype=games.dtype, count=len(head)), games))
         ids = np.concatenate((np.fromiter(map(itemgetter(1), head), dtype=ids.dtype, count=len(head)), ids))
     del head, rest
-    later = games[1:] > games[:-1]
-    if not (later | ((games[1:] == games[:-1]) & (ids[1:] > ids[:-1]))).all():
-        order = np.lexsort((ids, games))
-        games, ids = games[order], ids[order]
-    return in_order(games, ids), len(ids)
+    return from_arrays(games, ids), len(ids)

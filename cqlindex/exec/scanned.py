@@ -12,7 +12,7 @@ after all, for those games' candidates and the tree-walking evaluator, as the pl
 
 from __future__ import annotations
 
-from cqlindex.exec.game_rows import in_order
+from cqlindex.exec.game_rows import from_arrays
 from cqlindex.exec.result import QueryResult
 from cqlindex.exec.timeout import Deadline
 
@@ -33,10 +33,6 @@ def confirm_where(con, prepared, where: str, result: QueryResult, deadline: Dead
     if found:
         import numpy as np
 
-        games, ids = np.concatenate([g for g, _ in found]), np.concatenate([i for _, i in found])
-        if not (games[1:] >= games[:-1]).all():  # frames come in game order; checked, not assumed
-            order = np.lexsort((ids, games))
-            games, ids = games[order], ids[order]
-        result.keep_all(in_order(games, ids))
+        result.keep_all(from_arrays(np.concatenate([g for g, _ in found]), np.concatenate([i for _, i in found])))
     result.candidates = sum(read)
     return left
