@@ -13,6 +13,7 @@ and one with ``persistent`` variables or dictionaries, whose values carry from p
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from contextlib import closing
 from dataclasses import replace
 from enum import Enum
@@ -22,6 +23,7 @@ from cqlindex.cql import ast
 from cqlindex.errors import CqlError
 from cqlindex.evaluate.lasting import keeps_state, persistent_report
 from cqlindex.exec import plan_cache
+from cqlindex.exec.fanout import evaluate_games
 from cqlindex.exec.result import QueryResult
 from cqlindex.exec.rows import fetched, grouped, grouped_in, scanned_where, whole_sql
 from cqlindex.exec.scanned import confirm_where
@@ -33,7 +35,7 @@ from cqlindex.query.prepare import Prepared, prepare
 from cqlindex.store import rowmap
 from cqlindex.store.database import columns, connect, table_names
 from cqlindex.store.playable import unplayable_games
-from cqlindex.store.trees import load_games, load_positions
+from cqlindex.store.trees import GameTree, load_games, load_positions
 
 
 class Engine(str, Enum):
@@ -123,6 +125,11 @@ def evaluates_every_game(prepared: Prepared, engine: Engine | str = Engine.sql) 
             or keeps_state(prepared.query))
 
 
+def sort_nodes(prepared: Prepared) -> tuple[ast.Node, ...]:
+    """The sort filters whose values a game's result keeps (a forked evaluator sends them by place)."""
+    return tuple(key.node for key in prepared.analysis.sort_keys if key.node is not None)
+
+
 def with_collection_size(con, prepared: Prepared) -> Prepared:
     """``prepared`` knowing its collection's last game number if it asks (``lastgamenumber``)."""
     return knowing_last_game(prepared, last_gamenumber(con, prepared))
@@ -170,13 +177,18 @@ def _evaluate_every_game(con, prepared: Prepared, result: QueryResult, deadline:
     evaluator.allow_files = allow_files
     span = header.gamenumber
     selection = range(span[0], span[1] + 1) if span is not None else None
-    for tree in load_games(con, selection, variations=prepared.variations, texts=reads_game_text(prepared.query)):
-        result.games_examined += 1
-        if tree.gamenumber in skip:
-            continue
-        if header.result is not None and tree.result != header.result:
-            continue
-        result.keep(tree.gamenumber, evaluator.matches(tree), evaluator)
+
+    def evaluated() -> Iterator[GameTree]:
+        for tree in load_games(con, selection, variations=prepared.variations, texts=reads_game_text(prepared.query)):
+            result.games_examined += 1
+            if tree.gamenumber not in skip and (header.result is None or tree.result == header.result):
+                yield tree
+
+    # games share out unless one may see what another left: a persistent variable, a dictionary
+    # kept for the run, a file written (a local dictionary starts afresh with each game)
+    alone = bool(evaluator.run_names) or (prepared.analysis.files is not None
+                                          and prepared.analysis.files.name == "writefile")
+    evaluate_games(evaluated(), evaluator, lambda tree: None, result.keep, sort_nodes(prepared), 1 if alone else None)
     result.messages = evaluator.messages + persistent_report(evaluator)
 
 
@@ -283,13 +295,15 @@ def postfilter(p: Plan) -> str:
 
 
 def confirm(con, prepared: Prepared, p: Plan, candidates: dict[int, list[int]], keep,
-            deadline: Deadline | None = None, allow_files: bool = False, columnar: bool = True) -> None:
+            deadline: Deadline | None = None, allow_files: bool = False, columnar: bool = True,
+            workers: int | None = None) -> None:
     """The post-filter on the plan's candidates: ``keep(gamenumber, ids, evaluator)`` per candidate game.
 
     The columnar engine answers where it evaluates every filter of the query (``columnar``), the
     tree-walking evaluator otherwise and for any games the columnar engine gave back.
     ``con`` holds the candidate games' rows (the index, or one Spark task's games in memory, see
-    :mod:`cqlindex.exec.spark`); the plan's prefilters run on it as they are.
+    :mod:`cqlindex.exec.spark`); the plan's prefilters run on it as they are. The tree-walker's
+    games are shared among ``workers`` processes (:mod:`cqlindex.exec.fanout`; default: one per core).
     """
     if columnar and candidates and columnar_blocker(prepared) is None:
         from cqlindex.columnar.run import confirm as confirm_columnar
@@ -321,6 +335,5 @@ def confirm(con, prepared: Prepared, p: Plan, candidates: dict[int, list[int]], 
     sorting = prepared.analysis.sorts_beyond_candidates
     trees = (load_positions(con, candidates) if p.row_local and not sorting
              else load_games(con, candidates, variations=p.variations, texts=reads_game_text(prepared.query)))
-    for tree in trees:
-        only = None if sorting else candidates[tree.gamenumber]
-        keep(tree.gamenumber, evaluator.matches(tree, only), evaluator)
+    evaluate_games(trees, evaluator, (lambda tree: None) if sorting else (lambda tree: candidates[tree.gamenumber]),
+                   keep, sort_nodes(prepared), workers)

@@ -238,7 +238,7 @@ def confirm_bucket(spec: Spec, positions: pa.Table, games: pa.Table) -> pa.Table
         con.register("_games", games)
         con.execute("CREATE TABLE positions AS SELECT * FROM _positions ORDER BY gamenumber, positionid")
         con.execute("CREATE TABLE games AS SELECT * FROM _games ORDER BY gamenumber")
-        confirm(con, prepared, p, candidates, keep)
+        confirm(con, prepared, p, candidates, keep, workers=1)  # Spark shares the games out itself
     finally:
         con.close()
     return pa.table({"gamenumber": pa.array(out["gamenumber"], pa.int32()),

@@ -1,0 +1,113 @@
+"""The tree-walker's games shared with forked children (cqlindex.exec.fanout): the same answers,
+in the same order, as one process, whoever evaluates a game and whatever happens to a child."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import pytest
+
+from cqlindex.exec import fanout
+from cqlindex.exec.run import run
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="games are shared by forking")
+
+SAMPLE = "data/studies/cql6-sample.pgn"
+
+
+@dataclass
+class Tree:
+    gamenumber: int
+    positions: list = field(default_factory=lambda: [None] * 40)
+
+
+class Counting:
+    """An evaluator whose answer for a game is a function of its number, with a sort value,
+    a comment and a message per game; ``fails`` decides, per (game, process), to raise or die."""
+
+    def __init__(self, fails=lambda game, child: None) -> None:
+        self.parent = os.getpid()
+        self.fails = fails
+        self.messages: list[str] = []
+        self.sort_values, self.comments, self.edits = {}, {}, []
+
+    def matches(self, tree: Tree, only) -> list[int]:
+        game = tree.gamenumber
+        what = self.fails(game, os.getpid() != self.parent)
+        if what == "raise":
+            raise ValueError(f"game {game}")
+        if what == "die":
+            os._exit(9)
+        self.sort_values, self.comments, self.edits = {SORT: game % 7}, {0: [f"c{game}"]}, [("settag", game)]
+        self.messages.append(f"m{game}")
+        return [i for i in range(game % 5)]
+
+
+SORT = object()
+
+
+def expected(games: range) -> list[tuple]:
+    return [(g, list(range(g % 5)), g % 7, {0: [f"c{g}"]}, [("settag", g)]) for g in games]
+
+
+@pytest.fixture
+def shared_at_once(monkeypatch):
+    """Games shared from the first one, in small chunks: every path of the module taken."""
+    monkeypatch.setattr(fanout, "SERIAL_SECONDS", -1.0)
+    monkeypatch.setattr(fanout, "CHUNK_POSITIONS", 400)
+
+
+def evaluated(evaluator: Counting, games: range, workers: int) -> list[tuple]:
+    kept = []
+    fanout.evaluate_games((Tree(g) for g in games), evaluator, lambda tree: None,
+                          lambda game, ids, ev: kept.append((game, ids, ev.sort_values.get(SORT), ev.comments, ev.edits)),
+                          (SORT,), workers)
+    return kept
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+@pytest.mark.parametrize("fails", [
+    pytest.param(lambda game, child: None, id="nothing fails"),
+    pytest.param(lambda game, child: "die" if child and game == 23 else None, id="a child dies"),
+    pytest.param(lambda game, child: "raise" if child and game % 11 == 0 else None, id="a child raises"),
+])
+def test_the_games_come_back_in_order_whoever_evaluated_them(shared_at_once, workers, fails) -> None:
+    evaluator = Counting(fails)
+    assert evaluated(evaluator, range(1, 61), workers) == expected(range(1, 61))
+    assert evaluator.messages == [f"m{g}" for g in range(1, 61)]
+
+
+def test_an_error_is_raised_as_one_process_raises_it(shared_at_once) -> None:
+    evaluator = Counting(lambda game, child: "raise" if game == 37 else None)
+    with pytest.raises(ValueError, match="game 37"):
+        evaluated(evaluator, range(1, 61), 2)
+
+
+def test_a_short_run_stays_in_one_process(monkeypatch) -> None:
+    monkeypatch.setattr(fanout, "SERIAL_SECONDS", 60.0)
+    evaluator = Counting(lambda game, child: "raise" if child else None)  # a child would be caught out
+    assert evaluated(evaluator, range(1, 30), 2) == expected(range(1, 30))
+
+
+# Each runs on the tree-walker (a dictionary, a path that assigns, a function with a loop) with
+# sort values, comments or messages to carry back from the children.
+QUERIES = [
+    'local dictionary D  D[fen]=ply  sort "ply" D[fen]  check',
+    'piece T=[QRBN]--(from)  sort "long" path focus T piecepath -- x=to -- y=to&~x  comment("here")',
+    'function f(z){ z+1 }  i=0  loop { i+=1 i<f(2) }  message("at" ply " " i)  check',
+    'sort min "moves" countmoves legal --  stalemate or mate',
+]
+
+
+@pytest.mark.parametrize("text", QUERIES)
+@pytest.mark.parametrize("engine", ["sql", "python"])
+def test_sharing_changes_no_answer(build_db, shared_at_once, monkeypatch, text, engine) -> None:
+    db = build_db(SAMPLE)
+    answers = []
+    for workers in (1, 2):
+        monkeypatch.setattr(fanout, "default_workers", lambda workers=workers: workers)
+        result = run(db, text, variations=True, engine=engine)
+        answers.append((dict(result.matches), result.sort_values, result.comments, result.messages))
+    assert answers[0][0], "the query finds something"
+    assert answers[0] == answers[1]
