@@ -25,18 +25,16 @@ single process gives.
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import os
-import pickle
 import signal
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import islice
+from typing import TYPE_CHECKING
 
-from cqlindex.cql import ast
-from cqlindex.output.threaded import usable_cores
-from cqlindex.store.trees import GameTree
+if TYPE_CHECKING:  # imported where games are shared: a query that never shares starts without them
+    from cqlindex.cql import ast
+    from cqlindex.store.trees import GameTree
 
 #: Seconds of evaluation in this process alone before games are shared: a fork and the results'
 #: way back cost a few milliseconds, which a short run does not win back.
@@ -63,6 +61,8 @@ class Outcome:
 
 def default_workers() -> int:
     """Processes that evaluate games: one per usable core where the platform can fork."""
+    from cqlindex.output.threaded import usable_cores
+
     return usable_cores() if hasattr(os, "fork") else 1
 
 
@@ -107,6 +107,8 @@ class _Shared:
 
     def __init__(self, chunk: list[GameTree], evaluator, only, sort_nodes: tuple[ast.Node, ...],
                  workers: int) -> None:
+        import multiprocessing
+
         self.chunk, self.evaluator, self.only, self.sort_nodes = chunk, evaluator, only, sort_nodes
         context = multiprocessing.get_context("fork")
         self.next = context.RawValue("q", 0)
@@ -146,6 +148,8 @@ class _Shared:
         # the child: nothing here may return to the caller or call into DuckDB
         status = 1
         try:
+            import pickle
+
             os.close(read)
             gc.freeze()
             signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C ends it; the parent redoes its games
@@ -202,6 +206,8 @@ class _Shared:
 
 def _received(pid: int, read: int) -> list[tuple]:
     """What a child sent (nothing if it failed), once it has ended; its pipe closed."""
+    import pickle
+
     try:
         with os.fdopen(read, "rb") as source:
             data = source.read()
