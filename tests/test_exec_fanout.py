@@ -4,6 +4,7 @@ in the same order, as one process, whoever evaluates a game and whatever happens
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from cqlindex.exec import fanout
 from cqlindex.exec.run import run
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="games are shared by forking")
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="games are shared on Linux")
 
 SAMPLE = "data/studies/cql6-sample.pgn"
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import gc
 import os
 import signal
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -60,10 +61,11 @@ class Outcome:
 
 
 def default_workers() -> int:
-    """Processes that evaluate games: one per usable core where the platform can fork."""
+    """Processes that evaluate games: one per usable core on Linux (elsewhere one: macOS's system
+    libraries may not survive a fork of a process with threads, and Windows has none)."""
     from cqlindex.output.threaded import usable_cores
 
-    return usable_cores() if hasattr(os, "fork") else 1
+    return usable_cores() if sys.platform.startswith("linux") else 1
 
 
 def evaluate_games(trees: Iterable[GameTree], evaluator, only: Callable[[GameTree], list[int] | None], keep,
