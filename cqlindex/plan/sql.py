@@ -81,7 +81,7 @@ def nonzero(a: exp.Expression) -> exp.Expression:
 
 
 def popcount(a: exp.Expression) -> exp.Expression:
-    return exp.func("bit_count", a)
+    return exp.func("bit_count", a, copy=False)  # its operand as it is, as exp.And and exp.Or take theirs
 
 
 def bit(square: exp.Expression) -> exp.Expression:
@@ -159,5 +159,7 @@ def negate(a: exp.Expression) -> exp.Expression:
 
 
 def definite(a: exp.Expression) -> exp.Expression:
-    """``a`` with NULL read as false, so that NOT of it is the evaluator's 'does not match'."""
-    return exp.func("coalesce", a, exp.false())
+    """``a`` with NULL read as false, so that NOT of it is the evaluator's 'does not match'. Not
+    copied: a transform's members are large conditions (Qq-rotations-90-degree's four ``find
+    shift`` counts, 48 members each), whose deep copies took half of its planning."""
+    return exp.func("coalesce", a, exp.false(), copy=False)
