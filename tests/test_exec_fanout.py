@@ -4,7 +4,9 @@ in the same order, as one process, whoever evaluates a game and whatever happens
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import time
 from dataclasses import dataclass, field
 
 import pytest
@@ -89,6 +91,32 @@ def test_a_short_run_stays_in_one_process(monkeypatch) -> None:
     monkeypatch.setattr(fanout, "SERIAL_SECONDS", 60.0)
     evaluator = Counting(lambda game, child: "raise" if child else None)  # a child would be caught out
     assert evaluated(evaluator, range(1, 30), 2) == expected(range(1, 30))
+
+
+class Signals:
+    """An evaluator that matches where SIGINT is handled as where it was made."""
+
+    def __init__(self) -> None:
+        self.handler = signal.getsignal(signal.SIGINT)
+        self.messages: list[str] = []
+        self.sort_values, self.comments, self.edits = {}, {}, []
+
+    def matches(self, tree: Tree, only) -> list[int]:
+        time.sleep(0.005)  # long enough that the children take games too
+        return [0] if signal.getsignal(signal.SIGINT) is self.handler else []
+
+
+@pytest.mark.parametrize("handler", [signal.SIG_IGN, signal.default_int_handler], ids=["ignored", "interrupts"])
+def test_a_child_handles_ctrl_c_as_its_parent(shared_at_once, handler) -> None:
+    """A query run where SIGINT is ignored (a background job) is not stopped in its children."""
+    before = signal.signal(signal.SIGINT, handler)
+    try:
+        kept = []
+        fanout.evaluate_games((Tree(g) for g in range(1, 41)), Signals(), lambda tree: None,
+                              lambda game, ids, ev: kept.append(ids), (), 2)
+    finally:
+        signal.signal(signal.SIGINT, before)
+    assert kept == [[0]] * 40
 
 
 # Each runs on the tree-walker (a dictionary, a path that assigns, a function with a loop) with

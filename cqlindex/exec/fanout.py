@@ -153,8 +153,7 @@ class _Shared:
             import pickle
 
             os.close(read)
-            gc.freeze()
-            signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C ends it; the parent redoes its games
+            gc.freeze()  # Ctrl-C: a KeyboardInterrupt here like the parent's, or ignored where the parent ignores it
             done = []
             while (index := self._take()) is not None:
                 outcome = self._evaluate(index)
