@@ -81,6 +81,15 @@ def test_the_games_come_back_in_order_whoever_evaluated_them(shared_at_once, wor
     assert evaluator.messages == [f"m{g}" for g in range(1, 61)]
 
 
+def test_where_no_process_can_be_forked_this_one_does_the_work(shared_at_once, monkeypatch) -> None:
+    def refused():
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(fanout.os, "fork", refused)
+    evaluator = Counting()
+    assert evaluated(evaluator, range(1, 61), 2) == expected(range(1, 61))
+
+
 def test_an_error_is_raised_as_one_process_raises_it(shared_at_once) -> None:
     evaluator = Counting(lambda game, child: "raise" if game == 37 else None)
     with pytest.raises(ValueError, match="game 37"):

@@ -118,7 +118,10 @@ class _Shared:
         self.children: list[tuple[int, int]] = []  # (pid, read end of its pipe)
         try:
             for _ in range(min(workers, len(chunk)) - 1):
-                self.children.append(self._fork())
+                try:
+                    self.children.append(self._fork())
+                except OSError:  # no process to be had (a limit on processes, on memory): fewer share
+                    break
         except BaseException:
             self._end_children()
             raise
@@ -143,7 +146,12 @@ class _Shared:
 
     def _fork(self) -> tuple[int, int]:
         read, write = os.pipe()
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(read)
+            os.close(write)
+            raise
         if pid:
             os.close(write)
             return pid, read
