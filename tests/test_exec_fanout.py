@@ -58,6 +58,7 @@ def expected(games: range) -> list[tuple]:
 def shared_at_once(monkeypatch):
     """Games shared from the first one, in small chunks: every path of the module taken."""
     monkeypatch.setattr(fanout, "SERIAL_SECONDS", -1.0)
+    monkeypatch.setattr(fanout, "SHARED_SECONDS", -1.0)
     monkeypatch.setattr(fanout, "CHUNK_POSITIONS", 400)
 
 
@@ -126,6 +127,29 @@ def test_a_child_handles_ctrl_c_as_its_parent(shared_at_once, handler) -> None:
     finally:
         signal.signal(signal.SIGINT, before)
     assert kept == [[0]] * 40
+
+
+class Where(Signals):
+    """An evaluator whose answer says which process evaluated the game (0: the parent)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parent = os.getpid()
+
+    def matches(self, tree: Tree, only) -> list[int]:
+        time.sleep(0.005)
+        return [0 if os.getpid() == self.parent else 1]
+
+
+@pytest.mark.parametrize("shared_seconds, children_take_games", [(-1.0, True), (60.0, False)])
+def test_a_chunk_is_shared_where_its_games_take_long_enough(shared_at_once, monkeypatch, shared_seconds,
+                                                            children_take_games) -> None:
+    """Where loading the games costs more than evaluating them, a fork gains nothing."""
+    monkeypatch.setattr(fanout, "SHARED_SECONDS", shared_seconds)
+    kept = []
+    fanout.evaluate_games((Tree(g) for g in range(1, 41)), Where(), lambda tree: None,
+                          lambda game, ids, ev: kept.extend(ids), (), 2)
+    assert len(kept) == 40 and (1 in kept) == children_take_games
 
 
 # Each runs on the tree-walker (a dictionary, a path that assigns, a function with a loop) with

@@ -5,7 +5,8 @@ the tree-walker does, at 50-100x the reference engine's cost per position, and o
 the reference runs ``-threads 2``. In a confirm step each game is evaluated on its own: a query
 whose verdicts depend on other games (persistent variables, messages, writefile) never gets here
 (:func:`cqlindex.exec.run.evaluates_every_game`). So once a run has spent :data:`SERIAL_SECONDS`
-on its games, the rest are loaded in chunks and each chunk is shared: this process and
+evaluating its games, the rest are loaded in chunks, and each chunk whose games should take
+:data:`SHARED_SECONDS` at the pace so far is shared: this process and
 ``workers - 1`` children take its games one at a time from a shared counter (a heavy game does
 not leave the others idle), and the children send back what they found. The caller sees the games
 in their order, as from one process.
@@ -40,6 +41,11 @@ if TYPE_CHECKING:  # imported where games are shared: a query that never shares 
 #: Seconds of evaluation in this process alone before games are shared: a fork and the results'
 #: way back cost a few milliseconds, which a short run does not win back.
 SERIAL_SECONDS = 0.1
+#: Seconds a chunk's games are expected to take (at the pace of those evaluated here so far)
+#: for them to be shared: a fork of a large process and its copied pages cost tens of
+#: milliseconds, and where loading the games is most of the work (a cheap body over whole games:
+#: 1 us a position to evaluate, 8 to load) sharing their evaluation gains nothing.
+SHARED_SECONDS = 0.25
 #: Positions per chunk: what this process and its children hold in memory at once (two chunks
 #: while the next one loads), whatever the number of games.
 CHUNK_POSITIONS = 50_000
@@ -75,21 +81,44 @@ def evaluate_games(trees: Iterable[GameTree], evaluator, only: Callable[[GameTre
     filters whose values ``keep`` reads (they cross from a child by their place in this tuple)."""
     workers = default_workers() if workers is None else workers
     games = iter(trees)
-    started = time.perf_counter()
+    pace = _Pace()
     for tree in games:
-        keep(tree.gamenumber, evaluator.matches(tree, only(tree)), evaluator)
-        if workers > 1 and time.perf_counter() - started > SERIAL_SECONDS:
+        pace.evaluate(tree, evaluator, only, keep)
+        if workers > 1 and pace.seconds > SERIAL_SECONDS:
             break
     else:
         return
     chunk = _chunk(games)
     while chunk:
+        if pace.per_position * sum(len(tree.positions) for tree in chunk) < SHARED_SECONDS:
+            for tree in chunk:  # loading the games costs more than evaluating them: a fork gains nothing
+                pace.evaluate(tree, evaluator, only, keep)
+            chunk = _chunk(games)
+            continue
         shared = _Shared(chunk, evaluator, only, sort_nodes, workers)
         following = _chunk(games)  # loaded while the children start on this one
         for tree, outcome in zip(chunk, shared.finish()):
             evaluator.messages += outcome.messages
             keep(tree.gamenumber, outcome.ids, outcome)
         chunk = following
+
+
+class _Pace:
+    """The seconds this process spent evaluating games, and on how many positions."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.positions = 0
+
+    @property
+    def per_position(self) -> float:
+        return self.seconds / max(self.positions, 1)
+
+    def evaluate(self, tree: GameTree, evaluator, only, keep) -> None:
+        began = time.perf_counter()
+        keep(tree.gamenumber, evaluator.matches(tree, only(tree)), evaluator)
+        self.seconds += time.perf_counter() - began
+        self.positions += len(tree.positions)
 
 
 def _chunk(games: Iterator[GameTree]) -> list[GameTree]:
