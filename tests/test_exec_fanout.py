@@ -37,6 +37,7 @@ class Counting:
 
     def matches(self, tree: Tree, only) -> list[int]:
         game = tree.gamenumber
+        time.sleep(0.002)  # long enough that the children take games too
         what = self.fails(game, os.getpid() != self.parent)
         if what == "raise":
             raise ValueError(f"game {game}")
@@ -97,10 +98,6 @@ def test_an_error_is_raised_as_one_process_raises_it(shared_at_once) -> None:
         evaluated(evaluator, range(1, 61), 2)
 
 
-def test_a_short_run_stays_in_one_process(monkeypatch) -> None:
-    monkeypatch.setattr(fanout, "SERIAL_SECONDS", 60.0)
-    evaluator = Counting(lambda game, child: "raise" if child else None)  # a child would be caught out
-    assert evaluated(evaluator, range(1, 30), 2) == expected(range(1, 30))
 
 
 class Signals:
@@ -141,10 +138,15 @@ class Where(Signals):
         return [0 if os.getpid() == self.parent else 1]
 
 
-@pytest.mark.parametrize("shared_seconds, children_take_games", [(-1.0, True), (60.0, False)])
-def test_a_chunk_is_shared_where_its_games_take_long_enough(shared_at_once, monkeypatch, shared_seconds,
-                                                            children_take_games) -> None:
-    """Where loading the games costs more than evaluating them, a fork gains nothing."""
+@pytest.mark.parametrize("serial_seconds, shared_seconds, children_take_games", [
+    pytest.param(-1.0, -1.0, True, id="shared"),
+    pytest.param(-1.0, 60.0, False, id="a cheap chunk stays here"),
+    pytest.param(60.0, -1.0, False, id="a short run stays here"),
+])
+def test_a_chunk_is_shared_where_its_games_take_long_enough(shared_at_once, monkeypatch, serial_seconds,
+                                                            shared_seconds, children_take_games) -> None:
+    """A fork gains nothing on a short run, nor where loading the games costs more than evaluating them."""
+    monkeypatch.setattr(fanout, "SERIAL_SECONDS", serial_seconds)
     monkeypatch.setattr(fanout, "SHARED_SECONDS", shared_seconds)
     kept = []
     fanout.evaluate_games((Tree(g) for g in range(1, 41)), Where(), lambda tree: None,

@@ -50,10 +50,6 @@ SHARED_SECONDS = 0.25
 #: while the next one loads), whatever the number of games.
 CHUNK_POSITIONS = 50_000
 
-#: What a game's evaluation leaves, as :class:`cqlindex.exec.result.Evaluated` reads it.
-Keep = Callable[[int, list[int], "Outcome"], None]
-
-
 @dataclass(slots=True)
 class Outcome:
     """One game's matching positions and what the evaluator left about it."""

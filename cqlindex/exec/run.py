@@ -120,9 +120,12 @@ def run(db: str | Path, text: str, *, variations: bool | None = None, source: st
 def evaluates_every_game(prepared: Prepared, engine: Engine | str = Engine.sql) -> bool:
     """Whether the run evaluates every game (the python engine, messages, writefile, values kept
     from position to position) rather than running a plan."""
-    writes = prepared.analysis.files is not None and prepared.analysis.files.name == "writefile"
-    return (Engine(engine) is Engine.python or prepared.analysis.says_messages or writes
+    return (Engine(engine) is Engine.python or prepared.analysis.says_messages or _writes_files(prepared)
             or keeps_state(prepared.query))
+
+
+def _writes_files(prepared: Prepared) -> bool:
+    return prepared.analysis.files is not None and prepared.analysis.files.name == "writefile"
 
 
 def sort_nodes(prepared: Prepared) -> tuple[ast.Node, ...]:
@@ -186,8 +189,7 @@ def _evaluate_every_game(con, prepared: Prepared, result: QueryResult, deadline:
 
     # games share out unless one may see what another left: a persistent variable, a dictionary
     # kept for the run, a file written (a local dictionary starts afresh with each game)
-    alone = bool(evaluator.run_names) or (prepared.analysis.files is not None
-                                          and prepared.analysis.files.name == "writefile")
+    alone = bool(evaluator.run_names) or _writes_files(prepared)
     evaluate_games(evaluated(), evaluator, lambda tree: None, result.keep, sort_nodes(prepared), 1 if alone else None)
     result.messages = evaluator.messages + persistent_report(evaluator)
 
