@@ -15,6 +15,8 @@ The CLI is a thin shell over the same calls, so a script and a terminal see the 
 from __future__ import annotations
 
 import html
+import itertools
+import operator
 import os
 import weakref
 from collections.abc import Iterator, Sequence
@@ -73,29 +75,103 @@ _NOTEBOOK_ROWS = 20
 
 class Matches(Sequence[Match]):
     """The matching positions of a query: games in output order (gamenumber, or the query's
-    ``sort`` values, largest first), positions in positionid order."""
+    ``sort`` values, largest first), positions in positionid order.
 
-    def __init__(self, table: pa.Table, result: QueryResult, db: Path) -> None:
-        self._table = table
-        self._matches = [Match(**r) for r in table.to_pylist()]
+    The records (FEN, move, tags) are read from the index when first asked for, and only those
+    asked for: ``matches[0]`` reads one page of records, iterating streams them a batch at a
+    time, :meth:`to_arrow` reads them all once and keeps the table. A query that matched every
+    position of a large index (p26 of the benchmark's patterns: 4.2 M positions) took 57 s to
+    return when each was made a record and a :class:`Match` at once, against 1.5 s to find them;
+    a program that wants the games, their count or the first few boards no longer pays for the
+    rest. The records are read from the index as it was when the query ran: if it has been
+    rebuilt since, reading them is an error that says to run the query again.
+    """
+
+    #: Records read at once for item access: ``for i in range(len(m)): m[i]`` reads a page per
+    #: PAGE positions, not one query per position.
+    PAGE = 1024
+
+    def __init__(self, result: QueryResult, db: Path) -> None:
         self._result = result
         self._db = db
+        self._identity = kept.identity(os.path.realpath(db))
         self.games = dict(result.matches.items())  #: gamenumber -> matching positionids, in output order
         self.sort_values = result.sort_values  #: gamenumber -> the best value of each sort key
         self.seconds = result.seconds
+        self._size = sum(len(ids) for ids in self.games.values())
+        self._table: pa.Table | None = None
+        self._page: tuple[int, list[Match]] | None = None
 
     def __getitem__(self, index):  # type: ignore[override]
-        return self._matches[index]
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._size))]
+        i = operator.index(index)
+        if i < 0:
+            i += self._size
+        if not 0 <= i < self._size:
+            raise IndexError("match index out of range")
+        start = i - i % self.PAGE
+        if self._page is None or self._page[0] != start:
+            self._page = (start, self._records(start, min(start + self.PAGE, self._size)))
+        return self._page[1][i - start]
 
     def __len__(self) -> int:
-        return len(self._matches)
+        return self._size
 
     def __iter__(self) -> Iterator[Match]:
-        return iter(self._matches)
+        if self._table is not None:
+            for batch in self._table.to_batches():
+                yield from (Match(**row) for row in batch.to_pylist())
+            return
+        from cqlindex.output.stream import record_batches
+
+        con = self._connect()
+        batches = record_batches(con, self.games)
+        try:
+            for table in batches:
+                yield from (Match(**row) for row in table.to_pylist())
+        finally:  # a loop left early: the batches being read finish before their connection closes
+            batches.close()
+            con.close()
+
+    def _connect(self):
+        """A connection to the index, which must be the one the query ran on."""
+        if kept.identity(os.path.realpath(self._db)) != self._identity:
+            raise CqlindexError(f"{self._db} was rebuilt or changed since this query ran: run the query "
+                                f"again to read its matches")
+        return connect(self._db)
+
+    def _records(self, start: int, stop: int) -> list[Match]:
+        """The matches ``start`` to ``stop`` (indexes in output order) as records."""
+        if self._table is not None:
+            return [Match(**row) for row in self._table.slice(start, stop - start).to_pylist()]
+        part: dict[int, list[int]] = {}
+        seen = 0
+        for game, ids in self.games.items():
+            if seen + len(ids) > start:
+                part[game] = ids[max(0, start - seen):stop - seen]
+            seen += len(ids)
+            if seen >= stop:
+                break
+        return [Match(**row) for row in self._read(part).to_pylist()]
+
+    def _read(self, part: dict[int, list[int]]) -> pa.Table:
+        """The records of ``part`` (games in output order, each with some of its matching positions)."""
+        con = self._connect()
+        try:
+            return match_table(con, part)
+        finally:
+            con.close()
+
+    def _whole(self) -> pa.Table:
+        if self._table is None:
+            self._table = self._read(self.games)
+        return self._table
 
     def to_arrow(self) -> pa.Table:
-        """One row per matching position, the columns of :data:`cqlindex.output.records.FIELDS`."""
-        return self._table
+        """One row per matching position, the columns of :data:`cqlindex.output.records.FIELDS`
+        (read once, then kept)."""
+        return self._whole()
 
     def to_pandas(self):
         """A pandas DataFrame (pandas is optional: ``pip install 'cqlindex[pandas]'``)."""
@@ -104,7 +180,7 @@ class Matches(Sequence[Match]):
         except ImportError:
             raise ImportError("to_pandas needs pandas: pip install 'cqlindex[pandas]' (or pip install pandas)"
                               ) from None
-        return self._table.to_pandas()
+        return self._whole().to_pandas()
 
     def __repr__(self) -> str:
         query = " ".join(self._result.query.text.split())
@@ -113,7 +189,8 @@ class Matches(Sequence[Match]):
 
     def _repr_html_(self) -> str:
         """Jupyter shows the matching games as a table: number, players, result, year, first match."""
-        rows = game_rows(self._table.to_pylist())
+        shown = dict(itertools.islice(self.games.items(), _NOTEBOOK_ROWS))  # their records alone
+        rows = game_rows(self._read(shown).to_pylist())
         cells = "".join(
             "<tr>" + "".join(f"<td>{html.escape(str(value if value is not None else ''))}</td>" for value in (
                 row["gamenumber"], row["white"], row["black"], row["result"], row["year"], row["first_match"],
@@ -131,7 +208,7 @@ class Matches(Sequence[Match]):
         from cqlindex.output.pgn_workers import write_pgn_games
 
         header = self._result.query.header
-        con = connect(self._db)
+        con = self._connect()
         try:
             with Path(path).open("w", encoding="utf-8") as out:
                 return write_pgn_games(con, self._result, out, matchstring=matchstring or header.matchstring or "CQL",
@@ -144,7 +221,7 @@ class Matches(Sequence[Match]):
         from cqlindex.output.html import write_html
 
         with Path(path).open("w", encoding="utf-8") as out:
-            return write_html(self._table.to_pylist(), out, query=self._result.query.text,
+            return write_html(self._whole().to_pylist(), out, query=self._result.query.text,
                               boards_per_game=boards_per_game, database=str(self._db))
 
 
@@ -174,12 +251,7 @@ class Database:
         result = self.result(cql, variations=variations, engine=engine, gamenumbers=gamenumbers,
                              matchcount=matchcount, timeout=timeout, include_unplayable=include_unplayable,
                              allow_files=allow_files)
-        con = connect(self.path)
-        try:
-            table = match_table(con, result.matches)
-        finally:
-            con.close()
-        return Matches(table, result, self.path)
+        return Matches(result, self.path)
 
     def result(self, cql: str, *, variations: bool | None = None, engine: str = "sql",
                gamenumbers: tuple[int, int] | None = None,

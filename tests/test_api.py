@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 import cqlindex
-from cqlindex.errors import DatabaseError
+import cqlindex.api
+from cqlindex.errors import CqlindexError, DatabaseError
 from cqlindex.exec.run import run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,6 +31,62 @@ def test_query_returns_the_engine_matches_as_records(db: cqlindex.Database) -> N
     assert first.board().fen(en_passant="fen") == first.fen
     table = matches.to_arrow()
     assert table.num_rows == len(matches) and table.column("gamenumber").to_pylist()[0] == first.gamenumber
+
+
+@pytest.mark.parametrize("page", [1, 3, 1024])
+def test_records_by_item_slice_and_iteration_agree_with_the_table(db: cqlindex.Database, monkeypatch,
+                                                                  page: int) -> None:
+    monkeypatch.setattr(cqlindex.api.Matches, "PAGE", page)
+    matches = db.query("check btm")
+    rows = [cqlindex.api.Match(**row) for row in db.query("check btm").to_arrow().to_pylist()]
+    assert len(matches) == len(rows) > 7
+    assert [matches[i] for i in range(len(matches))] == rows
+    assert [matches[i] for i in range(-1, -len(matches) - 1, -1)] == rows[::-1]
+    assert matches[2:7] == rows[2:7] and matches[::5] == rows[::5] and matches[-3:] == rows[-3:]
+    assert list(matches) == rows
+    for bad in (len(rows), -len(rows) - 1):
+        with pytest.raises(IndexError):
+            matches[bad]
+
+
+def test_records_are_read_only_when_asked_and_only_those(db: cqlindex.Database, monkeypatch) -> None:
+    read: list[int] = []
+    table_of = cqlindex.api.match_table
+
+    def counting(con, part):
+        read.append(sum(len(ids) for ids in part.values()))
+        return table_of(con, part)
+
+    monkeypatch.setattr(cqlindex.api, "match_table", counting)
+    monkeypatch.setattr(cqlindex.api.Matches, "PAGE", 4)
+    matches = db.query("check")
+    assert len(matches) > 20 and len(matches.games) > 20 and read == []
+    assert matches[5] != matches[6] and read == [4]  # one page for both
+    assert "and " in matches._repr_html_() and read[-1] == sum(map(len, list(matches.games.values())[:20]))
+    assert matches.to_arrow().num_rows == len(matches) and read[-1] == len(matches)
+    assert matches[0].gamenumber == next(iter(matches.games)) and matches.to_arrow() is matches.to_arrow()
+    assert read[-1] == len(matches) and len(read) == 3  # the whole table kept: no more reads
+
+
+def test_a_loop_left_early_leaves_nothing_open(db: cqlindex.Database) -> None:
+    matches = db.query("check")
+    for count, _ in enumerate(matches):
+        if count == 3:
+            break
+    assert [m.positionid for m in matches][:4] == [m.positionid for m in matches[:4]]
+
+
+def test_records_of_an_index_rebuilt_since_the_query_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "rebuilt.duckdb"
+    first = cqlindex.build(SAMPLE, path, workers=1)
+    matches = first.query("check")
+    assert matches[0].gamenumber == next(iter(matches.games))
+    cqlindex.build(ROOT / "samples" / "classics.pgn", path, workers=1)
+    assert len(matches) == sum(map(len, matches.games.values()))  # what the query found stays
+    with pytest.raises(CqlindexError, match="run the query again"):
+        matches.to_arrow()
+    with pytest.raises(CqlindexError, match="run the query again"):
+        list(matches)
 
 
 def test_a_match_renders_as_a_board_with_its_last_move(db: cqlindex.Database) -> None:
