@@ -28,6 +28,7 @@ from cqlindex.plan.terms import Row
 from cqlindex.plan.placement import merge_placements
 from cqlindex.plan.same_child import merge_child_exists
 from cqlindex.plan.truth import drop_guards
+from cqlindex.plan.window_games import games_first
 from cqlindex.query.analyse import reads_other_positions
 from cqlindex.query.rewrite import Expansions
 
@@ -115,7 +116,8 @@ def plan(query: ast.Query, variations: bool, *, chess960: bool = True, attack_ma
     select = merge_child_exists(select.order_by(S.col("gamenumber", "p"), S.col("positionid", "p")))
     select = _other_rows(compiler, select, row)
     prefilters = tuple((body, merge_placements(drop_guards(candidates))) for body, candidates in compiler.prefilters)
-    return Plan(query, variations, merge_placements(drop_guards(select)), exact and not compiler.python_needed,
+    select = games_first(merge_placements(drop_guards(select)))
+    return Plan(query, variations, select, exact and not compiler.python_needed,
                 not reads_other_positions(query.body), tuple(verdicts), prefilters, compiler.windowed)
 
 
