@@ -190,10 +190,10 @@ class Reads:
 
     def drop(self, name: str) -> None:
         offset, value = self.columns.pop(name)
-        del self._names[(offset, value.sql())]
+        del self._names[(offset, S.key(value))]
 
     def read(self, offset: int, value: exp.Expression, window: str, name: str | None = None) -> exp.Column:
-        key = (offset, value.sql())
+        key = (offset, S.key(value))
         if key not in self._names:
             self._names[key] = _name(offset, name if name is not None else f"x{self._made}")
             self.columns[self._names[key]] = (offset, value)
@@ -296,7 +296,7 @@ class _Values:
     def add(self, value: exp.Expression) -> str:
         if isinstance(value, exp.Column) and value.name in _KEYS:
             return value.name  # the subquery selects them as they are
-        key = value.sql()
+        key = S.key(value)
         if key not in self._names:
             self._names[key] = (f"v{len(self._names)}", value)
         return self._names[key][0]
@@ -507,7 +507,7 @@ def _window_of(node: exp.Expression, alias: str) -> str | None:
         this = node.this
         same = isinstance(this, exp.Column) and this.table == alias and this.name == "rowid"
     else:
-        links = {(c.this.sql(), c.expression.sql()) for c in S.conjuncts(select.args.get("where"))
+        links = {(S.key(c.this), S.key(c.expression)) for c in S.conjuncts(select.args.get("where"))
                  if isinstance(c, exp.EQ)}
         same = {(f"{w}.{k}", f"{alias}.{k}") for k in _KEYS} <= links
     return w if same else None

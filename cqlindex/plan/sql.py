@@ -36,6 +36,14 @@ def on_table(e: exp.Expression, table: str) -> exp.Expression:
     return out
 
 
+def key(e: exp.Expression) -> str:
+    """``e``'s SQL text, to tell equal expressions apart from others (a dict key). Printed without
+    the copy sqlglot makes by default: the base dialect changes nothing of an expression of rows
+    (columns, arithmetic, CASE, functions) as it prints it, and the copies were a third of the time
+    of planning a window (p13 of the patterns: 150 ms a fresh query)."""
+    return e.sql(copy=False)
+
+
 def num(value: int) -> exp.Expression:
     return exp.Literal.number(value) if value >= 0 else exp.Neg(this=exp.Literal.number(-value))
 

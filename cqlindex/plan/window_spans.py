@@ -85,13 +85,13 @@ def spans_worth_it(condition: exp.Expression, used, window: str, source: str) ->
     row. ``used``: the window's reads (:class:`cqlindex.plan.offsets.Reads`), whose undone
     spans are dropped. (Placing the condition again without spans gives the same plan but for
     the order of its columns, and cost d1 and p17 of the patterns twice their planning.)"""
-    reads = [value.sql() for _, value in used.columns.values() if is_span(value, source)]
+    reads = [S.key(value) for _, value in used.columns.values() if is_span(value, source)]
     if not reads:
         return condition
     counts = {key: reads.count(key) for key in reads}
     kept = {key for key, n in counts.items() if n >= 2} if max(counts.values()) >= SPAN_READS else set()
     undone = {name: read for name, read in used.columns.items()
-              if is_span(read[1], source) and read[1].sql() not in kept}
+              if is_span(read[1], source) and S.key(read[1]) not in kept}
     for name in undone:
         used.drop(name)
 
@@ -139,7 +139,7 @@ class Spans:
         return is_span(value, self.source)
 
     def column(self, value: exp.Expression, table: str) -> exp.Column:
-        key = value.sql()
+        key = S.key(value)
         if key not in self._names:
             self._names[key] = (f"{PREFIX}{len(self._names)}", self._computed(value))
         return exp.column(self._names[key][0], table=table)
