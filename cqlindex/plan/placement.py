@@ -25,10 +25,11 @@ from cqlindex.plan import sql as S
 from cqlindex.plan.terms import PIECE_COLUMNS
 
 
-def merge_placements(select: exp.Select) -> exp.Select:
+def merge_placements(select: exp.Select, copy: bool = True) -> exp.Select:
     """``select`` with the piece tests of every WHERE in it (subqueries' too) merged as above,
-    in each conjunction of the WHERE's AND and OR (a flipped placement is an OR of two)."""
-    root = select.copy()
+    in each conjunction of the WHERE's AND and OR (a flipped placement is an OR of two): a copy, or
+    with ``copy=False`` ``select`` itself, changed."""
+    root = select.copy() if copy else select
     for where in list(root.find_all(exp.Where)):
         where.set("this", _truth(where.this))
     return root

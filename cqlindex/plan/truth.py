@@ -19,9 +19,10 @@ from sqlglot import exp
 from cqlindex.plan.sql import unparen
 
 
-def drop_guards(select: exp.Select) -> exp.Select:
-    """``select`` with every WHERE in it (subqueries' too) read as a truth test."""
-    root = select.copy()
+def drop_guards(select: exp.Select, copy: bool = True) -> exp.Select:
+    """``select`` with every WHERE in it (subqueries' too) read as a truth test: a copy, or with
+    ``copy=False`` ``select`` itself, changed (the planner's own SELECT, which nothing else holds)."""
+    root = select.copy() if copy else select
     for where in list(root.find_all(exp.Where)):
         where.set("this", _truth(where.this))
     return root
