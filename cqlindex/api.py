@@ -91,10 +91,11 @@ class Matches(Sequence[Match]):
     #: PAGE positions, not one query per position.
     PAGE = 1024
 
-    def __init__(self, result: QueryResult, db: Path) -> None:
+    def __init__(self, result: QueryResult, db: Path, identity: tuple | None = None) -> None:
         self._result = result
         self._db = db
-        self._identity = kept.identity(os.path.realpath(db))
+        #: The index file as the query found it (taken before it ran, by Database.query).
+        self._identity = identity if identity is not None else kept.identity(os.path.realpath(db))
         self.games = dict(result.matches.items())  #: gamenumber -> matching positionids, in output order
         self.sort_values = result.sort_values  #: gamenumber -> the best value of each sort key
         self.seconds = result.seconds
@@ -248,10 +249,11 @@ class Database:
         CQL's ``readfile`` and ``writefile`` touch files only with ``allow_files``: without it
         such a query stops with an error, so a query cannot make a service read or write files.
         """
+        identity = kept.identity(os.path.realpath(self.path))  # before the run: a rebuild during it is caught too
         result = self.result(cql, variations=variations, engine=engine, gamenumbers=gamenumbers,
                              matchcount=matchcount, timeout=timeout, include_unplayable=include_unplayable,
                              allow_files=allow_files)
-        return Matches(result, self.path)
+        return Matches(result, self.path, identity)
 
     def result(self, cql: str, *, variations: bool | None = None, engine: str = "sql",
                gamenumbers: tuple[int, int] | None = None,

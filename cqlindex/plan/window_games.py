@@ -58,13 +58,17 @@ def _games_alias(select: exp.Select) -> str | None:
     return None
 
 
+def _from(select: exp.Select) -> exp.From | None:
+    return select.args.get("from_") or select.args.get("from")  # the key's name differs across sqlglot releases
+
+
 def _alias_of(select: exp.Select) -> str:
-    return (select.args.get("from_") or select.args.get("from")).this.alias_or_name
+    return _from(select).this.alias_or_name
 
 
 def _window_source(select: exp.Select) -> bool:
     """Whether ``select`` is a main-line window's scan: ``FROM positions AS w<n>src WHERE ...``."""
-    source = select.args.get("from_") or select.args.get("from")
+    source = _from(select)
     if source is None or not isinstance(source.this, exp.Table) or source.this.name != "positions":
         return False
     alias = source.this.alias_or_name
@@ -107,8 +111,6 @@ def _order_streams(query: exp.Expression) -> None:
     for window in list(query.find_all(exp.Window)):
         if window.args.get("partition_by") or window.args.get("order"):
             continue
-        rows = window.find_ancestor(exp.Select)
-        source = rows.args.get("from_") or rows.args.get("from")
-        name = source.this.alias_or_name
+        name = _alias_of(window.find_ancestor(exp.Select))
         window.set("order", exp.Order(expressions=[exp.Ordered(this=S.col(key, name))
                                                    for key in ("gamenumber", "positionid")]))
