@@ -13,6 +13,7 @@ from cqlindex.board import material
 from cqlindex.cql import ast
 from cqlindex.cql.kinds import NUMBER, SET, STRING, kind_of
 from cqlindex.filters.sets.sql_lines import LinesSQL
+from cqlindex.filters.sets.sql_reach import standing_to_attack
 from cqlindex.plan import sql as S
 from cqlindex.plan.terms import (ALL_SQUARES, LETTERS, PIECE_COLUMNS, RESIDUAL, UNBOUNDED, Cond, NumTerm, Row, SetTerm,
                                  const)
@@ -252,15 +253,7 @@ class SetsSQL(LinesSQL):
                 return SetTerm(a.sql, False)
             return SetTerm(S.band(a.sql, b.sql), a.exact and b.exact)
         if node.op == "attacks":
-            # Squares of the left side, and only where its colours attack a square of the right side.
-            if a.sql is None:
-                return UNBOUNDED
-            reach = self._attacked(node.left, row)
-            guard = b.sql if reach is None else (S.band(b.sql, reach) if b.sql is not None else reach)
-            if guard is None:
-                return SetTerm(a.sql, False)
-            return SetTerm(exp.Case(ifs=[exp.If(this=S.nonzero(guard), true=S.paren(a.sql))], default=S.num(0)),
-                           False)
+            return self._attackers(node, a, b, row)
         if node.op == "attackedby":
             # Squares of the left side that the right side's colours attack: exact when the right
             # side is every piece of its colours, because the attack maps are exactly their union.
@@ -272,16 +265,38 @@ class SetsSQL(LinesSQL):
             return SetTerm(S.band(a.sql, reach), a.exact and _whole_sides(node.right) is not None)
         return UNBOUNDED
 
+    def _attackers(self, node: ast.Binary, a: SetTerm, b: SetTerm, row: Row) -> SetTerm:
+        """``A attacks Z``: the squares of A, only where A's colours attack a square of Z; and
+        where Z is known when planning (``#(A attacks d4|e4|d5|e5) >= 3``), only the pieces
+        standing where their kind reaches it (:func:`standing_to_attack`)."""
+        reach = self._attacked(node.left, row)
+        guard = b.sql if reach is None else (S.band(b.sql, reach) if b.sql is not None else reach)
+        if b.const is not None:
+            pieces = standing_to_attack(self._attack_colours(node.left), b.const, row.alias)
+            if a.sql is not None and a.const != ALL_SQUARES and _whole_sides(node.left) is None:
+                pieces = S.band(a.sql, pieces)
+        elif a.sql is None:
+            return UNBOUNDED
+        else:
+            pieces = a.sql
+        if guard is None:
+            return SetTerm(pieces, False)
+        return SetTerm(exp.Case(ifs=[exp.If(this=S.nonzero(guard), true=S.paren(pieces))], default=S.num(0)), False)
+
     def _attacked(self, node: ast.Node, row: Row) -> exp.Expression | None:
         """The squares the pieces of ``node``'s colours attack (None without attack maps)."""
         if not self.attack_maps:
             return None
-        bound = self.bindings.get(node.name) if isinstance(node, ast.Variable) else None
-        colours = _colours(bound[2] if bound is not None else node, self.expansions)
+        colours = self._attack_colours(node)
         columns = [f"{side}_attacks" for side in ("white", "black") if side[0] in colours]
         if not columns:
             return S.num(0)
         return S.bor(*(S.col(c, row.alias) for c in columns))
+
+    def _attack_colours(self, node: ast.Node) -> str:
+        """The colours ("w", "b") of the pieces ``node`` can hold (a piece variable's, its domain's)."""
+        bound = self.bindings.get(node.name) if isinstance(node, ast.Variable) else None
+        return _colours(bound[2] if bound is not None else node, self.expansions)
 
     def _set_unary(self, node: ast.Unary, row: Row) -> SetTerm:
         a = self.set(node.arg, row)
