@@ -20,8 +20,10 @@ from cqlindex.cql import ast
 
 #: Above this many distinct thresholds in a batch, a prefix sum each costs more than the pairs.
 MOST_THRESHOLDS = 256
-#: Levels summed in one 2-D pass: 32 levels of a 50,000-row frame are about 8 MB of sums.
-LEVELS_AT_ONCE = 32
+#: Levels summed in one 2-D pass, over the rows their starts' subtrees cover. Few, so that a
+#: block of rare levels covers a few games: p19 of the patterns at 20,000 games, in process,
+#: 0.50-0.55 s with 32 (every block the whole frame), 0.42-0.53 with 16, 0.37-0.42 with 4.
+LEVELS_AT_ONCE = 4
 _MIRROR = {"<": ">", "<=": ">=", "==": "==", ">=": "<=", ">": "<", "!=": "!="}
 _ARITHMETIC = ("+", "-", "*", "/", "%")
 
@@ -92,6 +94,8 @@ def find_by_threshold(cm: Columnar, node: ast.Find, ctx: Ctx,
     ok = threshold.ok
     # The levels a block at a time, each block one 2-D pass (a row per level): a Python step per
     # level cost p19 of the patterns as much as the sums themselves, and a block bounds the memory.
+    # Each block sums only the rows from its first start to its starts' last subtree row: a rare
+    # level (a material balance far from even) lives in a few games, not the whole frame.
     for low in range(0, len(levels), LEVELS_AT_ONCE):
         block = levels[low:low + LEVELS_AT_ONCE]
         mine = ok & (which >= low) & (which < low + len(block))
@@ -99,18 +103,20 @@ def find_by_threshold(cm: Columnar, node: ast.Find, ctx: Ctx,
             continue
         starts = np.flatnonzero(mine)
         level = which[starts] - low
-        holds = defined & compare(numbers, block[:, None])  # (levels, rows)
-        total = np.zeros((len(block), frame.size + 1), np.int32)
+        begin, stop = int(at[starts].min()), int(end[starts].max()) + 1
+        span = stop - begin
+        holds = defined[begin:stop] & compare(numbers[begin:stop], block[:, None])  # (levels, rows)
+        total = np.zeros((len(block), span + 1), np.int32)
         np.cumsum(holds, axis=1, out=total[:, 1:])
-        before = total[level, at[starts]]
-        hits[starts] = total[level, end[starts] + 1] - before
+        before = total[level, at[starts] - begin]
+        hits[starts] = total[level, end[starts] + 1 - begin] - before
         if want_first:
-            # Each level's sums rise from 0 to at most frame.size, so the level's number times
-            # (frame.size + 2) plus its sum rises over the flattened table: one search finds, for
+            # Each level's sums rise from 0 to at most span, so the level's number times
+            # (span + 2) plus its sum rises over the flattened table: one search finds, for
             # every start at once, where its level's sum first passes the sum before it.
-            width = frame.size + 2
+            width = span + 2
             keys = (np.arange(len(block), dtype=np.int64)[:, None] * width + total).ravel()
             place = np.searchsorted(keys, level * width + before + 1, side="left")
-            first[starts] = place - level * (frame.size + 1) - 1
+            first[starts] = begin + place - level * (span + 1) - 1
     found = first <= end
     return hits, np.where(found, first, -1), found
