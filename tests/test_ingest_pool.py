@@ -91,3 +91,34 @@ def test_a_script_without_a_main_guard_builds_once(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["built"]
+
+
+class _BreaksOnThirdSubmit:
+    """A pool whose third submission finds it broken, as when a worker dies while the build is
+    still handing out pieces (the pieces submitted before are read as usual)."""
+
+    submits = 0
+
+    def __init__(self, real) -> None:
+        self.real = real
+
+    def submit(self, *args, **kwargs):
+        type(self).submits += 1
+        if type(self).submits == 3:
+            raise pool.BrokenProcessPool("a child process terminated abruptly")
+        return self.real.submit(*args, **kwargs)
+
+    def shutdown(self, *args, **kwargs):
+        return self.real.shutdown(*args, **kwargs)
+
+
+def test_a_pool_found_broken_while_handing_out_pieces_costs_nothing_but_a_warning(tmp_path: Path,
+                                                                                   monkeypatch) -> None:
+    reference = build([str(SAMPLE)], tmp_path / "reference.duckdb", workers=2, chunk_bytes=16_384)
+    real_pool = pool._pool
+    _BreaksOnThirdSubmit.submits = 0
+    monkeypatch.setattr(pool, "_pool", lambda workers: _BreaksOnThirdSubmit(real_pool(workers)))
+    summary = build([str(SAMPLE)], tmp_path / "lost.duckdb", workers=2, chunk_bytes=16_384)
+    assert _BreaksOnThirdSubmit.submits > 3
+    assert [w for w in summary.warnings if "a parse worker ended abruptly" in w], summary.warnings
+    assert _positions(tmp_path / "lost.duckdb") == _positions(tmp_path / "reference.duckdb")

@@ -37,7 +37,14 @@ def parsed_by_workers(pieces: Iterator[tuple[Chunk, int]], workers: int, reader:
 
     def submit(pool: ProcessPoolExecutor, chunk: Chunk) -> Future:
         with main_hidden():  # a submit may start a worker
-            return pool.submit(worker.parse_chunk, chunk, reader, schema, batch_games, str(spool))
+            try:
+                return pool.submit(worker.parse_chunk, chunk, reader, schema, batch_games, str(spool))
+            except BrokenProcessPool as broken:
+                # A worker was lost while pieces were still handed out (CI saw it once): the piece
+                # fails as those in flight do, and is read again when its turn comes.
+                failed: Future = Future()
+                failed.set_exception(broken)
+                return failed
 
     source = iter(pieces)
     pending: deque[tuple[Chunk, int, Future]] = deque()
