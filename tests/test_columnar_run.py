@@ -367,6 +367,27 @@ def test_echo_keys_that_collide_everywhere_cost_time_not_answers(db, monkeypatch
     assert _answer(db, query) == _answer(db, query, "python")
 
 
+@pytest.mark.parametrize("size, distinct", [(0, 1), (1, 1), (50, 1), (5000, 40), (5000, 4000), (60_000, 59_000)])
+def test_rows_of_equal_keys_come_together_in_ascending_order(size: int, distinct: int) -> None:
+    """The same-board echo's order (rows alone with their key first, the rest sorted): a
+    permutation in which each key's rows are one run, ascending, whatever the share of repeats."""
+    from cqlindex.columnar.kernels_echo import _sorted_where_shared
+
+    rng = np.random.default_rng(size + distinct)
+    values = rng.integers(0, 2**63, distinct, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    keys = values[rng.integers(0, distinct, size)]
+    order = _sorted_where_shared(keys)
+    assert sorted(order.tolist()) == list(range(size))
+    runs: dict[int, list[int]] = {}
+    previous = None
+    for row in order.tolist():
+        key = int(keys[row])
+        assert key == previous or key not in runs  # a key seen before comes back only in its run
+        runs.setdefault(key, []).append(row)
+        previous = key
+    assert all(rows == sorted(rows) for rows in runs.values())
+
+
 def test_games_whose_rows_are_not_whole_go_back_to_the_tree_walker(db) -> None:
     """A frame of whole games rebuilds each game's tree from its rows; where a game's first row is
     missing (a Spark task handed its candidate rows alone), the frame says it cannot."""

@@ -58,6 +58,19 @@ def _group_keys(cm: Columnar) -> np.ndarray:
         return _board_keys(cm) ^ (cm.frame.start.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
 
 
+def _sorted_where_shared(keys: np.ndarray) -> np.ndarray:
+    """The rows in an order where equal keys are together, rows ascending among them: first the
+    rows whose key no other row has (a key's top bits counted, about eight buckets a row), then
+    the others in a stable sort by key. A board recurs in few games, so most rows are alone and
+    the sort is of a fifth of them (p18 of the patterns on the whole file, in process: 2.0 ->
+    1.5 s; the sort of every row was a quarter of its CPU)."""
+    bits = max(10, min(24, (8 * len(keys)).bit_length()))
+    bucket = (keys >> np.uint64(64 - bits)).astype(np.intp)
+    shared = np.bincount(bucket, minlength=1 << bits)[bucket] > 1
+    alone, rest = np.flatnonzero(~shared), np.flatnonzero(shared)
+    return np.concatenate((alone, rest[np.argsort(keys[rest], kind="stable")]))
+
+
 class _Targets:
     """Where each row of the frame finds its targets: ``count[r]`` of them, at
     ``lookup[begin[r]]``, ``lookup[begin[r] + 1]``... (ascending). Made once per frame, not once
@@ -73,7 +86,7 @@ class _Targets:
             # Rows of two games whose keys collide are cut apart below, where the game changes
             # (a game's rows are one run, so they stay together in row order).
             keys = _group_keys(cm)
-            order = np.argsort(keys, kind="stable")
+            order = _sorted_where_shared(keys)
             sorted_start, sorted_keys = frame.start[order], keys[order]
             new = np.r_[True, (sorted_start[1:] != sorted_start[:-1]) | (sorted_keys[1:] != sorted_keys[:-1])]
             group = np.empty(frame.size, np.int64)
