@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cqlindex.columnar.count_bound import rows_to_count
+from cqlindex.columnar.count_bound import bounded_count
 from cqlindex.columnar.engine import Columnar, Ctx, kernel
 from cqlindex.columnar.values import BOOL, COMPARE, NUM, POS, SET, STR, NotColumnar, Val, matched, number, scatter
 from cqlindex.cql import ast
@@ -128,13 +128,9 @@ def _holds(op: str, left: Val, right: Val) -> np.ndarray:
 
 @kernel(ast.Compare)
 def comparison(cm: Columnar, node: ast.Compare, ctx: Ctx) -> Val:
-    may = rows_to_count(cm, node, ctx)
-    if may is not None and len(may) < len(ctx):  # false where too few pieces could attack
-        return scatter(_comparison(cm, node, ctx.take(may)), may, len(ctx))
-    return _comparison(cm, node, ctx)
-
-
-def _comparison(cm: Columnar, node: ast.Compare, ctx: Ctx) -> Val:
+    counted = bounded_count(cm, node, ctx)  # #(A attacks Z) >= n: fills only where enough pieces could reach Z
+    if counted is not None:
+        return counted
     values = []
     ok = np.ones(len(ctx), bool)
     current, alive = ctx, None
