@@ -36,6 +36,7 @@ from dataclasses import replace
 from sqlglot import exp
 
 from cqlindex.plan import sql as S
+from cqlindex.plan.piece_steps import continued, followed_moves
 from cqlindex.plan.window_anchor import Anchor, anchored, rare_anchor
 from cqlindex.plan.window_guards import farthest_guards
 from cqlindex.plan.window_spans import Spans, liftable, near_rows, rows_read, span_table, spans_worth_it
@@ -394,6 +395,12 @@ def _chain_condition(compiler, filters: list, aliases: list[str], backward: bool
         exact = exact and step.exact
         if step.sql is not None:
             condition = S.both(condition, flatten(step.sql, offsets, window, used))
+    followed = [] if backward else followed_moves(filters, compiler.bindings)
+    if followed:  # a piece that moves every other step moves on from where it went (plan/piece_steps.py)
+        rows = [*aliases, compiler._other()]  # the last step's move is on the row after it
+        extended = {**offsets, rows[-1]: len(aliases)}
+        for k, j in followed:
+            condition = S.both(condition, flatten(continued(rows[k + 1], rows[j + 1]), extended, window, used))
     for alias in aliases[1:]:  # every step's position is on the main line
         exists = used.read(offsets[alias], S.col("positionid", _source(window)), window, "positionid")
         condition = S.both(condition, S.not_null(exists))
