@@ -221,6 +221,20 @@ def build_db(tmp_path_factory):
     return _build
 
 
+def plan_candidates(db: Path, query: str, variations: bool) -> set[tuple[int, int]]:
+    """The (game, position) pairs the SQL of ``query``'s plan returns: its candidates."""
+    import duckdb
+
+    from cqlindex.exec.run import plan_for
+
+    plan = plan_for(db, query, variations=variations)
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return set(con.execute(plan.sql).fetchall())
+    finally:
+        con.close()
+
+
 BITBOARDS = ("wk", "wq", "wr", "wb", "wn", "wp", "bk", "bq", "br", "bb", "bn", "bp")
 
 

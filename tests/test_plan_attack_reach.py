@@ -8,11 +8,11 @@ match, and they are fewer than with every piece counted (the reach tables made t
 
 from __future__ import annotations
 
-import duckdb
 import pytest
+from conftest import plan_candidates
 
 from cqlindex.board.reach import ALL
-from cqlindex.exec.run import plan_for, run
+from cqlindex.exec.run import run
 from cqlindex.filters.sets import sql_reach
 
 QUERIES = [
@@ -31,21 +31,12 @@ def db(build_db):
     return build_db("data/annotated/world-matches.pgn")
 
 
-def _candidates(db, query: str) -> set[tuple[int, int]]:
-    plan = plan_for(db, query, variations=True)
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return set(con.execute(plan.sql).fetchall())
-    finally:
-        con.close()
-
-
 @pytest.mark.parametrize("query", QUERIES)
 def test_a_known_target_narrows_to_pieces_in_reach_and_keeps_every_match(db, query: str, monkeypatch) -> None:
     fast = run(db, query, variations=True)
     slow = run(db, query, variations=True, engine="python")
     assert fast.matches == slow.matches and fast.positions > 0
-    candidates = _candidates(db, query)
+    candidates = plan_candidates(db, query, True)
     assert {(game, pid) for game, ids in slow.matches.items() for pid in ids} <= candidates
     monkeypatch.setattr(sql_reach, "reach", lambda kind, targets: ALL if targets else 0)
-    assert len(candidates) < len(_candidates(db, query))
+    assert len(candidates) < len(plan_candidates(db, query, True))

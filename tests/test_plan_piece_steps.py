@@ -8,10 +8,10 @@ moves (kings and rooks) and captures of the followed piece are in these games.
 
 from __future__ import annotations
 
-import duckdb
 import pytest
+from conftest import plan_candidates
 
-from cqlindex.exec.run import plan_for, run
+from cqlindex.exec.run import run
 from cqlindex.plan import offsets
 
 QUERIES = [
@@ -28,21 +28,12 @@ def db(build_db):
     return build_db("data/games/otb-twic-01-232games.pgn", "data/games/lichess-474.pgn")
 
 
-def _candidates(db, query: str) -> set[tuple[int, int]]:
-    plan = plan_for(db, query, variations=False)
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return set(con.execute(plan.sql).fetchall())
-    finally:
-        con.close()
-
-
 @pytest.mark.parametrize("query", QUERIES)
 def test_a_piece_moving_every_other_step_moves_on_from_where_it_went(db, query: str, monkeypatch) -> None:
     fast = run(db, query, variations=False)
     slow = run(db, query, variations=False, engine="python")
     assert fast.matches == slow.matches and fast.positions > 0
-    candidates = _candidates(db, query)
+    candidates = plan_candidates(db, query, False)
     assert {(game, pid) for game, ids in slow.matches.items() for pid in ids} <= candidates
     monkeypatch.setattr(offsets, "followed_moves", lambda filters, bindings: [])
-    assert len(candidates) < len(_candidates(db, query))
+    assert len(candidates) < len(plan_candidates(db, query, False))
