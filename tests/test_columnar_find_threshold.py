@@ -17,6 +17,8 @@ QUERIES = [
     "x = #[Pp] y = find (#[Pp] < x) y",
     "x = #A find 30 200 (#A >= x)",                                                   # the start counts too
     "x = power a y = find (power a <= x) y",                                          # ... and can be the first
+    "x = power a find 3 100 (power a > x - 3)",                                     # '>': numbers narrowed
+    "x = #A find 2 100 (#A == x - 1)",                                                # '==': numbers as they are
 ]
 
 
