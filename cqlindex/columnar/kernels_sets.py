@@ -383,6 +383,10 @@ def call(cm: Columnar, node: ast.Call, ctx: Ctx) -> Val:
         from cqlindex.columnar.kernels_strings import piece_name
 
         return piece_name(cm, node, ctx)
+    if node.name == "pieceid":
+        from cqlindex.columnar.kernels_strings import piece_id
+
+        return piece_id(cm, node, ctx)
     from cqlindex.columnar.kernels_tree import tree_call
 
     return tree_call(cm, node, ctx)

@@ -12,15 +12,15 @@ from __future__ import annotations
 import numpy as np
 
 from cqlindex.columnar.engine import Columnar, Ctx, kernel
-from cqlindex.columnar.values import SET, STR, NotColumnar, Val, one_square
+from cqlindex.columnar.values import SET, STR, NotColumnar, Val, number, one_square
 from cqlindex.cql import ast
 
 #: The letter of each of the frame's boards, in their order (K Q R B N P k q r b n p), then the
 #: empty square's: a mailbox entry (-1 when empty) indexes it straight.
 _LETTERS = {"piecename": np.array([ord(c) for c in "KQRBNPkqrbnp_"], np.int64),
             "typename": np.array([ord(c) for c in "KQRBNPKQRBNP_"], np.int64)}
-#: The names :func:`piece_name` answers.
-NAMES = ("typename", "piecename")
+#: The names :func:`piece_name` answers, and ``pieceid`` (:func:`piece_id`).
+NAMES = ("typename", "piecename", "pieceid")
 
 
 def code(text: str) -> int | None:
@@ -43,3 +43,18 @@ def piece_name(cm: Columnar, node: ast.Call, ctx: Ctx) -> Val:
         return Val(STR, np.zeros(len(ctx), np.int64), np.zeros(len(ctx), bool))
     square, ok = one_square(value)
     return Val(STR, _LETTERS[node.name][cm.frame.mailbox[ctx.rows, square]], ok)
+
+
+def piece_id(cm: Columnar, node: ast.Call, ctx: Ctx) -> Val:
+    """The piece on the one square of the argument, named by the square it stood on at the
+    game's root (:attr:`cqlindex.columnar.frame.Frame.piece_ids`); none on an empty square."""
+    value = cm.eval(node.args[0], ctx)
+    if value.kind != SET:
+        return number(np.zeros(len(ctx), np.int64), np.zeros(len(ctx), bool))
+    square, ok = one_square(value)
+    try:
+        ids = cm.frame.piece_ids
+    except LookupError:
+        raise NotColumnar(node, "an index without the castling rook squares") from None
+    piece = ids[ctx.rows, square].astype(np.int64)
+    return number(piece, ok & (piece >= 0))

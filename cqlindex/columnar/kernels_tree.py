@@ -14,7 +14,7 @@ import numpy as np
 from cqlindex.columnar.engine import EVERY_CHILD, NO_CHILD, Columnar, Ctx, kernel
 from cqlindex.columnar import bitboards as B
 from cqlindex.columnar.find_threshold import find_by_threshold
-from cqlindex.columnar.values import POS, NotColumnar, Val, matched, number, scatter, squares
+from cqlindex.columnar.values import NUM, POS, NotColumnar, Val, matched, number, scatter, squares
 from cqlindex.columnar.pawns import PAWN_STRUCTURES, pawn_structure
 from cqlindex.columnar.variables import free_variables
 from cqlindex.columnar.mates import MATE_FACTS, mate_patterns
@@ -224,12 +224,36 @@ def _find_everywhere(cm: Columnar, node: ast.Find, ctx: Ctx) -> tuple[np.ndarray
 
 
 def tree_call(cm: Columnar, node: ast.Call, ctx: Ctx) -> Val:
-    if node.name not in ("ancestor", "descendant"):
+    if node.name not in ("ancestor", "descendant", "lca", "distance"):
         raise NotColumnar(node, f"'{node.name}'")
     a, b = (cm.eval(arg, ctx) for arg in node.args)
     if a.kind != POS or b.kind != POS:
+        if node.name in ("lca", "distance"):
+            return Val(POS if node.name == "lca" else NUM, np.zeros(len(ctx), np.int64), np.zeros(len(ctx), bool))
         return matched(np.zeros(len(ctx), bool))
     ok = a.ok & b.ok
+    if node.name in ("lca", "distance"):
+        common, steps = _common_ancestor(cm.frame.parent, np.where(ok, a.data, 0), np.where(ok, b.data, 0))
+        return Val(POS, common, ok) if node.name == "lca" else number(steps, ok)
     if node.name == "descendant":
         a, b = b, a
     return matched(ok & (a.data < b.data) & (b.data <= cm.frame.last[a.data]))
+
+
+def _common_ancestor(parent: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the last position the lines to ``a`` and ``b`` share, the moves from it to both) per
+    pair of rows of one game. In pre-order an ancestor comes before its descendants, so of two
+    different rows the later is never the common one: it steps to its parent, one move, until
+    the two meet; the loop runs as many times as the farthest pair is apart, over the pairs not
+    yet met."""
+    a, b = a.astype(np.int64), b.astype(np.int64)
+    steps = np.zeros(len(a), np.int64)
+    apart = np.flatnonzero(a != b)
+    while len(apart):
+        x, y = a[apart], b[apart]
+        later = x > y
+        a[apart[later]] = parent[x[later]]
+        b[apart[~later]] = parent[y[~later]]
+        steps[apart] += 1
+        apart = apart[a[apart] != b[apart]]
+    return a, steps

@@ -27,7 +27,7 @@ from cqlindex.query.rewrite import Expansions
 
 _KEYWORDS = frozenset({"terminal", "parent", "child", "currentposition", "initialposition", "lastgamenumber", "to",
                        "from", *PAWN_STRUCTURES, *MATE_FACTS})
-_CALLS = frozenset({"max", "min", "between", "makesquare", "ancestor", "descendant", *PIECE_NAMES})
+_CALLS = frozenset({"max", "min", "between", "makesquare", "ancestor", "descendant", "lca", "distance", *PIECE_NAMES})
 _BINARY = frozenset({"|", "&", "attacks", "attackedby", "in", "+", "-", "*", "/", "%"})
 _UNARY = frozenset({"-", "abs", "sqrt", "#", "~", "light", "dark", "power", "rank", "file", "type", "colortype"})
 

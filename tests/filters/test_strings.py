@@ -47,6 +47,7 @@ TABLE = [
     Row('x = piecename e2 child : piecename e2 != x', NARROWED),
     Row('piecename [Kk] == "K" or typename Q >= ""', NARROWED),
     Row('pieceid K == 4 move from K', NARROWED),
+    Row('piece x in [RrNn] { y = pieceid x  parent : pieceid x == y  pieceid x != 1 }', NARROWED),
     Row('int (eco[1:3]) > 40', NARROWED),
     Row('indexof("-" date) == 4 uppercase "a" == "A"', NARROWED),
     Row('fen ~~ "^8/8" btm', NARROWED),

@@ -26,6 +26,9 @@ TABLE = [
     Row("distance(lca(currentposition initialposition) currentposition) > 70", NARROWED),
     Row("lca(parent currentposition) : check", NARROWED),
     Row("not parent : move from K", EXACT),
+    # two positions of one game anywhere in its tree: the line they share, the moves between
+    Row("echo (s t) { s < t  s & t == .  distance(s t) >= 4  lca(s t) : wtm }", NARROWED),
+    Row("echo (s t) { t < s  distance(t s) == 3  lca(s t) == t }", NARROWED),
 ]
 
 
