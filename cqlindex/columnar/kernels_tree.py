@@ -126,6 +126,24 @@ def child_n(cm: Columnar, node: ast.ChildN, ctx: Ctx) -> Val:
     return position(target, ok)
 
 
+@kernel(ast.Control)
+def control(cm: Columnar, node: ast.Control, ctx: Ctx) -> Val:
+    """``try``: exactly one position on the way here (this one included) is reached by a white
+    move that is not its parent's first, counted once per frame (an echo asks it of every
+    target). In pre-order a parent's first child is the row after it. The other controls
+    (``loop``, ``while``...) act, and stay with the tree-walker."""
+    if node.name != "try":
+        raise NotColumnar(node, f"'{node.name}'")
+    entry = cm.memo.get(id(node))
+    if entry is None or entry[0] is not node:
+        frame = cm.frame
+        rows = np.arange(frame.size)
+        tried = ~frame.wtm.astype(bool) & (frame.parent >= 0) & (rows != frame.parent + 1)
+        entry = (node, number(_along_ancestors(cm, tried)[0], np.ones(frame.size, bool)))
+        cm.memo[id(node)] = entry
+    return matched(entry[1].data[ctx.rows] == 1)
+
+
 def _along_ancestors(cm: Columnar, holds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per row: (how many of it and its ancestors hold, the nearest of them that holds or -1)."""
     frame = cm.frame

@@ -39,6 +39,8 @@ def _why_not(node: ast.Node, body: ast.Node) -> str | None:
         return None  # a line's or a path's constituents: their kernel reads them
     if not has_kernel(node):
         return f"{type(node).__name__.lower()} has no columnar kernel yet"
+    if isinstance(node, ast.Control) and node.name != "try":
+        return f"'{node.name}' has no columnar kernel yet"
     if isinstance(node, ast.Keyword) and node.name not in FACTS and node.name not in _KEYWORDS:
         return f"'{node.name}' has no columnar kernel yet"
     if isinstance(node, ast.String) and code(node.value) is None:

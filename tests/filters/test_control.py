@@ -15,6 +15,7 @@ TABLE = [
     Row("try wtm", NARROWED),
     Row("not try", NARROWED),
     Row("check try", NARROWED),
+    Row("echo (s t) { s < t  t : try  s : not try }", NARROWED),   # asked of many targets at once
     Row("x = 0 loop {x += 1 x < 3} x == 3", NARROWED),
     Row("x = 0 loop {x += 1 x < #A} x > 10", NARROWED),
     Row("loop false", NARROWED),
