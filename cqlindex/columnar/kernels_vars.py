@@ -53,9 +53,11 @@ def piece_squares(cm: Columnar, piece: PieceVar, rows: np.ndarray) -> Val:
 
 @kernel(ast.Assign)
 def assign(cm: Columnar, node: ast.Assign, ctx: Ctx) -> Val:
-    if node.piece or node.op != "=":
+    if node.op != "=":
         raise NotColumnar(node, f"the assignment {node.op}")
     value = cm.eval(node.value, ctx)
+    if node.piece:
+        return _bind_piece(cm, node, value, ctx)
     if value.kind == BOOL:
         value = Val(NUM, np.ones(len(ctx), np.int64), value.ok)  # a bare match is stored as 1
     assigned = value.ok
@@ -66,6 +68,19 @@ def assign(cm: Columnar, node: ast.Assign, ctx: Ctx) -> Val:
         value = Val(value.kind, np.where(value.ok, value.data, before.data), value.ok | before.ok)
     ctx.vars[node.name] = Val(value.kind, value.data, value.ok)
     return matched(assigned)
+
+
+def _bind_piece(cm: Columnar, node: ast.Assign, value: Val, ctx: Ctx) -> Val:
+    """``piece x = S``: x names the piece on S where S is one occupied square, as the tree-walker
+    binds it (:func:`cqlindex.filters.variables.python._bind_piece`); elsewhere the filter does
+    not match, and a compound (the only place such an assignment is taken, see
+    :mod:`cqlindex.columnar.variables`) reads x no further there."""
+    if value.kind != SET:
+        return matched(np.zeros(len(ctx), bool))
+    bits = np.where(value.ok, value.data, np.uint64(0))
+    bound = (np.bitwise_count(bits) == 1) & ((bits & cm.frame.occupied[ctx.rows]) != 0)
+    ctx.vars[node.name] = PieceVar(ctx.rows.copy(), np.where(bound, bits, np.uint64(0)))
+    return matched(bound)
 
 
 #: (position, square) rows of an iteration evaluated at once: memory stays bounded by it.

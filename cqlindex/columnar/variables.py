@@ -34,7 +34,7 @@ def scoping_problem(node: ast.Node, visible: frozenset[str] = frozenset()) -> as
     if isinstance(node, ast.Variable):
         return None if node.name in visible else node
     if isinstance(node, ast.Assign):
-        if node.piece or node.op != "=":
+        if node.op != "=":
             return node
         return scoping_problem(node.value, visible)
     if isinstance(node, ast.Compound):

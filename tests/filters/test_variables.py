@@ -44,6 +44,11 @@ TABLE = [
     Row("isbound y", NARROWED),
     Row("piece x = Ke1 find x & g1", NARROWED),
     Row("piece x = e4 x & P", NARROWED),
+    # a piece bound by assignment, followed to other positions: one occupied square, or no match
+    Row("piece x = [Qq] & ~a-h1 parent : x", NARROWED),
+    Row("piece x = d4 (x & [Aa] or check)", NARROWED),               # an empty d4 binds nothing
+    Row("piece x = [RBQ]--(from) child : x & to", NARROWED),
+    Row("piece x = [Nn] y = x echo (s t) { s < t  s : x == t : x  x != y }", NARROWED),
     Row('s = "a" s += "b" s == "ab"', NARROWED),
     Row("atomic cnt = 0 m = {path (-- cnt += 1){1,3}} cnt == m", NARROWED),
 ]
