@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import cqlindex.columnar.kernels_echo  # noqa: F401
+import cqlindex.columnar.kernels_consecutive  # noqa: F401
+import cqlindex.columnar.kernels_echo
 import cqlindex.columnar.kernels_game
 import cqlindex.columnar.kernels_line
 import cqlindex.columnar.kernels_rays

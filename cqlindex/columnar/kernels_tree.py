@@ -251,14 +251,14 @@ def tree_call(cm: Columnar, node: ast.Call, ctx: Ctx) -> Val:
         return matched(np.zeros(len(ctx), bool))
     ok = a.ok & b.ok
     if node.name in ("lca", "distance"):
-        common, steps = _common_ancestor(cm.frame.parent, np.where(ok, a.data, 0), np.where(ok, b.data, 0))
+        common, steps = common_ancestor(cm.frame.parent, np.where(ok, a.data, 0), np.where(ok, b.data, 0))
         return Val(POS, common, ok) if node.name == "lca" else number(steps, ok)
     if node.name == "descendant":
         a, b = b, a
     return matched(ok & (a.data < b.data) & (b.data <= cm.frame.last[a.data]))
 
 
-def _common_ancestor(parent: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def common_ancestor(parent: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(the last position the lines to ``a`` and ``b`` share, the moves from it to both) per
     pair of rows of one game. In pre-order an ancestor comes before its descendants, so of two
     different rows the later is never the common one: it steps to its parent, one move, until

@@ -111,6 +111,9 @@ TABLE = [
     Row("stalemate echo (s t) in all { t : stalemate }", NARROWED),
     Row("mate echo (s t) consecutivemoves (s t) >= 2", NARROWED),
     Row("x = position 0 y = currentposition consecutivemoves(x y) > 5", NARROWED),
+    Row("echo (s t) { s < t  consecutivemoves 2 4 (s t) }", NARROWED),         # every pair of a game
+    Row("echo (s t) { s < t  consecutivemoves 1 (s t) }", NARROWED),           # exactly one: both bounds
+    Row("low = 3 check echo (s t) { consecutivemoves low 100 (t s) == low + 1 }", NARROWED),
 ]
 
 
