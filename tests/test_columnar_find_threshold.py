@@ -29,20 +29,23 @@ def db(build_db):
 
 @pytest.fixture(scope="module")
 def reference(db):
-    """The tree-walker's matches of each query, found once."""
-    found: dict[str, dict] = {}
+    """The tree-walker's matches of each query, main line or all lines, found once."""
+    found: dict[tuple[str, bool], dict] = {}
 
-    def answer(query: str) -> dict:
-        if query not in found:
-            found[query] = run(db, query, variations=True, engine="python").matches
-        return found[query]
+    def answer(query: str, variations: bool) -> dict:
+        if (query, variations) not in found:
+            found[query, variations] = run(db, query, variations=variations, engine="python").matches
+        return found[query, variations]
 
     return answer
 
 
+@pytest.mark.parametrize("variations", [True, False], ids=["variations", "mainline"])
 @pytest.mark.parametrize("levels", [1, 4])
 @pytest.mark.parametrize("query", QUERIES)
-def test_threshold_find_answers_as_the_tree_walker(db, reference, query: str, levels: int, monkeypatch) -> None:
+def test_threshold_find_answers_as_the_tree_walker(db, reference, query: str, levels: int, variations: bool,
+                                                   monkeypatch) -> None:
+    """Main line alone too: each start's subtree is then the rest of its game."""
     monkeypatch.setattr(find_threshold, "LEVELS_AT_ONCE", levels)
     used = []
     real = find_threshold.find_by_threshold
@@ -53,7 +56,7 @@ def test_threshold_find_answers_as_the_tree_walker(db, reference, query: str, le
         return answer
 
     monkeypatch.setattr("cqlindex.columnar.kernels_tree.find_by_threshold", counted)
-    fast = run(db, query, variations=True)
+    fast = run(db, query, variations=variations)
     assert any(used)  # the threshold path answered, not the pairs
-    assert fast.matches == reference(query)
+    assert fast.matches == reference(query, variations)
     assert fast.positions > 0
