@@ -13,8 +13,9 @@ import chess.pgn
 import pytest
 
 from cqlindex.errors import CqlError, CqlSyntaxError
-from cqlindex.exec.run import run
+from cqlindex.exec.run import columnar_blocker, run
 from cqlindex.output.pgn import write_pgn
+from cqlindex.query.prepare import prepare
 from cqlindex.store.database import connect
 from tests.conftest import build_inline
 
@@ -88,9 +89,12 @@ def test_strings(db, engine: str, text: str, matches: list[int]) -> None:
 
 @pytest.mark.parametrize("engine", ["python", "sql"])
 def test_move_comment_goes_after_each_matching_move(db, engine: str) -> None:
-    result = run(db, 'move from Q comment ("queen from " Q)', engine=engine)
+    query = 'move from Q comment ("queen from " Q)'
+    result = run(db, query, engine=engine)
     assert result.matches == {1: [2, 6]}
     assert result.comments[1] == {3: ["queen from Qd1"], 7: ["queen from Qh5"]}
+    # the columnar engine finds the matches; the tree-walker writes the comments there
+    assert columnar_blocker(prepare(query, "<query>")) is None
 
 
 @pytest.mark.parametrize("engine", ["python", "sql"])

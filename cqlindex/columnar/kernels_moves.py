@@ -18,10 +18,10 @@ from cqlindex.columnar.values import SET, NotColumnar, Val, matched, squares
 from cqlindex.cql import ast
 from cqlindex.cql.kinds import SET as SET_KIND, kind_of
 
-#: Parameters the kernel tests of a played move (the rest, 'comment', go to the tree-walker;
-#: generated moves are kernels_generated's).
+#: Parameters the kernel takes of a played move ('comment' changes no answer: the tree-walker
+#: writes it at the matches, see cqlindex.exec.run.confirm; generated moves are kernels_generated's).
 PARAMS = frozenset({"from", "to", "capture", "promote", "enpassant", "null", "o-o", "o-o-o", "castle", "primary",
-                    "secondary", "enpassantsquare", "previous"})
+                    "secondary", "enpassantsquare", "previous", "comment"})
 _PROMOTION_TYPES = {"Q": 5, "R": 4, "B": 3, "N": 2}
 
 

@@ -119,6 +119,9 @@ def _walk(node: object) -> Iterator[ast.Node]:
             return
         if isinstance(node, ast.GameFilter):
             return  # its arguments are the strings and sides it names, read by its kernel
+        if isinstance(node, ast.Move):  # 'move ... comment (...)': the comment's arguments, as above
+            yield from _walk([value for name, value in node.params if name != "comment"])
+            return
         for name in node.__dataclass_fields__:
             if name != "span":
                 yield from _walk(getattr(node, name))

@@ -35,7 +35,7 @@ class Analysis(Frozen):
     #: A ``message`` filter (debugging output) or an ``assert`` (which stops the run where it fails):
     #: either acts wherever it is evaluated, so every position is, as in CQL.
     says_messages: bool
-    #: A ``comment`` filter: text for the PGN output, made by the evaluator.
+    #: A ``comment`` filter (or ``move ... comment``): text for the PGN output, made by the tree-walker.
     comments: bool
     #: A sort value may come from a position outside the planner's candidates (see :func:`analyse`).
     sorts_beyond_candidates: bool
@@ -129,5 +129,7 @@ def analyse(query: ast.Query) -> Analysis:
     # game's other positions: those are evaluated too, as the reference engine does.
     beyond = beyond or carries_state(query.body)
     asserts = any(isinstance(node, ast.Control) and node.name == "assert" for node in ast.walk(query.body))
-    return Analysis(reads_other_positions(query.body), keys, "message" in outputs or asserts, "comment" in outputs, beyond,
+    comments = "comment" in outputs or any(isinstance(node, ast.Move) and any(name == "comment" for name, _ in node.params)
+                                           for node in ast.walk(query.body))
+    return Analysis(reads_other_positions(query.body), keys, "message" in outputs or asserts, comments, beyond,
                     files[0] if files else None)
