@@ -12,7 +12,8 @@ import numpy as np
 
 from cqlindex.columnar.count_bound import bounded_count
 from cqlindex.columnar.engine import Columnar, Ctx, kernel
-from cqlindex.columnar.values import BOOL, COMPARE, NUM, POS, SET, STR, NotColumnar, Val, matched, number, scatter
+from cqlindex.columnar.values import (BOOL, COMPARE, NUM, POS, SET, STR, NotColumnar, Val, divided, matched, number,
+                                      scatter)
 from cqlindex.cql import ast
 
 
@@ -75,11 +76,27 @@ def negation(cm: Columnar, node: ast.Not, ctx: Ctx) -> Val:
 def conditional(cm: Columnar, node: ast.If, ctx: Ctx) -> Val:
     holds = cm.test(node.cond, ctx)
     yes, no = np.flatnonzero(holds), np.flatnonzero(~holds)
-    parts = [(yes, cm.eval(node.then, ctx.take(yes)))] if len(yes) else []
+    parts = [(yes, _branch(cm, node.then, ctx, yes))] if len(yes) else []
     if len(no):
-        other = cm.eval(node.other, ctx.take(no)) if node.other is not None else matched(np.ones(len(no), bool))
+        other = _branch(cm, node.other, ctx, no) if node.other is not None else matched(np.ones(len(no), bool))
         parts.append((no, other))
     return merge(node, parts, len(ctx))
+
+
+def _branch(cm: Columnar, branch: ast.Node, ctx: Ctx, rows: np.ndarray) -> Val:
+    """A branch's value at ``rows`` of ``ctx``. A branch that is an assignment (``if check n += 1``,
+    as :mod:`cqlindex.columnar.variables` allows it: to a variable its compound made) gives the
+    new values at those rows back to ``ctx``, where the compound's next members read them."""
+    inner = ctx.take(rows)
+    value = cm.eval(branch, inner)
+    if isinstance(branch, ast.Assign):
+        new, old = inner.vars.get(branch.name), ctx.vars.get(branch.name)
+        if not (isinstance(new, Val) and isinstance(old, Val) and new.kind == old.kind and old.data is not None):
+            raise NotColumnar(branch, f"the variable {branch.name} assigned in a branch")
+        data, ok = old.data.copy(), old.ok.copy()
+        data[rows], ok[rows] = new.data, new.ok
+        ctx.vars[branch.name] = Val(old.kind, data, ok)
+    return value
 
 
 def merge(node: ast.Node, parts: list[tuple[np.ndarray, Val]], size: int) -> Val:
@@ -170,10 +187,8 @@ def binary(cm: Columnar, node: ast.Binary, ctx: Ctx) -> Val:
         return number(a - b, ok)
     if node.op == "*":
         return number(a * b, ok)
-    ok = ok & (b != 0)
-    divisor = np.where(b == 0, 1, b)
-    quotient = np.abs(a) // np.abs(divisor) * np.where((a >= 0) == (divisor >= 0), 1, -1)
-    return number(quotient if node.op == "/" else a - divisor * quotient, ok)
+    result, nonzero = divided(a, b, node.op)
+    return number(result, ok & nonzero)
 
 
 def isqrt(values: np.ndarray) -> np.ndarray:

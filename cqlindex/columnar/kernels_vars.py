@@ -14,7 +14,7 @@ import numpy as np
 from cqlindex.columnar import bitboards as B
 from cqlindex.columnar.engine import Columnar, Ctx, PieceVar, kernel
 from cqlindex.columnar.narrowing import narrowing
-from cqlindex.columnar.values import BOOL, NUM, SET, NotColumnar, Val, matched, squares
+from cqlindex.columnar.values import BOOL, NUM, SET, NotColumnar, Val, divided, matched, squares
 from cqlindex.cql import ast
 
 
@@ -53,11 +53,13 @@ def piece_squares(cm: Columnar, piece: PieceVar, rows: np.ndarray) -> Val:
 
 @kernel(ast.Assign)
 def assign(cm: Columnar, node: ast.Assign, ctx: Ctx) -> Val:
-    if node.op != "=":
+    if node.op not in _OPERATORS:
         raise NotColumnar(node, f"the assignment {node.op}")
     value = cm.eval(node.value, ctx)
     if node.piece:
         return _bind_piece(cm, node, value, ctx)
+    if node.op != "=":
+        return _update(node, value, ctx)
     if value.kind == BOOL:
         value = Val(NUM, np.ones(len(ctx), np.int64), value.ok)  # a bare match is stored as 1
     assigned = value.ok
@@ -68,6 +70,38 @@ def assign(cm: Columnar, node: ast.Assign, ctx: Ctx) -> Val:
         value = Val(value.kind, np.where(value.ok, value.data, before.data), value.ok | before.ok)
     ctx.vars[node.name] = Val(value.kind, value.data, value.ok)
     return matched(assigned)
+
+
+#: The assignments taken: ``=`` and those that update a number (``+=``, ``-=``...).
+_OPERATORS = ("=", "+=", "-=", "*=", "/=", "%=")
+
+
+def _update(node: ast.Assign, value: Val, ctx: Ctx) -> Val:
+    """``x += v`` and the like, as the tree-walker does them (filters/variables/python.py): a
+    variable without a value counts as 0, a set as its number of squares; where v has no number
+    (or divides by 0) the filter does not match and x keeps its value. Numbers only: a string
+    that grows (``+=`` on strings) stays with the tree-walker."""
+    before = ctx.vars.get(node.name)
+    if before is None:
+        old, had = np.zeros(len(ctx), np.int64), np.zeros(len(ctx), bool)
+    elif isinstance(before, Val) and before.kind == NUM:
+        old, had = np.where(before.ok, before.data, 0), before.ok
+    else:
+        raise NotColumnar(node, f"{node.op} on the variable {node.name} of this kind")
+    if value.kind not in (NUM, SET, BOOL):
+        raise NotColumnar(node, f"{node.op} of a {value.kind}")
+    new, ok = value.counts(node.value)
+    if node.op == "+=":
+        result = old + new
+    elif node.op == "-=":
+        result = old - new
+    elif node.op == "*=":
+        result = old * new
+    else:
+        result, nonzero = divided(old, new, node.op[0])
+        ok = ok & nonzero
+    ctx.vars[node.name] = Val(NUM, np.where(ok, result, old), ok | had)
+    return matched(ok)
 
 
 def _bind_piece(cm: Columnar, node: ast.Assign, value: Val, ctx: Ctx) -> Val:

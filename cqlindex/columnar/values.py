@@ -86,6 +86,13 @@ def one_square(value: Val) -> tuple[np.ndarray, np.ndarray]:
     return B.lowest_square(np.where(ok, data, np.uint64(1))), ok
 
 
+def divided(a: np.ndarray, b: np.ndarray, op: str) -> tuple[np.ndarray, np.ndarray]:
+    """(``a / b`` or ``a % b`` rounding toward zero as CQL's C integers do, where b is not 0)."""
+    divisor = np.where(b == 0, 1, b)
+    quotient = np.abs(a) // np.abs(divisor) * np.where((a >= 0) == (divisor >= 0), 1, -1)
+    return (quotient if op == "/" else a - divisor * quotient), b != 0
+
+
 def scatter(value: Val, index: np.ndarray, size: int) -> Val:
     """``value`` (computed at ``index`` of a context of ``size`` rows) spread back to that context,
     undefined elsewhere."""

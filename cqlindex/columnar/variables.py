@@ -34,12 +34,17 @@ def scoping_problem(node: ast.Node, visible: frozenset[str] = frozenset()) -> as
     if isinstance(node, ast.Variable):
         return None if node.name in visible else node
     if isinstance(node, ast.Assign):
-        if node.op != "=":
+        if node.op not in _OPERATORS or (node.piece and node.op != "="):
             return node
         return scoping_problem(node.value, visible)
     if isinstance(node, ast.Compound):
         local: set[str] = set()
         for item in node.items:
+            if isinstance(item, ast.If) and any(isinstance(b, ast.Assign) for b in (item.then, item.other)):
+                problem = _assigning_if(item, visible | local, local)
+                if problem is not None:
+                    return problem
+                continue
             if isinstance(item, ast.Assign):
                 if item.name in visible and item.name not in local:
                     return item  # assigned again below where an outer filter bound it
@@ -64,6 +69,29 @@ def scoping_problem(node: ast.Node, visible: frozenset[str] = frozenset()) -> as
         if name == "span":
             continue
         problem = _scan(getattr(node, name), visible)
+        if problem is not None:
+            return problem
+    return None
+
+
+#: Assignments the columnar engine makes: ``=``, and the updates of a number.
+_OPERATORS = ("=", "+=", "-=", "*=", "/=", "%=")
+
+
+def _assigning_if(node: ast.If, visible: frozenset[str], local: set[str]) -> ast.Node | None:
+    """``if C x op v [else ...]`` as a compound's member: a branch that is an assignment gives its
+    variable's new values back to the compound (kernels_logic), so x must be one the compound
+    already made (``n = 0 ... if check n += 1 ... n >= 2``), never a piece or an outer one."""
+    problem = scoping_problem(node.cond, visible)
+    if problem is not None:
+        return problem
+    for branch in (node.then, node.other):
+        if branch is None:
+            continue
+        if isinstance(branch, ast.Assign):
+            if branch.piece or branch.name not in local:
+                return branch
+        problem = scoping_problem(branch, visible)
         if problem is not None:
             return problem
     return None

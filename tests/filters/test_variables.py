@@ -50,6 +50,12 @@ TABLE = [
     Row("piece x = [RBQ]--(from) child : x & to", NARROWED),
     Row("piece x = [Nn] y = x echo (s t) { s < t  s : x == t : x  x != y }", NARROWED),
     Row('s = "a" s += "b" s == "ab"', NARROWED),
+    # numbers updated as a compound goes on, in an if's branch too (the columnar engine carries them back)
+    Row("cnt = 0 if check cnt += 1 if move capture . cnt += 2 cnt >= 2", NARROWED),
+    Row("cnt = 5 if wtm cnt -= 2 else cnt *= 3 cnt == 3 or cnt == 15 check", NARROWED),
+    Row("cnt = #a - #A - 1 if btm cnt /= 3 else cnt %= 4 cnt <= -1", NARROWED),     # rounding toward 0
+    Row("cnt = 1 if check cnt /= 0 cnt == 1 mate or stalemate", NARROWED),           # a division by 0 fails
+    Row("square s in a-h2 { k2 = 0 if s & [Pp] k2 += #(s attackedby A) k2 >= 2 }", NARROWED),
     Row("atomic cnt = 0 m = {path (-- cnt += 1){1,3}} cnt == m", NARROWED),
 ]
 
