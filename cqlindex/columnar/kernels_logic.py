@@ -14,6 +14,7 @@ from cqlindex.columnar.count_bound import bounded_count
 from cqlindex.columnar.engine import Columnar, Ctx, kernel
 from cqlindex.columnar.values import (BOOL, COMPARE, NUM, POS, SET, STR, NotColumnar, Val, divided, matched, number,
                                       scatter)
+from cqlindex.columnar.variables import members
 from cqlindex.cql import ast
 
 
@@ -24,15 +25,16 @@ def compound(cm: Columnar, node: ast.Compound, ctx: Ctx) -> Val:
     size = len(ctx)
     if not node.items:
         return matched(np.ones(size, bool))
+    items = members(node)
     alive = None
     current = Ctx(ctx.rows, dict(ctx.vars), ctx.linear, ctx.repeats)  # what its members assign stays inside
-    for item in node.items[:-1]:
+    for item in items[:-1]:
         holds = cm.test(item, current)
         if not holds.all():
             keep = np.flatnonzero(holds)
             alive = keep if alive is None else alive[keep]
             current = current.take(keep)
-    value = cm.eval(node.items[-1], current) if len(current) else _nothing(cm, node.items[-1], current)
+    value = cm.eval(items[-1], current) if len(current) else _nothing(cm, items[-1], current)
     if value.kind == SET:
         value = Val(SET, value.data, value.ok & (value.data != 0))
     if alive is not None:

@@ -25,6 +25,17 @@ def free_variables(node: ast.Node) -> frozenset[str]:
     return frozenset(read - bound)
 
 
+def members(node: ast.Compound) -> tuple[ast.Node, ...]:
+    """The compound's members, a nested compound's spelled out in its place (a function call
+    expands to one): they match in the same order, and what a nested member assigns is then
+    seen by the members after it, as the tree-walker's variables are (``n = 0 f(n) n > 1`` with
+    f's body ``if check n += 1``). An empty compound stays: it matches everywhere."""
+    out: list[ast.Node] = []
+    for item in node.items:
+        out.extend(members(item) if isinstance(item, ast.Compound) and item.items else (item,))
+    return tuple(out)
+
+
 def scoping_problem(node: ast.Node, visible: frozenset[str] = frozenset()) -> ast.Node | None:
     """The first node whose variable use the columnar engine cannot follow, or None.
 
@@ -39,7 +50,7 @@ def scoping_problem(node: ast.Node, visible: frozenset[str] = frozenset()) -> as
         return scoping_problem(node.value, visible)
     if isinstance(node, ast.Compound):
         local: set[str] = set()
-        for item in node.items:
+        for item in members(node):  # a nested compound's members as the compound's own (kernels_logic)
             if isinstance(item, ast.If) and any(isinstance(b, ast.Assign) for b in (item.then, item.other)):
                 problem = _assigning_if(item, visible | local, local)
                 if problem is not None:

@@ -56,6 +56,10 @@ TABLE = [
     Row("cnt = #a - #A - 1 if btm cnt /= 3 else cnt %= 4 cnt <= -1", NARROWED),     # rounding toward 0
     Row("cnt = 1 if check cnt /= 0 cnt == 1 mate or stalemate", NARROWED),           # a division by 0 fails
     Row("square s in a-h2 { k2 = 0 if s & [Pp] k2 += #(s attackedby A) k2 >= 2 }", NARROWED),
+    # a nested compound (a function call expands to one) assigns what the members after it read
+    Row("function bump(v){ if check v += 2 } cnt = 1 bump(cnt) bump(cnt) cnt == 5", NARROWED),
+    Row("cnt = 0 { cnt += #A { cnt -= #a } } cnt > 0", NARROWED),
+    Row("x = 1 { x = 2 } x == 2 check", NARROWED),
     Row("atomic cnt = 0 m = {path (-- cnt += 1){1,3}} cnt == m", NARROWED),
 ]
 
