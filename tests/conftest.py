@@ -235,6 +235,19 @@ def plan_candidates(db: Path, query: str, variations: bool) -> set[tuple[int, in
         con.close()
 
 
+def narrowed_soundly(db: Path, query: str, variations: bool) -> set[tuple[int, int]]:
+    """The plan's candidates of ``query``, once the default engine has given the tree-walker's
+    matches (some) and every match is among the candidates: what a narrowing must keep."""
+    from cqlindex.exec.run import run
+
+    fast = run(db, query, variations=variations)
+    slow = run(db, query, variations=variations, engine="python")
+    assert fast.matches == slow.matches and fast.positions > 0
+    candidates = plan_candidates(db, query, variations)
+    assert {(game, pid) for game, ids in slow.matches.items() for pid in ids} <= candidates
+    return candidates
+
+
 BITBOARDS = ("wk", "wq", "wr", "wb", "wn", "wp", "bk", "bq", "br", "bb", "bn", "bp")
 
 

@@ -9,10 +9,9 @@ match, and they are fewer than with every piece counted (the reach tables made t
 from __future__ import annotations
 
 import pytest
-from conftest import plan_candidates
+from conftest import narrowed_soundly, plan_candidates
 
 from cqlindex.board.reach import ALL
-from cqlindex.exec.run import run
 from cqlindex.filters.sets import sql_reach
 
 QUERIES = [
@@ -33,10 +32,6 @@ def db(build_db):
 
 @pytest.mark.parametrize("query", QUERIES)
 def test_a_known_target_narrows_to_pieces_in_reach_and_keeps_every_match(db, query: str, monkeypatch) -> None:
-    fast = run(db, query, variations=True)
-    slow = run(db, query, variations=True, engine="python")
-    assert fast.matches == slow.matches and fast.positions > 0
-    candidates = plan_candidates(db, query, True)
-    assert {(game, pid) for game, ids in slow.matches.items() for pid in ids} <= candidates
+    candidates = narrowed_soundly(db, query, True)
     monkeypatch.setattr(sql_reach, "reach", lambda kind, targets: ALL if targets else 0)
     assert len(candidates) < len(plan_candidates(db, query, True))

@@ -15,6 +15,7 @@ from cqlindex.columnar import bitboards as B
 from cqlindex.columnar.engine import Columnar, Ctx, PieceVar, kernel
 from cqlindex.columnar.narrowing import narrowing
 from cqlindex.columnar.values import BOOL, NUM, SET, NotColumnar, Val, divided, matched, squares
+from cqlindex.columnar.variables import ASSIGNMENTS
 from cqlindex.cql import ast
 
 
@@ -53,7 +54,7 @@ def piece_squares(cm: Columnar, piece: PieceVar, rows: np.ndarray) -> Val:
 
 @kernel(ast.Assign)
 def assign(cm: Columnar, node: ast.Assign, ctx: Ctx) -> Val:
-    if node.op not in _OPERATORS:
+    if node.op not in ASSIGNMENTS:
         raise NotColumnar(node, f"the assignment {node.op}")
     value = cm.eval(node.value, ctx)
     if node.piece:
@@ -70,10 +71,6 @@ def assign(cm: Columnar, node: ast.Assign, ctx: Ctx) -> Val:
         value = Val(value.kind, np.where(value.ok, value.data, before.data), value.ok | before.ok)
     ctx.vars[node.name] = Val(value.kind, value.data, value.ok)
     return matched(assigned)
-
-
-#: The assignments taken: ``=`` and those that update a number (``+=``, ``-=``...).
-_OPERATORS = ("=", "+=", "-=", "*=", "/=", "%=")
 
 
 def _update(node: ast.Assign, value: Val, ctx: Ctx) -> Val:

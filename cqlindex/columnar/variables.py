@@ -45,7 +45,7 @@ def scoping_problem(node: ast.Node, visible: frozenset[str] = frozenset()) -> as
     if isinstance(node, ast.Variable):
         return None if node.name in visible else node
     if isinstance(node, ast.Assign):
-        if node.op not in _OPERATORS or (node.piece and node.op != "="):
+        if node.op not in ASSIGNMENTS or (node.piece and node.op != "="):
             return node
         return scoping_problem(node.value, visible)
     if isinstance(node, ast.Compound):
@@ -85,8 +85,8 @@ def scoping_problem(node: ast.Node, visible: frozenset[str] = frozenset()) -> as
     return None
 
 
-#: Assignments the columnar engine makes: ``=``, and the updates of a number.
-_OPERATORS = ("=", "+=", "-=", "*=", "/=", "%=")
+#: Assignments the columnar engine makes (kernels_vars): ``=``, and the updates of a number.
+ASSIGNMENTS = ("=", "+=", "-=", "*=", "/=", "%=")
 
 
 def _assigning_if(node: ast.If, visible: frozenset[str], local: set[str]) -> ast.Node | None:
