@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from cqlindex.columnar.count_bound import bounded_count
+from cqlindex.columnar.effects import through, write_back
 from cqlindex.columnar.engine import Columnar, Ctx, kernel
 from cqlindex.columnar.values import (BOOL, COMPARE, NUM, POS, SET, STR, NotColumnar, Val, divided, matched, number,
                                       scatter)
@@ -86,18 +87,13 @@ def conditional(cm: Columnar, node: ast.If, ctx: Ctx) -> Val:
 
 
 def _branch(cm: Columnar, branch: ast.Node, ctx: Ctx, rows: np.ndarray) -> Val:
-    """A branch's value at ``rows`` of ``ctx``. A branch that is an assignment (``if check n += 1``,
-    as :mod:`cqlindex.columnar.variables` allows it: to a variable its compound made) gives the
-    new values at those rows back to ``ctx``, where the compound's next members read them."""
+    """A branch's value at ``rows`` of ``ctx``. What the branch assigns (``if check n += 1``,
+    ``if seen == 0 {dr = ... seen = 1}``, where :mod:`cqlindex.columnar.variables` allows it)
+    goes back to ``ctx`` at those rows, where the compound's next members read it."""
     inner = ctx.take(rows)
-    value = cm.eval(branch, inner)
-    if isinstance(branch, ast.Assign):
-        new, old = inner.vars.get(branch.name), ctx.vars.get(branch.name)
-        if not (isinstance(new, Val) and isinstance(old, Val) and new.kind == old.kind and old.data is not None):
-            raise NotColumnar(branch, f"the variable {branch.name} assigned in a branch")
-        data, ok = old.data.copy(), old.ok.copy()
-        data[rows], ok[rows] = new.data, new.ok
-        ctx.vars[branch.name] = Val(old.kind, data, ok)
+    before = dict(inner.vars)
+    value = through(cm, branch, inner)
+    write_back(ctx, inner, before, rows)
     return value
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from cqlindex.columnar.effects import loop
 from cqlindex.columnar.engine import EVERY_CHILD, NO_CHILD, Columnar, Ctx, kernel
 from cqlindex.columnar import bitboards as B
 from cqlindex.columnar.find_threshold import find_by_threshold
@@ -132,6 +133,8 @@ def control(cm: Columnar, node: ast.Control, ctx: Ctx) -> Val:
     move that is not its parent's first, counted once per frame (an echo asks it of every
     target). In pre-order a parent's first child is the row after it. The other controls
     (``loop``, ``while``...) act, and stay with the tree-walker."""
+    if node.name == "loop":
+        return loop(cm, node, ctx)
     if node.name != "try":
         raise NotColumnar(node, f"'{node.name}'")
     entry = cm.memo.get(id(node))

@@ -15,7 +15,8 @@ from cqlindex.columnar import bitboards as B
 from cqlindex.columnar.engine import Columnar, Ctx, PieceVar, kernel
 from cqlindex.columnar.narrowing import narrowing
 from cqlindex.columnar.values import BOOL, NUM, SET, NotColumnar, Val, divided, matched, squares
-from cqlindex.columnar.variables import ASSIGNMENTS
+from cqlindex.columnar.effects import through, write_back
+from cqlindex.columnar.variables import ASSIGNMENTS, serial
 from cqlindex.cql import ast
 
 
@@ -104,13 +105,19 @@ def _update(node: ast.Assign, value: Val, ctx: Ctx) -> Val:
 def _bind_piece(cm: Columnar, node: ast.Assign, value: Val, ctx: Ctx) -> Val:
     """``piece x = S``: x names the piece on S where S is one occupied square, as the tree-walker
     binds it (:func:`cqlindex.filters.variables.python._bind_piece`); elsewhere the filter does
-    not match, and a compound (the only place such an assignment is taken, see
-    :mod:`cqlindex.columnar.variables`) reads x no further there."""
+    not match and x names the piece it named before (serialpin.cql's loop reads it after the
+    round that failed)."""
     if value.kind != SET:
         return matched(np.zeros(len(ctx), bool))
     bits = np.where(value.ok, value.data, np.uint64(0))
     bound = (np.bitwise_count(bits) == 1) & ((bits & cm.frame.occupied[ctx.rows]) != 0)
-    ctx.vars[node.name] = PieceVar(ctx.rows.copy(), np.where(bound, bits, np.uint64(0)))
+    before = ctx.vars.get(node.name)
+    if isinstance(before, PieceVar):  # where nothing is bound, x names what it named before
+        ctx.vars[node.name] = PieceVar(np.where(bound, ctx.rows, before.rows), np.where(bound, bits, before.bits))
+    elif before is None or bound.all():
+        ctx.vars[node.name] = PieceVar(ctx.rows.copy(), np.where(bound, bits, np.uint64(0)))
+    else:
+        raise NotColumnar(node, f"the variable {node.name} changes kind")
     return matched(bound)
 
 
@@ -127,12 +134,44 @@ def iterate(cm: Columnar, node: ast.Iterate, ctx: Ctx) -> Val:
     boards = np.where(domain.ok, domain.data, np.uint64(0))
     if node.kind == "piece":
         boards &= cm.frame.occupied[ctx.rows]
+    if serial(node, frozenset(ctx.vars)):
+        return _in_turn(cm, node, ctx, boards, domain.ok)
     if node.all and cm._reads(node.body) is not None:
         return matched(domain.ok & _every(cm, node, ctx, boards))
     held = _held(cm, node, ctx, _narrowed(cm, node, ctx, boards))
     if node.all:
         return matched(domain.ok & (held == boards))
     return squares(held, domain.ok)  # empty where the body held nowhere; none where the domain has none
+
+
+def _in_turn(cm: Columnar, node: ast.Iterate, ctx: Ctx, boards: np.ndarray, defined: np.ndarray) -> Val:
+    """The iteration a square at a time, lowest first, as the tree-walker does it, where the body
+    assigns what the next square (or what follows the iteration) reads: each round takes the
+    next square of every position at once, and what the body assigned there is written back to
+    ``ctx`` (:mod:`cqlindex.columnar.effects`). ``all`` stops at a position's first failure."""
+    held = np.zeros(len(ctx), np.uint64)
+    every = np.ones(len(ctx), bool)
+    left = boards.copy()
+    live = np.flatnonzero(left)
+    while len(live):
+        rest = left[live]
+        square = rest & (~rest + np.uint64(1))
+        left[live] = rest ^ square
+        inner = ctx.take(live)
+        inner.vars[node.var] = PieceVar(inner.rows.copy(), square) if node.kind == "piece" else squares(square)
+        before = dict(inner.vars)
+        holds = through(cm, node.body, inner).truth()
+        del inner.vars[node.var]  # the iteration's own variable does not outlive it
+        write_back(ctx, inner, before, live)
+        held[live[holds]] |= square[holds]
+        if node.all:
+            failed = live[~holds]
+            every[failed] = False
+            left[failed] = 0
+        live = live[left[live] != 0]
+    if node.all:
+        return matched(defined & every)
+    return squares(held, defined)
 
 
 def _narrowed(cm: Columnar, node: ast.Iterate, ctx: Ctx, boards: np.ndarray) -> np.ndarray:

@@ -1,9 +1,12 @@
 """Which variables a filter reads, and whether its assignments fit the columnar engine's scoping.
 
 The columnar engine keeps a variable as one array per context; a compound's members see what
-the members before them assigned. What it does not model is a variable assigned inside a
-nested filter and read after that filter ends, nor one assigned again below where it was
-bound: :func:`scoping_problem` finds those, and the query then goes to the tree-walker.
+the members before them assigned, and what an ``if``'s branch, a ``loop``'s body or an
+iteration taken a square at a time assigns goes back to where that filter stands
+(:mod:`cqlindex.columnar.effects`). What it does not model is a variable assigned inside any
+other nested filter (a find's body, an operand) and read after that filter ends, nor one
+assigned again below where it was bound: :func:`scoping_problem` finds those, and the query
+then goes to the tree-walker.
 """
 
 from __future__ import annotations
@@ -49,25 +52,7 @@ def scoping_problem(node: ast.Node, visible: frozenset[str] = frozenset()) -> as
             return node
         return scoping_problem(node.value, visible)
     if isinstance(node, ast.Compound):
-        local: set[str] = set()
-        for item in members(node):  # a nested compound's members as the compound's own (kernels_logic)
-            if isinstance(item, ast.If) and any(isinstance(b, ast.Assign) for b in (item.then, item.other)):
-                problem = _assigning_if(item, visible | local, local)
-                if problem is not None:
-                    return problem
-                continue
-            if isinstance(item, ast.Assign):
-                if item.name in visible and item.name not in local:
-                    return item  # assigned again below where an outer filter bound it
-                problem = scoping_problem(item, visible | local)
-                if problem is not None:
-                    return problem
-                local.add(item.name)
-                continue
-            problem = scoping_problem(item, visible | local)
-            if problem is not None:
-                return problem
-        return None
+        return _through(node, visible, frozenset())[0]
     if isinstance(node, ast.Iterate):
         if node.var in visible:
             return node
@@ -89,23 +74,102 @@ def scoping_problem(node: ast.Node, visible: frozenset[str] = frozenset()) -> as
 ASSIGNMENTS = ("=", "+=", "-=", "*=", "/=", "%=")
 
 
-def _assigning_if(node: ast.If, visible: frozenset[str], local: set[str]) -> ast.Node | None:
-    """``if C x op v [else ...]`` as a compound's member: a branch that is an assignment gives its
-    variable's new values back to the compound (kernels_logic), so x must be one the compound
-    already made (``n = 0 ... if check n += 1 ... n >= 2``), never a piece or an outer one."""
-    problem = scoping_problem(node.cond, visible)
-    if problem is not None:
-        return problem
-    for branch in (node.then, node.other):
-        if branch is None:
-            continue
-        if isinstance(branch, ast.Assign):
-            if branch.piece or branch.name not in local:
-                return branch
-        problem = scoping_problem(branch, visible)
+def _through(node: ast.Node, visible: frozenset[str], writable: frozenset[str]
+             ) -> tuple[ast.Node | None, frozenset[str]]:
+    """(the first problem, the names assigned) of ``node`` where what it assigns goes back to
+    where it stands (:mod:`cqlindex.columnar.effects`): a compound's member, an ``if``'s branch
+    there, a ``loop``'s body, the body of an iteration taken a square at a time. ``writable``:
+    the visible names it may assign again (those its enclosing compounds made, not an
+    iteration's or an echo's)."""
+    if not isinstance(node, ast.Compound) or not node.items:
+        return _member(node, visible, writable)
+    local: set[str] = set()
+    for item in members(node):  # a nested compound's members as the compound's own (kernels_logic)
+        problem, made = _member(item, visible | local, writable | local)
         if problem is not None:
-            return problem
-    return None
+            return problem, frozenset()
+        local |= made
+    return None, frozenset(local)
+
+
+def _member(node: ast.Node, visible: frozenset[str], writable: frozenset[str]
+            ) -> tuple[ast.Node | None, frozenset[str]]:
+    """:func:`_through` of one filter (not a compound)."""
+    if isinstance(node, ast.Assign):
+        if node.name in visible and node.name not in writable:
+            return node, frozenset()  # an iteration's variable, or one made where this cannot reach
+        return scoping_problem(node, visible), frozenset({node.name})
+    if isinstance(node, ast.If) and _assigns(node):
+        problem = scoping_problem(node.cond, visible)
+        made: frozenset[str] = frozenset()
+        for branch in (node.then, node.other):
+            if problem is None and branch is not None:
+                # CQL reads in text order: what the first branch assigns is known in the second
+                problem, more = _through(branch, visible | made, writable | made)
+                made |= more
+        return problem, made
+    if isinstance(node, ast.Control) and node.name == "loop":
+        return _through(node.args[0], visible, writable)
+    if isinstance(node, ast.Not) and not isinstance(node.arg, ast.Compound):
+        return _member(node.arg, visible, writable)  # its kernel asks the filter in its own place
+    if isinstance(node, ast.Iterate) and serial(node, visible):
+        if node.var in visible:
+            return node, frozenset()
+        problem = scoping_problem(node.domain, visible)
+        if problem is not None:
+            return problem, frozenset()
+        problem, made = _through(node.body, visible | {node.var}, writable)
+        return problem, made - {node.var}
+    return scoping_problem(node, visible), frozenset()
+
+
+def _assigns(node: ast.Node) -> bool:
+    return any(isinstance(inner, ast.Assign) for inner in ast.walk(node))
+
+
+def serial(node: ast.Iterate, outside: frozenset[str]) -> bool:
+    """Whether the iteration's body must be evaluated a square at a time, in the tree-walker's
+    order (lowest square first): it assigns a name known ``outside`` it (its values go on from
+    square to square, and out), or one a square may read before it assigns it (``if seen == 0
+    {dr = ... seen = 1} else dr == ...``: what one square did, the next reads). Otherwise every
+    square is evaluated at once, each with its own copy of the body's variables."""
+    items = _items(node.body)
+    return any(name in outside or not _fresh(items, name) for name in _made(node.body) - {node.var})
+
+
+def _items(node: ast.Node) -> tuple[ast.Node, ...]:
+    return members(node) if isinstance(node, ast.Compound) else (node,)
+
+
+def _made(node: ast.Node) -> frozenset[str]:
+    """The names ``node`` assigns where the assignment goes back to where it stands."""
+    if isinstance(node, ast.Assign):
+        return frozenset({node.name})
+    if isinstance(node, ast.Compound):
+        return frozenset().union(*(_made(item) for item in members(node)))
+    if isinstance(node, ast.If):
+        return frozenset().union(*(_made(b) for b in (node.then, node.other) if b is not None))
+    if isinstance(node, ast.Control) and node.name == "loop":
+        return _made(node.args[0])
+    if isinstance(node, ast.Iterate):
+        return _made(node.body) - {node.var}
+    return frozenset()
+
+
+def _fresh(items: tuple[ast.Node, ...], name: str) -> bool:
+    """Whether the first of ``items`` (in order) to name ``name`` gives it a new value before
+    anything reads it: ``name = v`` itself, or an iteration whose body does so."""
+    for item in items:
+        if not any(isinstance(x, (ast.Variable, ast.Assign)) and x.name == name for x in ast.walk(item)):
+            continue
+        if isinstance(item, ast.Assign):
+            return item.name == name and item.op == "=" and not any(
+                isinstance(x, (ast.Variable, ast.Assign)) and x.name == name for x in ast.walk(item.value))
+        if isinstance(item, ast.Iterate) and item.var != name and not any(
+                isinstance(x, (ast.Variable, ast.Assign)) and x.name == name for x in ast.walk(item.domain)):
+            return _fresh(_items(item.body), name)
+        return False
+    return True
 
 
 def _scan(value: object, visible: frozenset[str]) -> ast.Node | None:

@@ -19,6 +19,14 @@ TABLE = [
     Row("x = 0 loop {x += 1 x < 3} x == 3", NARROWED),
     Row("x = 0 loop {x += 1 x < #A} x > 10", NARROWED),
     Row("loop false", NARROWED),
+    # what a round assigns stays, a failing round's too (y counts the round that failed)
+    Row("x = 0 y = 0 loop {y += 1 x < 2 x += 1} y == 3 x == 2 check", NARROWED),
+    Row("cnt = 0 loop {cnt < #P cnt += 1} cnt == #P cnt >= 7", NARROWED),
+    Row("k1 = 0 s1 = 0 loop {if check s1 += 1 k1 += 1 k1 < 3} s1 == 3", NARROWED),
+    # serialpin.cql's chain (bounded: two pieces may pin each other): a piece that fails to bind
+    # keeps naming the last one bound
+    Row("[Aa]Pinner in pin from [Aa] {[Aa]Cur = Pinner Len = 1"
+        " loop {[Aa]Cur = pin through [Aa] from Cur Len += 1 Len < 4} Len >= 2 Cur & [Aa] & ~Pinner}", NARROWED),
     Row("x = 0 while (x < #A) x += 1 x == #A", NARROWED),
     Row("x = 0 while (x < 3) {x += 1 check} x == 3", NARROWED),
     Row("cnt = 0 while (cnt < 10) cnt += 2 cnt == 10 check", NARROWED),

@@ -61,6 +61,17 @@ TABLE = [
     Row("cnt = 0 { cnt += #A { cnt -= #a } } cnt > 0", NARROWED),
     Row("x = 1 { x = 2 } x == 2 check", NARROWED),
     Row("atomic cnt = 0 m = {path (-- cnt += 1){1,3}} cnt == m", NARROWED),
+    # an if's branch of several assignments; both branches assign, the second reads the first's
+    Row("x = 0 if check {x = 2 y = 3} else {x = 1 y = 4} x + y == 5", NARROWED),
+    # iterations whose body assigns what the next square reads: a square at a time, lowest first
+    Row("cnt = 0 piece Pc in [Aa] {cnt += 1} cnt == 32", NARROWED),
+    Row("cnt = 0 not square all Sq in [Aa] {cnt += 1 Sq & A} cnt == 17", NARROWED),
+    Row("tot = 0 square Sq in A {tot += 1 hi = Sq} hi & K tot >= 3", NARROWED),
+    Row("seen = 0 square all Sq in A {if seen == 0 {low = file Sq seen = 1} else file Sq >= low}", NARROWED),
+    Row("seen = 0 hits = 0 square Sq in [Aa] {if seen == 0 {fl = file Sq seen = 1} else {file Sq == fl hits += 1}}"
+        " hits >= 3", NARROWED),
+    # a fresh variable per square (the outer iteration stays all squares at once), an inner one in turn
+    Row("square Sq in [Rr] {cnt = 0 piece Pc in [Aa] attackedby Sq {cnt += 1} cnt >= 2}", NARROWED),
 ]
 
 
