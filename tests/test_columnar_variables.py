@@ -25,6 +25,7 @@ def _blocker(text: str):
     "cnt = 0 not square all Sq in [Aa] {cnt += 1 Sq & A} cnt == 17",    # 'not' asks it in its own place
     "Len = 1 loop {Len += 1 Len < 5} sort Len",
     "function f(v) {v += 1} cnt = 0 loop {f(cnt) cnt < 4}",
+    "cnt = 0 tot = 0 while ({tot += 1 cnt < #p}) cnt += 1 tot > 3",
 ])
 def test_followed(text: str) -> None:
     assert _blocker(text) is None

@@ -101,6 +101,40 @@ def same(a: Val | PieceVar | None, b: Val | PieceVar | None) -> np.ndarray | boo
     return equal
 
 
+def _changed(before: dict, inner: Ctx) -> np.ndarray:
+    """Per row of ``inner``, whether a variable has another value than in ``before``."""
+    changed = np.zeros(len(inner), bool)
+    for name, value in inner.vars.items():
+        if before.get(name) is not value:
+            changed |= ~(np.ones(len(inner), bool) & same(before.get(name), value))
+    return changed
+
+
+def repeat_while(cm: Columnar, node: ast.Control, ctx: Ctx) -> Val:
+    """``while (C) F``: as long as C matches, F (matching or not); always matches. A round
+    that changes nothing would go on for ever, as for :func:`loop`. A regular-expression C
+    resumes its search where it last matched: the tree-walker's."""
+    cond, body = node.args
+    if isinstance(cond, ast.Binary) and cond.op == "~~":
+        raise NotColumnar(node, "'while' over a string's matches")
+    live = np.arange(len(ctx))
+    while len(live):
+        inner = ctx.take(live)
+        before = dict(inner.vars)
+        holds = through(cm, cond, inner).truth()
+        go = np.flatnonzero(holds)
+        if len(go):
+            part = inner.take(go)
+            start = dict(part.vars)
+            through(cm, body, part)
+            write_back(inner, part, start, go)
+        if (holds & ~_changed(before, inner)).any():
+            raise NotColumnar(node, "a while round that changes nothing (the tree-walker reports it)")
+        write_back(ctx, inner, before, live)
+        live = live[holds]
+    return matched(np.ones(len(ctx), bool))
+
+
 def loop(cm: Columnar, node: ast.Control, ctx: Ctx) -> Val:
     """``loop F``: F again and again until it fails, a round for every row still going at once;
     matches where F matched once. What a round assigns stays, a failing one's too, as the
@@ -113,11 +147,7 @@ def loop(cm: Columnar, node: ast.Control, ctx: Ctx) -> Val:
         inner = ctx.take(live)
         before = dict(inner.vars)
         holds = through(cm, body, inner).truth()
-        still = np.zeros(len(live), bool)
-        for name, value in inner.vars.items():
-            if before.get(name) is not value:
-                still |= ~(np.ones(len(live), bool) & same(before.get(name), value))
-        if (holds & ~still).any():
+        if (holds & ~_changed(before, inner)).any():
             raise NotColumnar(node, "a loop round that changes nothing (the tree-walker reports it)")
         write_back(ctx, inner, before, live)
         ran[live[holds]] = True

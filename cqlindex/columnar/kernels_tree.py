@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cqlindex.columnar.effects import loop
+from cqlindex.columnar.effects import loop, repeat_while
 from cqlindex.columnar.engine import EVERY_CHILD, NO_CHILD, Columnar, Ctx, kernel
 from cqlindex.columnar import bitboards as B
 from cqlindex.columnar.find_threshold import find_by_threshold
@@ -135,6 +135,8 @@ def control(cm: Columnar, node: ast.Control, ctx: Ctx) -> Val:
     (``loop``, ``while``...) act, and stay with the tree-walker."""
     if node.name == "loop":
         return loop(cm, node, ctx)
+    if node.name == "while":
+        return repeat_while(cm, node, ctx)
     if node.name != "try":
         raise NotColumnar(node, f"'{node.name}'")
     entry = cm.memo.get(id(node))

@@ -39,7 +39,7 @@ def _why_not(node: ast.Node, body: ast.Node) -> str | None:
         return None  # a line's or a path's constituents: their kernel reads them
     if not has_kernel(node):
         return f"{type(node).__name__.lower()} has no columnar kernel yet"
-    if isinstance(node, ast.Control) and node.name not in ("try", "loop"):
+    if isinstance(node, ast.Control) and node.name not in ("try", "loop", "while"):
         return f"'{node.name}' has no columnar kernel yet"
     if isinstance(node, ast.Keyword) and node.name not in FACTS and node.name not in _KEYWORDS:
         return f"'{node.name}' has no columnar kernel yet"

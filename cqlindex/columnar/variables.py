@@ -108,8 +108,14 @@ def _member(node: ast.Node, visible: frozenset[str], writable: frozenset[str]
                 problem, more = _through(branch, visible | made, writable | made)
                 made |= more
         return problem, made
-    if isinstance(node, ast.Control) and node.name == "loop":
-        return _through(node.args[0], visible, writable)
+    if isinstance(node, ast.Control) and node.name in ("loop", "while"):
+        made = frozenset()
+        for part in node.args:  # a while's condition, then its body
+            problem, more = _through(part, visible | made, writable | made)
+            if problem is not None:
+                return problem, frozenset()
+            made |= more
+        return None, made
     if isinstance(node, ast.Not) and not isinstance(node.arg, ast.Compound):
         return _member(node.arg, visible, writable)  # its kernel asks the filter in its own place
     if isinstance(node, ast.Iterate) and serial(node, visible):
@@ -149,8 +155,8 @@ def _made(node: ast.Node) -> frozenset[str]:
         return frozenset().union(*(_made(item) for item in members(node)))
     if isinstance(node, ast.If):
         return frozenset().union(*(_made(b) for b in (node.then, node.other) if b is not None))
-    if isinstance(node, ast.Control) and node.name == "loop":
-        return _made(node.args[0])
+    if isinstance(node, ast.Control) and node.name in ("loop", "while"):
+        return frozenset().union(*(_made(part) for part in node.args))
     if isinstance(node, ast.Iterate):
         return _made(node.body) - {node.var}
     return frozenset()

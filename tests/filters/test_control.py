@@ -32,6 +32,8 @@ TABLE = [
     Row("cnt = 0 while (cnt < 10) cnt += 2 cnt == 10 check", NARROWED),
     Row('s = "" while ("RBNQ" ~~ "[BN]") s += \\0 s == "BN" wtm', NARROWED),
     Row("while (false) check", NARROWED),
+    # what the condition assigns stays, the last test's (which fails) too
+    Row("cnt = 0 tot = 0 while ({tot += 1 cnt < #p}) cnt += 1 tot == #p + 1 check", NARROWED),
     Row("assert #K == 1", NARROWED),
     Row("check assert #k == 1", NARROWED),
 ]
