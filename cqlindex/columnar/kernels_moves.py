@@ -14,7 +14,7 @@ import numpy as np
 
 from cqlindex.columnar import bitboards as B, kernels_generated as generated
 from cqlindex.columnar.engine import EVERY_CHILD, Columnar, Ctx, kernel
-from cqlindex.columnar.values import SET, NotColumnar, Val, matched, squares
+from cqlindex.columnar.values import SET, STR, NotColumnar, Val, matched, squares
 from cqlindex.cql import ast
 from cqlindex.cql.kinds import SET as SET_KIND, kind_of
 
@@ -149,6 +149,25 @@ def _has(boards: np.ndarray | None, squares_: np.ndarray, has: np.ndarray) -> np
     return has.copy() if boards is None else _bit(boards, squares_, has)
 
 
+#: A one-letter string's code point -> the promotion type it names (either case), 0 for none.
+_TYPE_OF_CODE = np.zeros(128, np.int64)
+for _letter, _type in _PROMOTION_TYPES.items():
+    _TYPE_OF_CODE[ord(_letter)] = _TYPE_OF_CODE[ord(_letter.lower())] = _type
+
+
+def _named_promotion(cm: Columnar, node: ast.Dash, ctx: Ctx) -> np.ndarray | None:
+    """``--=T``: per row, the promotion type T's value names (a piece type letter in either case,
+    as the tree-walker reads it: cqlindex.filters.moves.legal.promotion_letters), 0 where it
+    names none (no move matches there); None without ``=T``."""
+    if node.promote_by is None:
+        return None
+    value = cm.eval(node.promote_by, ctx)
+    if value.kind != STR:
+        return np.zeros(len(ctx), np.int64)
+    code = np.where(value.ok & (value.data >= 0) & (value.data < 128), value.data, 0)
+    return _TYPE_OF_CODE[code]
+
+
 @kernel(ast.Dash)
 def dash(cm: Columnar, node: ast.Dash, ctx: Ctx) -> Val:
     """``F--G`` and ``F[x]G`` as played: a move from F to G (the captured piece's square with
@@ -156,8 +175,6 @@ def dash(cm: Columnar, node: ast.Dash, ctx: Ctx) -> Val:
     with a target ``--(T ...)`` its value after the matching moves (a set: their union)."""
     if node.mode != "played":
         return generated.dash(cm, node, ctx)
-    if node.promote_by is not None:
-        raise NotColumnar(node, "a promotion named by a string")
     frame = cm.frame
     size = len(ctx)
     owner, child, _ = edges(cm, ctx)
@@ -174,10 +191,11 @@ def dash(cm: Columnar, node: ast.Dash, ctx: Ctx) -> Val:
         sides.append(value.data[owner])
     sources, targets = sides
     letters = {letter.upper() for letter in node.promote} if node.promote is not None else set()
+    named = _named_promotion(cm, node, ctx)
     source, target, captured, has_source, has_capture = _squares_of_moves(cm, child)
     null = frame.null_move[child]
     bare = node.left is None and node.right is None and not node.capture and not node.promotes
-    king_ok = ~np.asarray(node.capture or bool(letters)) & has_source & _has(sources, source, has_source) \
+    king_ok = ~np.asarray(node.capture or node.promotes) & has_source & _has(sources, source, has_source) \
         & _has(targets, target, has_source)
     accept = np.where(null, bare | king_ok, False)
     castles = (frame.castle[child] >= 0) & ~null
@@ -194,6 +212,8 @@ def dash(cm: Columnar, node: ast.Dash, ctx: Ctx) -> Val:
         plain &= _has(targets, target, ~null)
     if letters:
         plain &= np.isin(frame.promotion[child], [_PROMOTION_TYPES[x] for x in letters if x in _PROMOTION_TYPES])
+    if named is not None:
+        plain &= (frame.promotion[child] == named[owner]) & (named[owner] > 0)
     accept |= rook_side | plain
     accept &= ok[owner]
     if not node.target:

@@ -59,7 +59,7 @@ def _why_not(node: ast.Node, body: ast.Node) -> str | None:
     if isinstance(node, ast.GameFilter) and (node.name not in GAME_NAMES or (
             node.name not in ("year", "elo") and not any(isinstance(a, ast.String) for a in node.args))):
         return f"'{node.name}' has no columnar kernel yet"
-    if isinstance(node, ast.Dash) and node.promote_by is not None:
+    if isinstance(node, ast.Dash) and node.promote_by is not None and node.mode != "played":
         return "a promotion named by a string has no columnar kernel yet"
     if isinstance(node, ast.Dash) and node.mode != "played" and node.target and not (
             len(node.target) == 1 and isinstance(node.target[0], ast.Keyword)):

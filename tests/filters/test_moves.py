@@ -49,6 +49,8 @@ TABLE = [
     Row('T = "q" P--=T', NARROWED),
     Row('T = "K" --=T', NARROWED),
     Row('T = "Q" legal P--=T', NARROWED),
+    Row('if wtm T = "Q" else T = "n" [Pp]--=T', NARROWED),            # a letter per position
+    Row('function F(T){ path --=T --=T } F("Q")', NARROWED),          # babson1.cql's reciprocal promotions
     Row("P--=N", EXACT),
     Row("Q--(check)", EXACT),
     Row("--(o-o)", EXACT),
