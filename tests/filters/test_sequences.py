@@ -76,6 +76,9 @@ TABLE = [
     Row("path quiet -- [x]", NARROWED),
     Row('path title "t" verbose keepallbest -- check', NARROWED),
     Row("path focus R piecepath -- --", NARROWED),
+    # every walk's first move leaves its left side's square at the start (checked before the walk)
+    Row("[Aa]Pc in [RNBQrnbq] path focus Pc (Pc--~a-h1){2,3}", NARROWED),
+    Row("cnt = 0 [Aa]Pc in [Nn] path (Pc-- cnt += 1 --)+", NARROWED),
     Row("{path focus R -- --} pathcountunfocused < 0", NARROWED),
     Row("{path -- +} pathlastposition:mate", NARROWED),
     # The columnar kernel (columnar/kernels_path.py): repetitions, ranges, bans, the kept walk's end.

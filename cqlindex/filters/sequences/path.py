@@ -33,7 +33,7 @@ from __future__ import annotations
 from cqlindex.cql import ast
 from cqlindex.evaluate.context import Evaluator, evaluates
 from cqlindex.filters.sequences.path_focus import Focus
-from cqlindex.filters.sequences.path_needs import may_match
+from cqlindex.filters.sequences.path_needs import first_move_played, may_match
 from cqlindex.filters.sequences.path_refs import ACTIVE, STATUS, PathStatus
 from cqlindex.filters.sequences.path_walk import Walk, has_effects, memo_allowed
 from cqlindex.store.trees import GameTree, Position
@@ -44,8 +44,8 @@ def path(ev: Evaluator, node: ast.Path, pos: Position) -> object:
     banned = _banned(ev, node) if "nestban" in node.params else None
     if banned is not None and pos.id in banned:
         return None
-    if not may_match(ev, node, pos):
-        return None  # a promotion or capture every walk makes is made nowhere below
+    if not may_match(ev, node, pos) or not first_move_played(ev, node, pos):
+        return None  # a move every walk makes is made nowhere below (or not played here first)
     focus = None
     if node.focus is not None or "singlecolor" in node.params:
         focus = Focus(ev, node, pos)

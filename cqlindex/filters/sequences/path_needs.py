@@ -11,6 +11,12 @@ per game answers for any start in constant time.
 
 Only moves played (``mode == "played"``) count: a generated move (``legal``) is no move below.
 The check is a necessary condition, never a sufficient one: the search still decides.
+
+Likewise the first move of every walk, where every walk begins with a move (``T1--~C1`` in
+two-piece-cycle): it is played at the start (a focus too takes the focused moves played there
+first), so it leaves a square of its left side's value there. A piece loop asks the path of
+every pair of pieces at every position, and one lookup of that side then answers for most
+pairs, before a focus or a walk is made.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from collections.abc import Iterator
 
 from cqlindex.cql import ast
 from cqlindex.evaluate.context import Evaluator
+from cqlindex.filters.sets.python import as_set
 from cqlindex.query.analyse import plain
 from cqlindex.store.trees import Position
 
@@ -72,3 +79,38 @@ def may_match(ev: Evaluator, node: ast.Path, pos: Position) -> bool:
     if promotion and promotions[last] == promotions[first]:
         return False
     return not (capture and captures[last] == captures[first])
+
+
+def _first_move(node: ast.Path) -> ast.Dash | None:
+    """The move every walk of ``node`` begins with, when its left side is a plain filter (asked
+    at the start, it changes nothing); else None."""
+    first = node.items[0] if node.items else None
+    while isinstance(first, (ast.Repeat, ast.Sequence)):
+        if isinstance(first, ast.Repeat):
+            if first.low < 1:
+                return None
+            first = first.arg
+        else:
+            first = first.items[0] if first.items else None
+    if not isinstance(first, ast.Dash) or first.mode != "played" or first.left is None:
+        return None
+    return first if all(plain(x) for x in ast.walk(first.left)) else None
+
+
+def first_move_played(ev: Evaluator, node: ast.Path, pos: Position) -> bool:
+    """False where every walk begins with a move from F and no move played at ``pos`` leaves a
+    square of F there. Castling (the rook moves too) and null moves are not looked into."""
+    dash = ev.fact("path first move", node, _first_move)
+    if dash is None:
+        return True
+    positions = ev.tree.positions
+    froms = 0
+    for child_id in pos.children:
+        child = positions[child_id]
+        if child.castle is not None or child.null_move or child.move_from is None:
+            return True
+        froms |= 1 << child.move_from
+    if not froms:
+        return False
+    squares = as_set(ev.eval(dash.left, pos))
+    return squares is None or bool(squares & froms)  # not a set: the search says what that means
