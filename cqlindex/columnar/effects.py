@@ -106,7 +106,7 @@ def _changed(before: dict, inner: Ctx) -> np.ndarray:
     changed = np.zeros(len(inner), bool)
     for name, value in inner.vars.items():
         if before.get(name) is not value:
-            changed |= ~(np.ones(len(inner), bool) & same(before.get(name), value))
+            changed |= ~np.broadcast_to(same(before.get(name), value), len(inner))
     return changed
 
 

@@ -151,8 +151,7 @@ def _has(boards: np.ndarray | None, squares_: np.ndarray, has: np.ndarray) -> np
 
 #: A one-letter string's code point -> the promotion type it names (either case), 0 for none.
 _TYPE_OF_CODE = np.zeros(128, np.int64)
-for _letter, _type in _PROMOTION_TYPES.items():
-    _TYPE_OF_CODE[ord(_letter)] = _TYPE_OF_CODE[ord(_letter.lower())] = _type
+_TYPE_OF_CODE[[ord(c) for c in "QRBNqrbn"]] = [_PROMOTION_TYPES[c.upper()] for c in "QRBNqrbn"]
 
 
 def _named_promotion(cm: Columnar, node: ast.Dash, ctx: Ctx) -> np.ndarray | None:

@@ -131,8 +131,8 @@ def child_n(cm: Columnar, node: ast.ChildN, ctx: Ctx) -> Val:
 def control(cm: Columnar, node: ast.Control, ctx: Ctx) -> Val:
     """``try``: exactly one position on the way here (this one included) is reached by a white
     move that is not its parent's first, counted once per frame (an echo asks it of every
-    target). In pre-order a parent's first child is the row after it. The other controls
-    (``loop``, ``while``...) act, and stay with the tree-walker."""
+    target). In pre-order a parent's first child is the row after it. ``loop`` and ``while``:
+    :mod:`cqlindex.columnar.effects`; the others (``assert``...) stay with the tree-walker."""
     if node.name == "loop":
         return loop(cm, node, ctx)
     if node.name == "while":

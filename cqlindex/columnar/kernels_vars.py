@@ -12,11 +12,11 @@ from __future__ import annotations
 import numpy as np
 
 from cqlindex.columnar import bitboards as B
+from cqlindex.columnar.effects import through, write_back
 from cqlindex.columnar.engine import Columnar, Ctx, PieceVar, kernel
 from cqlindex.columnar.narrowing import narrowing
 from cqlindex.columnar.values import BOOL, NUM, SET, NotColumnar, Val, divided, matched, squares
-from cqlindex.columnar.effects import through, write_back
-from cqlindex.columnar.variables import ASSIGNMENTS, serial
+from cqlindex.columnar.variables import ASSIGNMENTS, serial, serial_facts
 from cqlindex.cql import ast
 
 
@@ -134,7 +134,10 @@ def iterate(cm: Columnar, node: ast.Iterate, ctx: Ctx) -> Val:
     boards = np.where(domain.ok, domain.data, np.uint64(0))
     if node.kind == "piece":
         boards &= cm.frame.occupied[ctx.rows]
-    if serial(node, frozenset(ctx.vars)):
+    facts = cm.memo.get(("serial", id(node)))
+    if facts is None or facts[0] is not node:  # worked out once a frame, not at every evaluation
+        facts = cm.memo[("serial", id(node))] = (node, serial_facts(node))
+    if serial(node, frozenset(ctx.vars), facts[1]):
         return _in_turn(cm, node, ctx, boards, domain.ok)
     if node.all and cm._reads(node.body) is not None:
         return matched(domain.ok & _every(cm, node, ctx, boards))

@@ -133,14 +133,23 @@ def _assigns(node: ast.Node) -> bool:
     return any(isinstance(inner, ast.Assign) for inner in ast.walk(node))
 
 
-def serial(node: ast.Iterate, outside: frozenset[str]) -> bool:
+def serial(node: ast.Iterate, outside: frozenset[str], facts: tuple | None = None) -> bool:
     """Whether the iteration's body must be evaluated a square at a time, in the tree-walker's
     order (lowest square first): it assigns a name known ``outside`` it (its values go on from
     square to square, and out), or one a square may read before it assigns it (``if seen == 0
     {dr = ... seen = 1} else dr == ...``: what one square did, the next reads). Otherwise every
-    square is evaluated at once, each with its own copy of the body's variables."""
+    square is evaluated at once, each with its own copy of the body's variables. ``facts``:
+    :func:`serial_facts` of ``node``, where the caller keeps them."""
+    made, stale = facts if facts is not None else serial_facts(node)
+    return bool(stale) or not made.isdisjoint(outside)
+
+
+def serial_facts(node: ast.Iterate) -> tuple[frozenset[str], frozenset[str]]:
+    """(the names the body assigns back where it stands, those of them a square may read before
+    it assigns them): the body's alone, the same at every batch."""
     items = _items(node.body)
-    return any(name in outside or not _fresh(items, name) for name in _made(node.body) - {node.var})
+    made = _made(node.body) - {node.var}
+    return made, frozenset(name for name in made if not _fresh(items, name))
 
 
 def _items(node: ast.Node) -> tuple[ast.Node, ...]:

@@ -33,7 +33,7 @@ from __future__ import annotations
 from cqlindex.cql import ast
 from cqlindex.evaluate.context import Evaluator, evaluates
 from cqlindex.filters.sequences.path_focus import Focus
-from cqlindex.filters.sequences.path_needs import first_move_played, may_match
+from cqlindex.filters.sequences.path_needs import first_move_played, leading_move, may_match
 from cqlindex.filters.sequences.path_refs import ACTIVE, STATUS, PathStatus
 from cqlindex.filters.sequences.path_walk import Walk, has_effects, memo_allowed
 from cqlindex.store.trees import GameTree, Position
@@ -78,16 +78,7 @@ def path(ev: Evaluator, node: ast.Path, pos: Position) -> object:
 
 def _starts_with_move(node: ast.Path) -> bool:
     """Whether every walk of ``node`` begins with a move (nothing is tested before it)."""
-    first = node.items[0]
-    while True:
-        if isinstance(first, ast.Dash):
-            return True
-        if isinstance(first, ast.Repeat) and first.low >= 1:
-            first = first.arg
-        elif isinstance(first, ast.Sequence):
-            first = first.items[0]
-        else:
-            return False
+    return leading_move(node) is not None
 
 
 def _memo(ev: Evaluator, node: ast.Path) -> bool:

@@ -81,9 +81,8 @@ def may_match(ev: Evaluator, node: ast.Path, pos: Position) -> bool:
     return not (capture and captures[last] == captures[first])
 
 
-def _first_move(node: ast.Path) -> ast.Dash | None:
-    """The move every walk of ``node`` begins with, when its left side is a plain filter (asked
-    at the start, it changes nothing); else None."""
+def leading_move(node: ast.Path) -> ast.Dash | None:
+    """The move every walk of ``node`` begins with (nothing is tested before it), or None."""
     first = node.items[0] if node.items else None
     while isinstance(first, (ast.Repeat, ast.Sequence)):
         if isinstance(first, ast.Repeat):
@@ -92,7 +91,14 @@ def _first_move(node: ast.Path) -> ast.Dash | None:
             first = first.arg
         else:
             first = first.items[0] if first.items else None
-    if not isinstance(first, ast.Dash) or first.mode != "played" or first.left is None:
+    return first if isinstance(first, ast.Dash) else None
+
+
+def _first_move(node: ast.Path) -> ast.Dash | None:
+    """:func:`leading_move`, when it is played and its left side is a plain filter (asked at the
+    start, it changes nothing); else None."""
+    first = leading_move(node)
+    if first is None or first.mode != "played" or first.left is None:
         return None
     return first if all(plain(x) for x in ast.walk(first.left)) else None
 
