@@ -12,9 +12,11 @@ from cqlindex.exec.run import run
 
 #: (query, whether the bound leaves some rows out)
 QUERIES = [
-    ("#(A attacks (. attackedby k)) >= 3", True),
+    ("#(A attacks (. attackedby q)) >= 3", True),
     ("flipcolor { #(a attacks K) == 2 }", True),           # a double check
-    ("#(A attacks (. attackedby k)) == 2", True),         # exactly: three attackers is not two
+    ("#(A attacks (. attackedby q)) == 2", True),         # exactly: three attackers is not two
+    ("#(A attacks (. attackedby k)) >= 3", False),        # a king zone: SQL's bound, read at the
+    ("#(A attacks (. attackedby k)) == 2", False),        # king's square, left the rest out
     ("2 <= #([QRBN] attacks [qrbn])", True),              # the number first
     ("#(A attacks d-e4-5) > 3", False),                   # Z known when planning: SQL's own bound
     ("#(P attacks a-h6) >= 1", False),                    # (filters/sets/sql_reach.py) left the rest out

@@ -12,12 +12,18 @@ from __future__ import annotations
 
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
+from sqlglot.generator import Generator
 
 
 class CqlindexDuckDB(Dialect):
-    """sqlglot's base dialect with DuckDB's NULL ordering (ASC puts NULLs last)."""
+    """sqlglot's base dialect with DuckDB's NULL ordering (ASC puts NULLs last) and list literals
+    (``[1, 2]``: the base dialect's ``ARRAY(1, 2)`` is not DuckDB's)."""
 
     NULL_ORDERING = "nulls_are_last"
+
+    class Generator(Generator):
+        TRANSFORMS = {**Generator.TRANSFORMS,
+                      exp.Array: lambda self, e: f"[{self.expressions(e, flat=True)}]"}
 
 
 DUCKDB = CqlindexDuckDB()

@@ -10,10 +10,11 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from cqlindex.board import material
+from cqlindex.board.reach import attacks
 from cqlindex.cql import ast
 from cqlindex.cql.kinds import NUMBER, SET, STRING, kind_of
 from cqlindex.filters.sets.sql_lines import LinesSQL
-from cqlindex.filters.sets.sql_reach import standing_to_attack
+from cqlindex.filters.sets.sql_reach import at_king, king_index, standing_to_attack, standing_to_attack_around
 from cqlindex.plan import sql as S
 from cqlindex.plan.terms import (ALL_SQUARES, LETTERS, PIECE_COLUMNS, RESIDUAL, UNBOUNDED, Cond, NumTerm, Row, SetTerm,
                                  const)
@@ -267,21 +268,35 @@ class SetsSQL(LinesSQL):
 
     def _attackers(self, node: ast.Binary, a: SetTerm, b: SetTerm, row: Row) -> SetTerm:
         """``A attacks Z``: the squares of A, only where A's colours attack a square of Z; and
-        where Z is known when planning (``#(A attacks d4|e4|d5|e5) >= 3``), only the pieces
-        standing where their kind reaches it (:func:`standing_to_attack`)."""
+        where Z is known when planning (``#(A attacks d4|e4|d5|e5) >= 3``) or moves with a king
+        (``#(A attacks (. attackedby k)) >= 6``: :func:`_king_zones`), only the pieces standing
+        where their kind reaches it (:mod:`cqlindex.filters.sets.sql_reach`)."""
         reach = self._attacked(node.left, row)
         guard = b.sql if reach is None else (S.band(b.sql, reach) if b.sql is not None else reach)
+        colours = self._attack_colours(node.left)
+        pieces = a.sql
         if b.const is not None:
-            pieces = standing_to_attack(self._attack_colours(node.left), b.const, row.alias)
-            if a.sql is not None and a.const != ALL_SQUARES and _whole_sides(node.left) is None:
-                pieces = S.band(a.sql, pieces)
-        elif a.sql is None:
-            return UNBOUNDED
-        else:
-            pieces = a.sql
-        if guard is None:
-            return SetTerm(pieces, False)
-        return SetTerm(exp.Case(ifs=[exp.If(this=S.nonzero(guard), true=S.paren(pieces))], default=S.num(0)), False)
+            pieces = self._standing(node, a, standing_to_attack(colours, b.const, row.alias))
+        around = _king_zones(node.right) if b.const is None else None
+        if around is None:
+            return UNBOUNDED if pieces is None else SetTerm(_only_where(guard, pieces), False)
+        # The king's square picks a mask from each table; where the king's column holds not
+        # exactly one piece, the bound without them.
+        column, zones = around
+        index = king_index(column, row.alias)
+        near = _only_where(S.band(guard, at_king(zones, index)) if guard is not None else at_king(zones, index),
+                           self._standing(node, a, standing_to_attack_around(colours, zones, index, row.alias)))
+        anywhere = _only_where(guard, pieces if pieces is not None else standing_to_attack(colours, ALL_SQUARES,
+                                                                                            row.alias))
+        one_king = S.cmp("==", S.popcount(S.col(column, row.alias)), S.num(1))
+        return SetTerm(exp.Case(ifs=[exp.If(this=one_king, true=S.paren(near))], default=S.paren(anywhere)), False)
+
+    @staticmethod
+    def _standing(node: ast.Binary, a: SetTerm, standing: exp.Expression) -> exp.Expression:
+        """The pieces standing to attack, within A's squares where A is narrower than its colours."""
+        if a.sql is not None and a.const != ALL_SQUARES and _whole_sides(node.left) is None:
+            return S.band(a.sql, standing)
+        return standing
 
     def _attacked(self, node: ast.Node, row: Row) -> exp.Expression | None:
         """The squares the pieces of ``node``'s colours attack (None without attack maps)."""
@@ -479,6 +494,34 @@ def _colours(node: ast.Node, members: Callable[[ast.Transform], list[ast.Node]] 
 def _mentions(node: ast.Node, var: str) -> bool:
     """Whether ``node`` reads the variable ``var`` anywhere inside it."""
     return any(isinstance(n, ast.Variable) and n.name == var for n in ast.walk(node))
+
+
+def _only_where(guard: exp.Expression | None, pieces: exp.Expression) -> exp.Expression:
+    """``pieces`` where ``guard`` (squares attacked) is not empty, else no square."""
+    if guard is None:
+        return pieces
+    return exp.Case(ifs=[exp.If(this=S.nonzero(guard), true=S.paren(pieces))], default=S.num(0))
+
+
+def _king_zones(node: ast.Node) -> tuple[str, tuple[int, ...]] | None:
+    """Where ``node``'s squares can lie as a function of one king's square: (that king's column,
+    for each square s the squares ``node`` is within while the king stands on s); else None.
+    ``k`` (one king letter) is its own square; ``X attackedby k`` within the squares a king on s
+    attacks; ``X & Y`` within either side's."""
+    if isinstance(node, ast.Compound) and len(node.items) == 1:
+        return _king_zones(node.items[0])
+    if isinstance(node, ast.Pieces) and len(node.pieces) == 1 and next(iter(node.pieces)) in "Kk":
+        column = "wk" if "K" in node.pieces else "bk"
+        return column, tuple((1 << s) & node.squares for s in range(64))
+    if isinstance(node, ast.Binary) and node.op == "attackedby" and isinstance(node.right, ast.Pieces):
+        king = _king_zones(node.right)
+        if king is None:
+            return None
+        within = node.left.squares if isinstance(node.left, ast.Pieces) else ALL_SQUARES
+        return king[0], tuple(attacks("K")[s] & within if z else 0 for s, z in enumerate(king[1]))
+    if isinstance(node, ast.Binary) and node.op == "&":
+        return _king_zones(node.left) or _king_zones(node.right)
+    return None
 
 
 def _whole_sides(node: ast.Node) -> str | None:
