@@ -108,6 +108,22 @@ def test_spark_finds_the_default_engines_positions(spark, exported, counts: tupl
     assert not different, "\n".join(different)
 
 
+@pytest.mark.parametrize("query", [
+    "flipcolor { #(A attacks (. attackedby k)) >= 4 }",  # tables read at the king's square
+    "#([qrbn] attacks K) >= 1",
+])
+def test_spark_reads_a_king_zone_bound_as_duckdb_does(spark, exported, query: str) -> None:
+    """The king-zone bound's list lookups (1-based ``[i]`` in DuckDB, ``ELEMENT_AT`` on Spark)
+    keep the same candidates and find the same positions."""
+    from cqlindex.exec.spark import run_spark
+
+    db, directory = exported
+    expected = run(db, query, variations=True)
+    got = run_spark(directory, query, variations=True, spark=spark)
+    assert expected.positions > 0
+    assert (got.matches, got.candidates) == (expected.matches, expected.candidates)
+
+
 def test_cli_engine_spark_writes_the_same_output(spark, exported) -> None:
     db, directory = exported
     query = "sort ply check"  # narrowed: sort values come from the executors

@@ -20,6 +20,7 @@ class CqlindexDuckDB(Dialect):
     (``[1, 2]``: the base dialect's ``ARRAY(1, 2)`` is not DuckDB's)."""
 
     NULL_ORDERING = "nulls_are_last"
+    INDEX_OFFSET = 1  # a list's first element is [1]
 
     class Generator(Generator):
         TRANSFORMS = {**Generator.TRANSFORMS,

@@ -54,7 +54,9 @@ def at_king(table: tuple[int, ...], index: exp.Expression) -> exp.Expression:
     # Each entry a BIGINT constant (S.mask), not the list cast as a whole: a literal of h8's bit
     # alone reads as a wider integer, and a list of those would make every AND 128-bit.
     entries = [*table[1:63], ALL, table[63], table[0]]
-    return exp.Bracket(this=exp.Array(expressions=[S.mask(v) for v in entries]), expressions=[index.copy()])
+    # 1-based (offset), and safe=False: Spark reads it with ELEMENT_AT, 1-based too; its [i] is 0-based.
+    return exp.Bracket(this=exp.Array(expressions=[S.mask(v) for v in entries]), expressions=[index.copy()],
+                       offset=1, safe=False)
 
 
 def standing_to_attack_around(colours: str, zones: tuple[int, ...], index: exp.Expression, alias: str) -> exp.Expression:
