@@ -32,10 +32,19 @@ QUERIES = [
     "flipcolor { #(A attacks (. attackedby k)) >= 4 }",
     "#([QRN] attacks (. attackedby K)) >= 2",
     "#(A attacks (a attackedby k)) >= 2",            # the king's own defenders under fire
-    "#([qrbn] attacks K) >= 1",                      # a piece giving check: Z the king itself
+    "#([qrbn] attacks (_ attackedby K)) >= 2",       # empty squares by the king
     "piece x in [NB] { x attacks (_ attackedby k) }",
     "#(A attacks (. attackedby k & a-h7-8)) >= 3",
 ]
+
+
+def test_a_king_itself_keeps_the_attack_maps_bound_alone(db, monkeypatch) -> None:
+    """Z the king's own square: the attack maps already say check (rare), and a table lookup
+    per kind over every row cost more than the candidates it saved (p05 of the patterns)."""
+    query = "#(a attacks K) == 2"
+    candidates = narrowed_soundly(db, query, True)
+    monkeypatch.setattr(sql_reach, "reach", lambda kind, targets: ALL if targets else 0)
+    assert candidates == plan_candidates(db, query, True)
 
 
 @pytest.fixture(scope="module")

@@ -269,7 +269,7 @@ class SetsSQL(LinesSQL):
     def _attackers(self, node: ast.Binary, a: SetTerm, b: SetTerm, row: Row) -> SetTerm:
         """``A attacks Z``: the squares of A, only where A's colours attack a square of Z; and
         where Z is known when planning (``#(A attacks d4|e4|d5|e5) >= 3``) or moves with a king
-        (``#(A attacks (. attackedby k)) >= 6``: :func:`_king_zones`), only the pieces standing
+        (``#(A attacks (. attackedby k)) >= 6``: :func:`_king_zones`; not the king itself), only the pieces standing
         where their kind reaches it (:mod:`cqlindex.filters.sets.sql_reach`)."""
         reach = self._attacked(node.left, row)
         guard = b.sql if reach is None else (S.band(b.sql, reach) if b.sql is not None else reach)
@@ -278,6 +278,8 @@ class SetsSQL(LinesSQL):
         if b.const is not None:
             pieces = self._standing(node, a, standing_to_attack(colours, b.const, row.alias))
         around = _king_zones(node.right) if b.const is None else None
+        if around is not None and all(z & (z - 1) == 0 for z in around[1]):
+            around = None  # Z the king's own square: the attack maps already say check, rarely so
         if around is None:
             return UNBOUNDED if pieces is None else SetTerm(_only_where(guard, pieces), False)
         # The king's square picks a mask from each table; where the king's column holds not
