@@ -149,7 +149,7 @@ def serial_facts(node: ast.Iterate) -> tuple[frozenset[str], frozenset[str]]:
     it assigns them): the body's alone, the same at every batch."""
     items = _items(node.body)
     made = _made(node.body) - {node.var}
-    return made, frozenset(name for name in made if not _fresh(items, name))
+    return made, frozenset(name for name in made if not fresh(items, name))
 
 
 def _items(node: ast.Node) -> tuple[ast.Node, ...]:
@@ -171,7 +171,7 @@ def _made(node: ast.Node) -> frozenset[str]:
     return frozenset()
 
 
-def _fresh(items: tuple[ast.Node, ...], name: str) -> bool:
+def fresh(items: tuple[ast.Node, ...], name: str) -> bool:
     """Whether the first of ``items`` (in order) to name ``name`` gives it a new value before
     anything reads it: ``name = v`` itself, or an iteration whose body does so."""
     for item in items:
@@ -182,7 +182,7 @@ def _fresh(items: tuple[ast.Node, ...], name: str) -> bool:
                 isinstance(x, (ast.Variable, ast.Assign)) and x.name == name for x in ast.walk(item.value))
         if isinstance(item, ast.Iterate) and item.var != name and not any(
                 isinstance(x, (ast.Variable, ast.Assign)) and x.name == name for x in ast.walk(item.domain)):
-            return _fresh(_items(item.body), name)
+            return fresh(_items(item.body), name)
         return False
     return True
 

@@ -94,7 +94,7 @@ def leading_move(node: ast.Path) -> ast.Dash | None:
     return first if isinstance(first, ast.Dash) else None
 
 
-def _first_move(node: ast.Path) -> ast.Dash | None:
+def first_move(node: ast.Path) -> ast.Dash | None:
     """:func:`leading_move`, when it is played and its left side is a plain filter (asked at the
     start, it changes nothing); else None."""
     first = leading_move(node)
@@ -106,17 +106,26 @@ def _first_move(node: ast.Path) -> ast.Dash | None:
 def first_move_played(ev: Evaluator, node: ast.Path, pos: Position) -> bool:
     """False where every walk begins with a move from F and no move played at ``pos`` leaves a
     square of F there. Castling (the rook moves too) and null moves are not looked into."""
-    dash = ev.fact("path first move", node, _first_move)
+    dash = ev.fact("path first move", node, first_move)
     if dash is None:
         return True
+    froms = played_from(ev, pos)
+    if froms is None:
+        return True
+    if not froms:
+        return False
+    squares = as_set(ev.eval(dash.left, pos))
+    return squares is None or bool(squares & froms)  # not a set: the search says what that means
+
+
+def played_from(ev: Evaluator, pos: Position) -> int | None:
+    """The squares the moves played at ``pos`` leave; None where one of them castles or passes
+    (a null move), which this does not look into."""
     positions = ev.tree.positions
     froms = 0
     for child_id in pos.children:
         child = positions[child_id]
         if child.castle is not None or child.null_move or child.move_from is None:
-            return True
+            return None
         froms |= 1 << child.move_from
-    if not froms:
-        return False
-    squares = as_set(ev.eval(dash.left, pos))
-    return squares is None or bool(squares & froms)  # not a set: the search says what that means
+    return froms

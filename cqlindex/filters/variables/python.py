@@ -18,6 +18,7 @@ from cqlindex.evaluate.context import Evaluator, decides, evaluates
 from cqlindex.evaluate.values import MATCH, Squares, count, truncated_division
 from cqlindex.filters.moves.python import castling_rook
 from cqlindex.filters.sets.python import as_set
+from cqlindex.filters.variables.hoist import movers
 from cqlindex.query.analyse import plain
 from cqlindex.store.trees import GameTree, Position
 
@@ -204,6 +205,10 @@ def _iterate(ev: Evaluator, node: ast.Iterate, pos: Position, stop_at: bool | No
         return None, False
     if node.kind == "piece":
         domain &= pos.board().occupied
+    if not node.all and domain:
+        moving = movers(ev, node, pos)  # a body that needs its piece to move first (hoist.py)
+        if moving is not None:
+            domain &= moving
     saved = ev.variables.get(node.var)
     held = 0
     every = True
