@@ -154,6 +154,27 @@ def test_a_chunk_is_shared_where_its_games_take_long_enough(shared_at_once, monk
     assert len(kept) == 40 and (1 in kept) == children_take_games
 
 
+class Heavier(Where):
+    """:class:`Where`, with the games from the 20th on fifty times as slow as those before."""
+
+    def matches(self, tree: Tree, only) -> list[int]:
+        time.sleep(0.05 if tree.gamenumber >= 20 else 0.001)
+        return [0 if os.getpid() == self.parent else 1]
+
+
+def test_a_chunk_turning_heavy_is_shared_from_there(monkeypatch) -> None:
+    """The pace is looked at again after each game kept here: at the first games' pace the
+    whole chunk looks cheap, at the later games' it does not (bristol-universal's heavy games
+    come last in cql6-sample)."""
+    monkeypatch.setattr(fanout, "SERIAL_SECONDS", -1.0)
+    monkeypatch.setattr(fanout, "SHARED_SECONDS", 0.2)
+    kept: dict[int, list[int]] = {}
+    fanout.evaluate_games((Tree(g) for g in range(1, 61)), Heavier(), lambda tree: None,
+                          lambda game, ids, ev: kept.__setitem__(game, ids), (), 2)
+    assert sorted(kept) == list(range(1, 61))
+    assert all(kept[g] == [0] for g in range(1, 20)) and any(kept[g] == [1] for g in range(20, 61))
+
+
 # Each runs on the tree-walker (a dictionary, a path that assigns, a function with a loop) with
 # sort values, comments or messages to carry back from the children.
 QUERIES = [

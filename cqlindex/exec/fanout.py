@@ -5,8 +5,9 @@ the tree-walker does, at 50-100x the reference engine's cost per position, and o
 the reference runs ``-threads 2``. In a confirm step each game is evaluated on its own: a query
 whose verdicts depend on other games (persistent variables, messages, writefile) never gets here
 (:func:`cqlindex.exec.run.evaluates_every_game`). So once a run has spent :data:`SERIAL_SECONDS`
-evaluating its games, the rest are loaded in chunks, and each chunk whose games should take
-:data:`SHARED_SECONDS` at the pace so far is shared: this process and
+evaluating its games, the rest are loaded in chunks, and the rest of a chunk is shared from the
+first game where what is left of it should take :data:`SHARED_SECONDS` at the pace so far
+(evaluated here until then): this process and
 ``workers - 1`` children take its games one at a time from a shared counter (a heavy game does
 not leave the others idle), and the children send back what they found. The caller sees the games
 in their order, as from one process.
@@ -41,11 +42,13 @@ if TYPE_CHECKING:  # imported where games are shared: a query that never shares 
 #: Seconds of evaluation in this process alone before games are shared: a fork and the results'
 #: way back cost a few milliseconds, which a short run does not win back.
 SERIAL_SECONDS = 0.1
-#: Seconds a chunk's games are expected to take (at the pace of those evaluated here so far)
-#: for them to be shared: a fork of a large process and its copied pages cost tens of
+#: Seconds the rest of a chunk's games are expected to take (at the pace of those evaluated here
+#: so far) for them to be shared: a fork of a large process and its copied pages cost tens of
 #: milliseconds, and where loading the games is most of the work (a cheap body over whole games:
-#: 1 us a position to evaluate, 8 to load) sharing their evaluation gains nothing.
-SHARED_SECONDS = 0.25
+#: 1 us a position to evaluate, 8 to load) sharing their evaluation gains nothing. 0.25 kept
+#: bristol-universal's games here: its first ones are cheap (35 us a position), its last few
+#: 300 us a position, so the prediction stayed below it however often it was looked at.
+SHARED_SECONDS = 0.1
 #: Positions per chunk: what this process and its children hold in memory at once (two chunks
 #: while the next one loads), whatever the number of games.
 CHUNK_POSITIONS = 50_000
@@ -86,14 +89,23 @@ def evaluate_games(trees: Iterable[GameTree], evaluator, only: Callable[[GameTre
         return
     chunk = _chunk(games)
     while chunk:
-        if pace.per_position * sum(len(tree.positions) for tree in chunk) < SHARED_SECONDS:
-            for tree in chunk:  # loading the games costs more than evaluating them: a fork gains nothing
-                pace.evaluate(tree, evaluator, only, keep)
+        # Games are evaluated here while the rest of the chunk looks cheap at the pace so far
+        # (loading the games then costs more than evaluating them: a fork gains nothing), the
+        # pace looked at again after each: a chunk whose first games are light and later ones
+        # heavy is shared from where it turns heavy.
+        left = sum(len(tree.positions) for tree in chunk)
+        done = 0
+        while done < len(chunk) and pace.per_position * left < SHARED_SECONDS:
+            pace.evaluate(chunk[done], evaluator, only, keep)
+            left -= len(chunk[done].positions)
+            done += 1
+        rest = chunk[done:]
+        if not rest:
             chunk = _chunk(games)
             continue
-        shared = _Shared(chunk, evaluator, only, sort_nodes, workers)
+        shared = _Shared(rest, evaluator, only, sort_nodes, workers)
         following = _chunk(games)  # loaded while the children start on this one
-        for tree, outcome in zip(chunk, shared.finish()):
+        for tree, outcome in zip(rest, shared.finish()):
             evaluator.messages += outcome.messages
             keep(tree.gamenumber, outcome.ids, outcome)
         chunk = following
