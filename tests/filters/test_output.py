@@ -1,7 +1,7 @@
 """Output: SQL against Python on every position of the filter indexes (see differential.py).
 
-Covers sort (min, labelled), comment, ///, message (quiet), and the header's matchcount, sort
-matchcount, quiet, silent, matchstring, variations, mainline.
+Covers sort (min, labelled), comment, ///, message (quiet), echo over mapped squares, and the
+header's matchcount, sort matchcount, quiet, silent, matchstring, variations, mainline.
 """
 
 from __future__ import annotations
@@ -30,6 +30,11 @@ TABLE = [
     Row('cql(matchstring "M") mate', EXACT),
     Row("cql(variations) mate", EXACT),
     Row("cql(mainline) check", EXACT),
+    # echo pairs kept by the letters of mapped squares (the columnar engine hashes them per board)
+    Row("echo (s t) { s < t  square all x in . piecename x == s:piecename makesquare(9 - file x rank x) }",
+        NARROWED),
+    Row("echo (s t) { square all x in a-h1-2 typename x == s:typename makesquare(file x 9 - rank x) }", NARROWED),
+    Row("echo (s t) { square all x in . s:piecename x == piecename makesquare(file x + 1 rank x) }", NARROWED),
 ]
 
 
