@@ -158,8 +158,13 @@ def _from_start(machine: Machine, verdicts, focused: np.ndarray, length: np.ndar
     rows = slice(0, size)
     parent = forest.parent
     children = np.flatnonzero(parent >= 0)
-    start_length = length.copy()
-    start_last = last.copy()
+    # Only the states met again at the start are read from here on (the first one among them,
+    # and what their tests and choices read: the premove states are closed under those), so
+    # only their rows are copied, the rest left unwritten (indian.cql's 13 states over 615,000
+    # exploded starts: two whole copies were 0.3 of its 1.2 s).
+    kept = machine.premove
+    start_length, start_last = np.empty_like(length), np.empty_like(last)
+    start_length[kept], start_last[kept] = length[kept], last[kept]
     for index in reversed(machine.premove):
         step = machine.steps[index]
         if step[0] != "move":
