@@ -1,6 +1,7 @@
-"""A piece loop whose body needs its piece to move first tries only the pieces that move
-(filters/variables/hoist.py): where the analysis says so, and with the answers of the loop that
-tries every piece, on real games with variations (matches, sort values, comments)."""
+"""A piece loop whose body needs its piece to move first tries only the pieces that move, and a
+find whose body needs a move played tries only the positions with one (filters/variables/
+hoist.py): where the analysis says so, and with the answers of trying everything, on real games
+with variations (matches, sort values, comments, messages)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 
 from cqlindex.cql import ast
 from cqlindex.exec.run import run
+from cqlindex.filters.position import python as position
 from cqlindex.filters.variables import hoist
 from cqlindex.filters.variables import python as variables
 from cqlindex.query.prepare import prepare
@@ -57,5 +59,41 @@ def test_skipping_gives_the_answers_of_trying_every_piece(db, query: str, monkey
     fast = run(db, query, variations=True, engine="python")
     monkeypatch.setattr(variables, "movers", lambda ev, node, pos: None)
     every = run(db, query, variations=True, engine="python")
+    assert (fast.matches, fast.sort_values, fast.comments, fast.messages) == (
+        every.matches, every.sort_values, every.comments, every.messages)
+
+
+FOLLOWPATHS = """piece T1 = [QRNBqrnb]--(from)
+    path focus T1 piecepath -- x = to -- y = to -- z = to & ~x
+    find { piece T2 = [QRNBqrnb] & ~T1 --(from)  path focus T2 piecepath --x --y --z }"""
+
+# (query, whether its find may skip the positions where the move its path needs is not played)
+FIND_CASES = [
+    (FOLLOWPATHS, True),
+    ("find { path Q--e4 }", True),
+    ("find all { check path N-- -- }", True),                       # a plain member before it
+    ("sort \"n\" find all { path --[a-h8] }", True),
+    ("find { y = to path --y }", False),                            # its side reads what the body assigns
+    ("find { square s in . { path --s } }", False),                # ... or binds
+    ("x = [] find { x = x | to path --e4 } x", False),             # x named outside the find
+    ("find { message(\"m\") path --e4 }", False),
+    ("find { path Q[x]. }", False),                                  # a capture: en passant takes elsewhere
+    ("find { not path --e4 }", False),
+]
+
+
+@pytest.mark.parametrize("query, sound", FIND_CASES)
+def test_a_find_skips_only_where_nothing_else_would_change(query: str, sound: bool) -> None:
+    body = prepare(query, "<test>").query.body
+    find = next(n for n in ast.walk(body) if isinstance(n, ast.Find))
+    assert (hoist._find_sound(body, find.body) is not None) is sound
+
+
+@pytest.mark.parametrize("query", [q for q, _ in FIND_CASES])
+def test_skipping_positions_gives_the_answers_of_trying_all(db, query: str, monkeypatch) -> None:
+    games = (1, 80)  # a find over every later position is n squared a game: fewer games, every kind of line
+    fast = run(db, query, variations=True, gamenumbers=games, engine="python")
+    monkeypatch.setattr(position, "find_guard", lambda ev, body: None)
+    every = run(db, query, variations=True, gamenumbers=games, engine="python")
     assert (fast.matches, fast.sort_values, fast.comments, fast.messages) == (
         every.matches, every.sort_values, every.comments, every.messages)

@@ -12,6 +12,7 @@ from cqlindex.evaluate.context import Evaluator, evaluates
 from cqlindex.evaluate.values import MATCH, Squares, count
 from cqlindex.filters import catalogue
 from cqlindex.filters.sets.python import pawn_structure
+from cqlindex.filters.variables.hoist import find_guard, possible_here
 from cqlindex.filters.position.matepatterns import NAMES as MATE_PATTERNS, mate_pattern
 from cqlindex.query.analyse import plain
 from cqlindex.store.trees import Position
@@ -174,6 +175,10 @@ def _tester(ev: Evaluator, body: ast.Node):
 def find(ev: Evaluator, node: ast.Find, pos: Position) -> object:
     candidates = ancestors(ev, pos) if node.backward else descendants(ev, pos)
     test = _tester(ev, node.body)
+    guard = find_guard(ev, node.body)
+    if guard is not None:  # the body's path needs its first move played there (variables/hoist.py)
+        body_test = test
+        test = lambda candidate: possible_here(ev, guard, candidate) and body_test(candidate)  # noqa: E731
     if not node.all and node.low is None:
         for candidate in candidates:
             if test(candidate):
