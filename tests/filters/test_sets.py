@@ -69,6 +69,9 @@ TABLE = [
     Row("between(R k) & _", NARROWED),
     Row("between([QR] [kq]) & [NB]", NARROWED),  # several squares on both sides: every pair
     Row("between(A a) > 20", NARROWED),
+    Row("between(Q k) & A", NARROWED),              # a square and a square, or none: one lookup a row
+    Row("between(K k)", NARROWED),
+    Row("piece x in [Aa] { #between(x K) == 2 }", NARROWED),
     Row("makesquare(1 1) & R", NARROWED),
     # A pin to kings is the index's pinned column (board/pins.py); other pins are bounded by it or by the attack maps.
     Row("pin", EXACT),
