@@ -145,14 +145,32 @@ def _verdicts(cm: Columnar, machine: Machine, forest: Forest, inputs: dict | Non
     rows = forest.rows
     has, main = _main(cm)
     primary = "primary" in machine.node.params  # (CQL 6.2 refuses it with a focus)
-    out: list[np.ndarray | None] = []
-    for step in machine.steps:
+    out: list[np.ndarray | None] = [None] * len(machine.steps)
+    entered = _entered(machine)
+    arrive: dict[int, np.ndarray] = {}  # where a walk can be in a test state, where that is known
+    # Moves first, then tests in the machine's order: a test that only moves and such tests lead
+    # into is asked only where a walk can arrive.
+    for index in sorted(range(len(machine.steps)), key=lambda i: (machine.steps[i][0] != "move", i)):
+        step = machine.steps[index]
         kind = step[0]
         if kind not in ("move", "test"):
-            out.append(None)
             continue
         item = step[1]
         reads = inputs is not None and _reads(cm, machine.node, item)
+        froms = entered.get(index)
+        if kind == "test" and froms is not None and all(k == "move" or j in arrive for k, j in froms):
+            here = np.zeros(forest.size, bool)
+            for k, j in froms:
+                here |= out[j] if k == "move" else arrive[j] & out[j]
+            arrive[index] = here
+            if reads:
+                asked = np.flatnonzero(here)
+                verdict = np.zeros(forest.size, bool)
+                if len(asked):
+                    verdict[asked] = cm.test(item, Ctx(rows[asked], {k: v.take(asked) for k, v in inputs.items()},
+                                                       None, True))
+                out[index] = verdict
+                continue
         if kind == "move":
             if not reads:
                 verdict = edges(cm, item, False)[0][rows]
@@ -162,14 +180,31 @@ def _verdicts(cm: Columnar, machine: Machine, forest: Forest, inputs: dict | Non
                 child = rows[moved]
                 asked = Ctx(frame.parent[child], {k: v.take(moved) for k, v in inputs.items()}, child, True)
                 verdict[moved] = cm.test(item, asked)
-            out.append(verdict & main[rows] if primary else verdict)
+            out[index] = verdict & main[rows] if primary else verdict
         elif isinstance(item, ast.Keyword) and item.name in _WALK_KEYWORDS:
-            out.append((has & (main if item.name == "primary" else ~main))[rows])
+            out[index] = (has & (main if item.name == "primary" else ~main))[rows]
         elif not reads:
-            out.append(cm.everywhere(item).truth()[rows])
+            out[index] = cm.everywhere(item).truth()[rows]
         else:
-            out.append(cm.test(item, Ctx(rows, dict(inputs), None, True)))
+            out[index] = cm.test(item, Ctx(rows, dict(inputs), None, True))
     return out
+
+
+def _entered(machine: Machine) -> dict[int, list[tuple[str, int]]]:
+    """The test states that only moves and other tests lead into, and not the start's: each with
+    those states. A walk is in such a state only at a position one of those moves reached, or
+    where such a test held, so it need not be asked anywhere else (indian.cql's
+    virtualstalemate, after ``I--S`` and a comment: asked over 615,000 copied positions, needed
+    at the few a move of I to S reached)."""
+    into: dict[int, list[tuple[str, int]]] = {}
+    for index, step in enumerate(machine.steps):
+        targets = step[1] if step[0] == "choose" else [step[2]] if step[0] in ("move", "test") else []
+        for target in targets:
+            into.setdefault(target, []).append((step[0], index))
+    premove = set(machine.premove)
+    return {index: into[index] for index, step in enumerate(machine.steps)
+            if step[0] == "test" and index not in premove and index in into
+            and all(kind in ("move", "test") for kind, _ in into[index])}
 
 
 def _ban(frame, rows: np.ndarray, ok: np.ndarray, last: np.ndarray) -> np.ndarray:

@@ -106,6 +106,9 @@ TABLE = [
     Row("piece T in [RN] path T-- -- * T-- check", NARROWED),
     Row("x = #[Aa] path (-- {#[Aa] == x}){2,}", NARROWED),
     Row("square s in a-h4 path -- {s & [Pp]} --", NARROWED),
+    # tests asked only where a walk can arrive: after a move, after a comment after a move
+    Row('piece T in [NB] path focus T T-- comment("moved") {T attacks [qr]} T--', NARROWED),
+    Row("square s in a-h3 path (-- {s attackedby A}) --", NARROWED),
     Row("s = currentposition path lastposition (-- --)+ (s:check)", NARROWED),
     # A function's parameter, and a variable a step assigns for itself alone, change nothing seen.
     Row("function f(x){x attacks k} path -- f(N) -- check", NARROWED),
