@@ -54,13 +54,8 @@ def _board_keys(cm: Columnar) -> np.ndarray:
     return key
 
 
-def _group_keys(cm: Columnar) -> np.ndarray:
-    """A key of each row's game and board, equal for rows of one game with the same board."""
-    with np.errstate(over="ignore"):
-        return _board_keys(cm) ^ (cm.frame.start.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
-
-
 def _in_game(cm: Columnar, keys: np.ndarray) -> np.ndarray:
+    """``keys`` mixed with each row's game: equal for rows of one game with equal keys."""
     with np.errstate(over="ignore"):
         return keys ^ (cm.frame.start.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
 
@@ -146,7 +141,8 @@ class _Targets:
     def __init__(self, cm: Columnar, node: ast.Echo, ctx: Ctx) -> None:
         frame = cm.frame
         self.start = None
-        letters = None if _same_board_first(node) else _letter_keys(cm, node, ctx)
+        same_board = _same_board_first(node)
+        letters = None if same_board else _letter_keys(cm, node, ctx)
         if letters is not None:
             # Targets by (game, the letters on their squares E(v)); a source looks up the group of
             # the letters on its squares E'(v). A game's key may collide with another game's:
@@ -157,12 +153,12 @@ class _Targets:
             self.begin = np.searchsorted(ordered, source, side="left")
             self.count = np.searchsorted(ordered, source, side="right") - self.begin
             self.lookup, self.start = order, frame.start
-        elif _same_board_first(node):
+        elif same_board:
             # By game and board, rows ascending within each: one stable sort of one key mixing the
             # two, half a three-key lexsort's time (p18 of the patterns: 229 frames, 1.3 of its 5.3 s).
             # Rows of two games whose keys collide are cut apart below, where the game changes
             # (a game's rows are one run, so they stay together in row order).
-            keys = _group_keys(cm)
+            keys = _in_game(cm, _board_keys(cm))
             order = _sorted_where_shared(keys)
             sorted_start, sorted_keys = frame.start[order], keys[order]
             new = np.r_[True, (sorted_start[1:] != sorted_start[:-1]) | (sorted_keys[1:] != sorted_keys[:-1])]

@@ -352,8 +352,8 @@ def between(a: Val, b: Val) -> Val:
         # pairs): one lookup a row, none of the pairing below.
         lines = B.BETWEEN[np.minimum(B.lowest_square(left), 63), np.minimum(B.lowest_square(right), 63)]
         return squares(np.where((left != 0) & (right != 0), lines, np.uint64(0)), ok)
-    owner_a, bits_a = B.explode(np.where(ok, a.data, np.uint64(0)))
-    owner_b, bits_b = B.explode(np.where(ok, b.data, np.uint64(0)))
+    owner_a, bits_a = B.explode(left)
+    owner_b, bits_b = B.explode(right)
     per_b = np.bincount(owner_b, minlength=size)
     first_b = np.cumsum(per_b) - per_b
     repeats = per_b[owner_a]  # each square of a meets every square of b of its position

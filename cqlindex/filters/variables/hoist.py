@@ -38,12 +38,11 @@ from collections.abc import Callable
 from cqlindex.columnar.variables import fresh, members
 from cqlindex.cql import ast
 from cqlindex.evaluate.context import Evaluator
+from cqlindex.evaluate.values import ALL_SQUARES
 from cqlindex.filters.sequences.path_needs import first_move, leading_move, played_from
 from cqlindex.filters.sets.python import as_set
 from cqlindex.query.analyse import plain
 from cqlindex.store.trees import Position
-
-ALL = (1 << 64) - 1
 
 
 def movers(ev: Evaluator, node: ast.Iterate, pos: Position) -> int | None:
@@ -82,8 +81,8 @@ def possible_here(ev: Evaluator, dash: ast.Dash, pos: Position) -> bool:
         if child.castle is not None or child.null_move or child.move_from is None:
             return True
         if sources is None:
-            sources = as_set(ev.eval(dash.left, pos)) if dash.left is not None else ALL
-            targets = as_set(ev.eval(dash.right, pos)) if dash.right is not None else ALL
+            sources = as_set(ev.eval(dash.left, pos)) if dash.left is not None else ALL_SQUARES
+            targets = as_set(ev.eval(dash.right, pos)) if dash.right is not None else ALL_SQUARES
             if sources is None or targets is None:
                 return False  # a side without a value: the move does not match
         if sources >> child.move_from & 1 and targets >> child.move_to & 1:
