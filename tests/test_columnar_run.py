@@ -362,7 +362,7 @@ def test_echo_keys_that_collide_everywhere_cost_time_not_answers(db, monkeypatch
     game changes and the body's own test keep apart what differs."""
     from cqlindex.columnar import kernels_echo
 
-    monkeypatch.setattr(kernels_echo, "_group_keys", lambda cm: np.zeros(cm.frame.size, np.uint64))
+    monkeypatch.setattr(kernels_echo, "_in_game", lambda cm, keys: np.zeros(cm.frame.size, np.uint64))
     monkeypatch.setattr(columnar_run, "BATCH_GAMES", 1000)
     assert _answer(db, query) == _answer(db, query, "python")
 
