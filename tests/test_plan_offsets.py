@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import duckdb
 import pytest
+import sqlglot
+from sqlglot import exp
 
 from cqlindex.exec import rows as rows_module
 from cqlindex.exec.run import plan_for, run
@@ -95,6 +97,21 @@ def test_the_window_is_kept_to_what_it_can_prove(db) -> None:
         assert not plan.batched and "LEAD(" not in plan.sql, query
     answer = run(db, "cql(variations) line --> check --> check")
     assert answer.matches == run(db, "cql(variations) line --> check --> check", engine="python").matches
+
+
+@pytest.mark.parametrize(("streamed", "repeated"), [(True, False), (False, True)], ids=["streamed", "partitioned"])
+def test_a_first_step_of_the_row_alone_is_tested_once(db, streamed, repeated, monkeypatch) -> None:
+    """Joined by row id, the window already tests the first step at the plan's row: the scan
+    does not test it again (p14's material arithmetic cost twice); the partitioned window, a
+    correlated EXISTS, keeps it at the row. Either way the evaluator's matches."""
+    if not streamed:
+        monkeypatch.setattr(rowmap, "holds", lambda con: False)
+    query = "line --> (power A - power a <= -2) {3,}"
+    plan = plan_for(db, query)
+    where = sqlglot.parse_one(plan.sql, read="duckdb").args["where"].this
+    outside = [c for c in where.find_all(exp.Column) if c.name == "material" and c.table == "p"]
+    assert bool(outside) == repeated
+    assert run(db, query).matches == _evaluated(db, query)
 
 
 def test_the_portable_plan_partitions(db) -> None:
