@@ -50,7 +50,7 @@ def compiled(ev: Evaluator, pattern: str, node: ast.Node) -> re.Pattern[str]:
 def resuming(ev: Evaluator, condition: ast.Node) -> Iterator[None]:
     """While it lasts, each test of the ``~~`` that is ``condition`` searches after its last match
     (``while ("RBNQ" ~~ ".")`` sees R, then B, N and Q, then fails)."""
-    key = (_RESUME, condition)
+    key = (_RESUME, id(condition))  # by identity: a node's hash walks its whole subtree
     ev.memo[key] = 0
     try:
         yield
@@ -60,7 +60,7 @@ def resuming(ev: Evaluator, condition: ast.Node) -> Iterator[None]:
 
 def resume_point(ev: Evaluator, condition: ast.Node | None) -> int | None:
     """Where the next test of ``condition`` (a ``~~`` under :func:`resuming`) will search from."""
-    return ev.memo.get((_RESUME, condition)) if condition is not None else None
+    return ev.memo.get((_RESUME, id(condition))) if condition is not None else None
 
 
 def regex_match(ev: Evaluator, node: ast.Binary, pos: Position) -> object:
@@ -73,7 +73,7 @@ def regex_match(ev: Evaluator, node: ast.Binary, pos: Position) -> object:
         texts = [ev.tree.white, ev.tree.black]  # 'player ~~ R': either player's name
     else:
         texts = [ev.eval(left, pos)]
-    key = (_RESUME, node)
+    key = (_RESUME, id(node))
     start = ev.memo.get(key, 0)
     for text in texts:
         if not isinstance(text, str) or start > len(text):
