@@ -218,7 +218,7 @@ def _reached(ev: Evaluator, node: ast.Dash, pos: Position) -> Iterator[tuple[int
     """(child id, target value there) for each child a matching move leads to, in child order."""
     positions = ev.tree.positions
     for child_id in _moved(ev, node, pos):
-        value = _target_value(ev, node, positions[child_id]) if node.target else MATCH
+        value = _target_value(ev, node, positions[child_id])
         if value is not None:
             yield child_id, value
 
@@ -231,8 +231,9 @@ def dash_moves(ev: Evaluator, node: ast.Dash, pos: Position) -> Iterator[int]:
     target, if any, must hold at the child. The ``path`` filter steps along exactly these
     children (its moves are written without targets).
     """
-    for child_id, _ in _reached(ev, node, pos):
-        yield child_id
+    if not node.target:  # the moves themselves: a path's steps ask here, once per step tried
+        return _moved(ev, node, pos)
+    return (child_id for child_id, _ in _reached(ev, node, pos))
 
 
 def _moved(ev: Evaluator, node: ast.Dash, pos: Position) -> Iterator[int]:
@@ -246,34 +247,39 @@ def _moved(ev: Evaluator, node: ast.Dash, pos: Position) -> Iterator[int]:
         return
     positions = ev.tree.positions
     bare = node.left is None and node.right is None and not node.capture and not node.promotes
+    capture = node.capture
+    # The child's own columns, not a _Played each: a path asks here at every step it tries.
     for child_id in pos.children:
         child = positions[child_id]
-        played = _Played(child, True)
-        if played.null:
+        if child.null_move:
             # A bare '--' is any move, the null move too (lacny.cql's '-- nullmove'); and as for
             # 'move from K', the reference reads the null move as the king going to its own square,
             # so 'K--' and '--K' find it. It captures nothing (at a null move the reference's '[x]'
             # aborts the run: acceptance/FACTS.md) and promotes nothing.
-            king = played.source
-            if bare or (not node.capture and not letters and king is not None
+            king = _Played(child, True).source
+            if bare or (not capture and not letters and king is not None
                         and (sources is None or sources >> king & 1) and (targets is None or targets >> king & 1)):
                 yield child_id
             continue
-        if child.castle is not None and not node.capture and not node.promotes:
+        if child.castle is not None and not capture and not node.promotes:
             rook_from, rook_to = castling_rook(child, pos, ev.tree.chess960)
             if (sources is None or sources >> rook_from & 1) and (targets is None or targets >> rook_to & 1):
                 yield child_id
                 continue
-        if sources is not None and not sources >> played.source & 1:
+        if sources is not None and not sources >> child.move_from & 1:
             continue
-        if node.capture:
-            if played.captured_square is None:
+        if capture:
+            if child.en_passant:
+                captured = child.move_to + (-8 if not child.wtm else 8)
+            elif child.captured is not None:
+                captured = child.move_to
+            else:
                 continue
-            if targets is not None and not targets >> played.captured_square & 1:
+            if targets is not None and not targets >> captured & 1:
                 continue
-        elif targets is not None and not targets >> played.target & 1:
+        elif targets is not None and not targets >> child.move_to & 1:
             continue
-        if letters and (played.promotion is None or _PROMOTION_LETTERS[played.promotion] not in letters):
+        if letters and (child.promotion is None or _PROMOTION_LETTERS[child.promotion] not in letters):
             continue
         yield child_id
 
