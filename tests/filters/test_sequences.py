@@ -139,6 +139,13 @@ REFERENCE = [
     RefRow("path (-- [x]){2} --", variations=True),
     RefRow("path primary -- -- [x] check"),
     RefRow("piece T in [Pp] path focus T -- * --=N", variations=True),
+    # a walk's first move to G is not searched where no move played reaches G (castling, where
+    # the rook moves too, is looked past)
+    RefRow("piece T in [BQKbqk] path focus T (--northeast 1 T --southeast 1 T)+", variations=True),
+    RefRow("piece T in [BQKbqk] path focus T (--northeast 1 T --southeast 1 T)+"),
+    RefRow("path --[g1,g8,c1,c8] --", variations=True),
+    RefRow("path --[f1,f8,d1,d8] --", variations=True),  # castling: the rook goes there
+    RefRow("path (--e4 --e5)+ --", variations=True),
 ]
 
 

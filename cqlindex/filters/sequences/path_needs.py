@@ -105,17 +105,51 @@ def first_move(node: ast.Path) -> ast.Dash | None:
 
 def first_move_played(ev: Evaluator, node: ast.Path, pos: Position) -> bool:
     """False where every walk begins with a move from F and no move played at ``pos`` leaves a
-    square of F there. Castling (the rook moves too) and null moves are not looked into."""
-    dash = ev.fact("path first move", node, first_move)
-    if dash is None:
+    square of F there, or with a move to G (not a capture) and none reaches a square of G:
+    ``path focus T (--northeast 1 T --southeast 1 T)+`` (snake.cql) starts nowhere T does not
+    step northeast. Castling (the rook moves too) and null moves are not looked into."""
+    left, right = ev.fact("path first move sides", node, _first_sides)
+    if left is None and right is None:
         return True
-    froms = played_from(ev, pos)
+    froms, tos = _played(ev, pos)
     if froms is None:
         return True
     if not froms:
         return False
-    squares = as_set(ev.eval(dash.left, pos))
-    return squares is None or bool(squares & froms)  # not a set: the search says what that means
+    for side, played in ((left, froms), (right, tos)):
+        if side is not None:
+            squares = as_set(ev.eval(side, pos))
+            if squares is not None and not squares & played:  # not a set: the search says what that means
+                return False
+    return True
+
+
+def first_move_to(node: ast.Path) -> ast.Node | None:
+    """The right side G of the move every walk of ``node`` begins with, where it is played, is no
+    capture (whose right side is the captured square) and G is a plain filter; else None."""
+    first = leading_move(node)
+    if first is None or first.mode != "played" or first.right is None or first.capture:
+        return None
+    return first.right if all(plain(x) for x in ast.walk(first.right)) else None
+
+
+def _first_sides(node: ast.Path) -> tuple[ast.Node | None, ast.Node | None]:
+    first = first_move(node)
+    return (first.left if first is not None else None), first_move_to(node)
+
+
+def _played(ev: Evaluator, pos: Position) -> tuple[int | None, int]:
+    """(the squares the moves played at ``pos`` leave, those they reach), the first None where
+    one of them castles or passes (see :func:`played_from`)."""
+    positions = ev.tree.positions
+    froms = tos = 0
+    for child_id in pos.children:
+        child = positions[child_id]
+        if child.castle is not None or child.null_move or child.move_from is None:
+            return None, 0
+        froms |= 1 << child.move_from
+        tos |= 1 << child.move_to
+    return froms, tos
 
 
 def played_from(ev: Evaluator, pos: Position) -> int | None:
