@@ -79,6 +79,8 @@ class Compiler(PositionSQL, SetsSQL, MovesSQL, TreeSQL, SequencesSQL, RelationSQ
     #: square and piece variables of the iterations being compiled: name -> (the row they are
     #: bound at, their domain there as an upper bound, the domain's filter, "square" or "piece")
     bindings: dict[str, tuple[str, SetTerm, ast.Node, str]] = field(default_factory=dict)
+    #: piece variables whose moves a chain follows from the first (filters/sets/sql.py, _followed_piece)
+    followed_exactly: set[str] = field(default_factory=set)
 
     # ---------------------------------------------------------------- logical filters
 

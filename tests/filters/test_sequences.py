@@ -54,6 +54,16 @@ TABLE = [
     Row("line nolinearize --> move capture A * --> mate", NARROWED),
     Row("line nonatomic --> {line --> check --> true} --> mate", NARROWED),
     Row("line --> check + --> mate", NARROWED),
+    # a piece followed along its moves at every other step (filters/sets/sql.py, _followed_piece)
+    Row("piece x in N { line --> (move from x --> .){2,} }", EXACT, variations=NARROWED),
+    Row("piece x in [Qq] line --> (move from x --> .){3}", EXACT, variations=NARROWED),
+    Row("piece x in [Bn] line --> move from x --> . --> move from x --> check", EXACT, variations=NARROWED),
+    Row("piece x in R { line --> (move from x --> .){2,} }", NARROWED),  # castling moves a rook
+    Row("piece x in [Pp] { line --> (move from x --> .){2,} }", NARROWED),  # a promotion changes its kind
+    Row("piece x in N & a-h1-4 { line --> (move from x --> .){2,} }", NARROWED),  # another knight may come in
+    Row("piece x in N { line --> move from x --> . --> . --> . --> move from x }", NARROWED),
+    Row("piece x in N { line --> . --> move from x --> . --> move from x }", NARROWED),
+    Row("piece x in N { line --> move from x --> . --> move to x }", NARROWED),
     Row("line --> btm ? --> check", EXACT, variations=NARROWED),  # one chain per count
     Row("line --> check{2,3} --> not check", EXACT, variations=NARROWED),  # one chain per count
     Row("line --> (check --> not check) {2} --> check", EXACT, variations=NARROWED),

@@ -151,7 +151,7 @@ TABLE = [
     Row("#(A attacks (. attackedby k)) >= 3", NARROWED),
     Row("piece x in [Nkp] #(. attackedby x) == 2", NARROWED),
     # A piece followed along a line: its kind and colour there bound it (a pawn may promote).
-    Row("piece x in N line --> (move from x --> .){2,}", NARROWED),
+    Row("piece x in N line --> (move from x --> .){2,}", EXACT, variations=NARROWED),  # its moves chained: exact
     Row("piece x in Pa-h7 line --> move from x --> . --> move from x", NARROWED),
     Row("piece x in [Pp] line --> move promote [QRBNqrbn] --> move from x --> . --> move capture x", NARROWED),
     Row("piece x in [Aa] line --> . --> move capture x", NARROWED),

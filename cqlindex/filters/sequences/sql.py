@@ -78,6 +78,31 @@ class SequencesSQL:
         return S.both(here, step)
 
 
+def moves_one_piece(line: ast.Line, var: str) -> bool:
+    """Whether ``line`` matches exactly where its fixed prefix does (:func:`_decided_by_prefix`)
+    and the prefix's steps either never name the piece variable ``var`` or are exactly ``move
+    from var``, those at steps 0, 2, 4 ... one after another: the window then ties each move of
+    ``var`` to the square the last one reached (:mod:`cqlindex.plan.piece_steps`), so the piece
+    its first step moves is the piece every later step moves (what the iteration over ``var``
+    asks), not merely one of its kind. ``piece x in N { line --> (move from x --> .){4,} }``."""
+    if not _decided_by_prefix(line):
+        return False
+    steps = _fixed_prefix(line.items)
+    named = [k for k, step in enumerate(steps)
+             if any(isinstance(n, ast.Variable) and n.name == var for n in ast.walk(step))]
+    if not named or named[0] != 0 or any(b - a != 2 for a, b in zip(named, named[1:])):
+        return False
+    return all(_moves_from(steps[k], var) for k in named)
+
+
+def _moves_from(step: ast.Node, var: str) -> bool:
+    """Whether ``step`` is ``move from var`` and nothing more."""
+    if not (isinstance(step, ast.Move) and step.mode == "played" and len(step.params) == 1):
+        return False
+    (name, value), = step.params
+    return name == "from" and isinstance(value, ast.Variable) and value.name == var
+
+
 def _first_constituent(items: tuple[ast.Node, ...]) -> ast.Node | None:
     """The filter a line must match at its start position, when the first constituent must match once."""
     if not items:
