@@ -152,6 +152,16 @@ TABLE = [
     Row("piece x in [Nkp] #(. attackedby x) == 2", NARROWED),
     # A piece followed along a line: its kind and colour there bound it (a pawn may promote).
     Row("piece x in N line --> (move from x --> .){2,}", EXACT, variations=NARROWED),  # its moves chained: exact
+    # over a few fixed squares, a square at a time (filters/sets/sql_loops.py)
+    Row("piece x in N & a-h4-6 { not (p & up 1 7 (diagonal 1 x & up 1 x)) }", EXACT),
+    Row("piece x in N & a-h4-6 { not (p & up (diagonal 1 x)) }", NARROWED),  # 24 bodies: not unrolled
+    Row("piece x in [Bb] & a-h1-3 { not (up 1 x & [Pp]) }", NARROWED),
+    Row("square x in a1 | h1 { not (x & [Pp]) up 1 x & _ }", EXACT),
+    Row("piece x in [Rr] & [a1,h1,a8,h8] { not (x & a-h3-6) }", EXACT),  # one body: FALSE nowhere
+    Row("piece x in N & [b1,g1] { up 1 x & _ }", EXACT),  # each body with its own square
+    Row("square x in a4 | h4 { find (x & [Qq]) }", NARROWED),  # the square at later positions
+    Row("piece x in N & a-h4-6 { line --> move from x --> check }", NARROWED),  # the piece elsewhere
+    Row("piece x in N { not (p & up (diagonal 1 x)) }", NARROWED),  # 64 squares: not unrolled
     Row("piece x in Pa-h7 line --> move from x --> . --> move from x", NARROWED),
     Row("piece x in [Pp] line --> move promote [QRBNqrbn] --> move from x --> . --> move capture x", NARROWED),
     Row("piece x in [Aa] line --> . --> move capture x", NARROWED),

@@ -14,6 +14,7 @@ from cqlindex.board.reach import attacks
 from cqlindex.cql import ast
 from cqlindex.cql.kinds import NUMBER, SET, STRING, kind_of
 from cqlindex.filters.sets.sql_lines import LinesSQL
+from cqlindex.filters.sets.sql_loops import LoopsSQL
 from cqlindex.filters.sequences.sql import moves_one_piece
 from cqlindex.filters.sets.sql_reach import at_king, king_index, standing_to_attack, standing_to_attack_around
 from cqlindex.plan import sql as S
@@ -27,7 +28,7 @@ from cqlindex.query.rewrite import expand
 FOLLOWED_KINDS = frozenset("NBQnbq")
 
 
-class SetsSQL(LinesSQL):
+class SetsSQL(LoopsSQL, LinesSQL):
     """The sets family's SQL (pins and rays: :class:`LinesSQL`)."""
 
     __slots__ = ()
@@ -86,6 +87,9 @@ class SetsSQL(LinesSQL):
         followed = self._followed_piece(node, domain, row)
         if followed is not None:
             return followed
+        unrolled = self._unrolled(node, domain, row)
+        if unrolled is not None:
+            return unrolled
         # Some square of the domain must satisfy the body, so the body holds with the variable
         # standing for any square of the domain: compiled so, its SQL is a necessary condition.
         body = self._bound(node, domain, row)
