@@ -88,7 +88,13 @@ TABLE = [
     Row("piece x in [Aa] pin through x", EXACT),
     # An iteration's domain narrowed to the pinned pieces before it makes a row per square
     # (cqlindex.columnar.narrowing): with from and to, to a piece not a king, after another member.
-    Row("piece x in [qrbnp] { pin through x piece y in [qrbnp] { pin through y x != y } }", NARROWED),
+    Row("piece x in [qrbnp] { pin through x piece y in [qrbnp] { pin through y x != y } }", EXACT),
+    # an inner iteration wanting another square than the outer's: its tests' squares less x's
+    Row("piece x in Q { piece y in [Qq] { x != y } }", EXACT),  # the partner may be x alone
+    Row("piece x in [Kk] { piece y in [Kk] { y != x } }", EXACT),
+    Row("square x in a-h2 { x & P square y in a-h2 { y & [Pp] not (y & a2) x != y } }", EXACT),
+    Row("piece x in N { piece y in N { x != y y attacks x } }", NARROWED),  # y's test reads x
+    Row("piece x in N { piece y in N { x != y } piece z in B { z != x } }", NARROWED),  # two partners
     Row("square x in . { pin through x from [RQ] to k }", NARROWED),
     Row("piece x in A { pin through x to [Qk] }", NARROWED),
     Row("piece x in [Aa] { x attackedby [Aa] pin through x }", EXACT),

@@ -138,17 +138,57 @@ class SetsSQL(LoopsSQL, LinesSQL):
             return None
         squares = domain.sql
         exact, found = True, False
+        partners: list[exp.Expression] = []
         for item in node.body.items if isinstance(node.body, ast.Compound) else (node.body,):
             refused = isinstance(item, ast.Not)
             wanted = self._square_test(item.arg if refused else item, node.var, row)
             if wanted is not None:
                 squares, found = S.band(squares, S.bnot(wanted) if refused else wanted), True
                 continue
+            partner = self._partner(item, node.var, row)
+            if partner is not None:
+                partners.append(partner)
+                continue
             exact = False
             bound = None if refused else self._count_bound(item, node.var, row)
             if bound is not None:
                 squares, found = S.band(squares, bound), True
-        return Cond(S.nonzero(squares), exact) if found else None
+        if not found and not partners:
+            return None
+        here = S.nonzero(squares)
+        if len(partners) != 1:  # each some other square: with two, not one condition per partner
+            exact = exact and not partners
+            return Cond(S.both(here, S.both(*map(S.nonzero, partners)) if partners else None), exact)
+        # some x of ``squares`` with a y of the partner's other than x: the partner has two
+        # squares, or one that x need not be
+        other, = partners
+        some = S.either(S.cmp(">=", S.popcount(other), S.num(2)), S.nonzero(S.band(squares, S.bnot(other))))
+        return Cond(S.both(S.both(here, S.nonzero(other)), S.paren(some)), exact)
+
+    def _partner(self, item: ast.Node, var: str, row: Row) -> exp.Expression | None:
+        """The squares of an inner iteration ``item`` that pass its body, where that body is
+        tests of its own square (:meth:`_square_test`, not reading ``var``) and ``y != var``
+        (another piece than ``var``'s): ``piece y in [qrbnp] { pin through y x != y }`` (p09 of
+        the patterns, two pinned pieces). Else None."""
+        if not isinstance(item, ast.Iterate) or item.all or item.var == var:
+            return None
+        domain = self.set(item.domain, row)
+        if not domain.exact or domain.sql is None or (item.kind == "piece" and not (
+                isinstance(item.domain, ast.Pieces) and "_" not in item.domain.pieces)):
+            return None
+        squares, apart = domain.sql, False
+        for test in item.body.items if isinstance(item.body, ast.Compound) else (item.body,):
+            if (isinstance(test, ast.Compare) and test.ops == ("!=",) and len(test.operands) == 2
+                    and {_name(o) for o in test.operands} == {var, item.var}):
+                apart = True
+                continue
+            refused = isinstance(test, ast.Not)
+            inner = test.arg if refused else test
+            wanted = None if _mentions(inner, var) else self._square_test(inner, item.var, row)
+            if wanted is None:
+                return None
+            squares = S.band(squares, S.bnot(wanted) if refused else wanted)
+        return squares if apart else None
 
     def _count_bound(self, item: ast.Node, var: str, row: Row) -> exp.Expression | None:
         """Squares that a one-square ``var`` must lie in for ``item``, a count of the pieces
@@ -529,6 +569,10 @@ def _colours(node: ast.Node, members: Callable[[ast.Transform], list[ast.Node]] 
     if isinstance(node, ast.Sort):
         return _colours(node.body, members)
     return "wb"
+
+
+def _name(node: ast.Node) -> str | None:
+    return node.name if isinstance(node, ast.Variable) else None
 
 
 def _mentions(node: ast.Node, var: str) -> bool:
