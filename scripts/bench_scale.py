@@ -38,6 +38,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_bytecode import compiled
+
 #: Games of the PGN output figure (the issue's target: 5,000 games/s on 100,000 games).
 PGN_GAMES = 100_000
 QUERIES = ("a", "b1", "b2", "c", "c2", "d1", "d2")
@@ -215,18 +217,6 @@ def targets(rows: list[dict]) -> None:
         row["target_warm"], row["target_cold"] = warm, cold
         print(f"{row['query']:5} {row['cli_wall']:8.2f} {warm:12.2f} {row['cli_wall'] / warm:6.2f} {cold:12.2f} "
               f"{row['cli_wall'] / cold:6.2f}")
-
-
-def compiled() -> None:
-    """Write cqlindex's bytecode before anything is timed. An installed package has it (pip
-    compiles it), and a checkout writes it on its first run, unless PYTHONDONTWRITEBYTECODE is
-    set, as on some machines: then every child here would compile the package anew, ~0.1 CPU s
-    of start-up that no user pays twice."""
-    import compileall
-
-    import cqlindex
-
-    compileall.compile_dir(Path(cqlindex.__file__).parent, quiet=1)
 
 
 def startup_rows() -> dict:

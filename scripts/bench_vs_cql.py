@@ -39,6 +39,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench_bytecode import compiled
 from bench_vs_cql_data import Dataset, gnuchess_slice, indexed
 from bench_vs_cql_engines import Side, rss_floor, run_cqlindex, run_reference, run_session
 
@@ -246,6 +247,7 @@ def plan(args: argparse.Namespace) -> list[tuple[str, list[Path], Dataset]]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    compiled()  # cqlindex's bytecode, as an installed package has it (bench_bytecode.py)
     floor = rss_floor()
     figures, failures = {"rss_floor_mb": floor, "load_average_at_start": os.getloadavg()[0], "sets": []}, 0
     for name, files, data in plan(args):
