@@ -30,6 +30,14 @@ TABLE = [
     Row("shifthorizontal Ke1", EXACT),
     Row("shiftvertical Pd4", EXACT),
     Row("shift {Kg1 Rf1}", EXACT),
+    # a pattern of one-square designators moved about: shifted boards (filters/transforms/sql.py)
+    Row("shift {Qd4 [Aa]e4 qf4}", EXACT),
+    Row("4 == rotate90 count find shift {Qd4 [Aa]e4 qf4}", EXACT),
+    Row("shift {Pe4 pe5 _e6}", EXACT),  # an empty square in the pattern
+    Row("shift {ra8 Kh1}", EXACT),  # the pattern spans the board: one place
+    Row("shifthorizontal {Kg1 [RQ]h1}", EXACT),
+    Row("flip shift {Bc1 Nd2}", EXACT),
+    Row("shift {Kg1 Rf1 a-h2}", EXACT),  # a designator of many squares: the members written out
     Row("flipcolor count check", EXACT),
     Row("flip count {Kb1 kg8}", EXACT),
     Row("flipcolor {move from K to g1}", EXACT),
