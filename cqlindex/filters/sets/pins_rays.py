@@ -47,6 +47,8 @@ def _walk(square: int, step: str) -> tuple[int, ...]:
 
 #: _RAYS[step][square]: the squares met stepping from ``square`` (excluded) towards the edge.
 _RAYS = {step: tuple(_walk(sq, step) for sq in chess.SQUARES) for step in _ALL}
+#: _LINES[step][square]: those squares as one bitboard.
+_LINES = {step: tuple(sum(1 << sq for sq in ray) for ray in rays) for step, rays in _RAYS.items()}
 
 
 def _occupied(pos: Position) -> tuple[int, int]:
@@ -60,9 +62,13 @@ def ray_ends(sets: list[int], steps: tuple[str, ...], occupied: int) -> int:
     """End squares of the ray matches of ``sets`` along ``steps`` (see the module docstring)."""
     last = len(sets) - 1
     out = 0
+    rest = sets[1:]
     for step in steps:
-        rays = _RAYS[step]
+        rays, lines = _RAYS[step], _LINES[step]
         for start in chess.scan_forward(sets[0]):
+            line = lines[start]
+            if not all(line & later for later in rest):  # some set has no square along it: no match
+                continue  # (a chain of arrows asks each of its sets' squares in all eight steps)
             states = {0}  # k: S1..S(k+1) matched, only empty squares since the last member
             for sq in rays[start]:
                 bit = 1 << sq
@@ -126,10 +132,11 @@ def arrow_chain(sets: list[int], pos: Position, occupied: int, starts: bool) -> 
     bb = pos.bitboards
     lines = {"up": bb[1] | bb[2] | bb[7] | bb[8], "diagonal": bb[1] | bb[3] | bb[7] | bb[9]}
     out = 0
+    last = sets[-1]
     for start in chess.scan_forward(sets[0]):
         bit = 1 << start
         for step in _ALL:
-            if not lines["up" if step in _ORTHOGONAL else "diagonal"] & bit:
+            if not lines["up" if step in _ORTHOGONAL else "diagonal"] & bit or not _LINES[step][start] & last:
                 continue
             ends = ray_ends([bit, *sets[1:]], (step,), occupied)
             if ends:
