@@ -71,8 +71,7 @@ def local(node: ast.Path, body: ast.Node) -> set[int]:
                 continue
             later = sum(isinstance(x, (ast.Variable, ast.Assign)) and x.name == item.name
                         for x in ast.walk(compound.items[index + 1:]))
-            if uses.get(item.name, 0) == 1 + later and not any(
-                    isinstance(x, ast.Variable) and x.name == item.name for x in ast.walk(item.value)):
+            if uses.get(item.name, 0) == 1 + later and not ast.mentions(item.value, item.name):
                 found.add(id(item))
     return found
 

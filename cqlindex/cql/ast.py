@@ -22,6 +22,11 @@ class Node(Frozen):
     span: Span = field(compare=False, repr=False)
 
 
+def mentions(node: object, name: str) -> bool:
+    """Whether the variable ``name`` is read anywhere inside ``node``."""
+    return any(isinstance(n, Variable) and n.name == name for n in walk(node))
+
+
 def walk(node: object) -> Iterator[Node]:
     """``node`` and every node inside it, parents first (spans and plain values skipped)."""
     if isinstance(node, Node):

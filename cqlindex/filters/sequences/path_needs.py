@@ -155,11 +155,4 @@ def _played(ev: Evaluator, pos: Position) -> tuple[int | None, int]:
 def played_from(ev: Evaluator, pos: Position) -> int | None:
     """The squares the moves played at ``pos`` leave; None where one of them castles or passes
     (a null move), which this does not look into."""
-    positions = ev.tree.positions
-    froms = 0
-    for child_id in pos.children:
-        child = positions[child_id]
-        if child.castle is not None or child.null_move or child.move_from is None:
-            return None
-        froms |= 1 << child.move_from
-    return froms
+    return _played(ev, pos)[0]

@@ -88,8 +88,7 @@ def moves_one_piece(line: ast.Line, var: str) -> bool:
     if not _decided_by_prefix(line):
         return False
     steps = _fixed_prefix(line.items)
-    named = [k for k, step in enumerate(steps)
-             if any(isinstance(n, ast.Variable) and n.name == var for n in ast.walk(step))]
+    named = [k for k, step in enumerate(steps) if ast.mentions(step, var)]
     if not named or named[0] != 0 or any(b - a != 2 for a, b in zip(named, named[1:])):
         return False
     return all(_moves_from(steps[k], var) for k in named)

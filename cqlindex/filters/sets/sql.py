@@ -1,11 +1,10 @@
-"""The SQL of sets and squares: bitboard expressions over the piece columns.
+"""The SQL of sets and squares: bitboard expressions over the piece columns (iterations and
+their variables: :mod:`cqlindex.filters.sets.sql_loops`; pins and rays: :mod:`.sql_lines`).
 
 Methods of :class:`cqlindex.plan.compile.Compiler`, mixed in.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 from sqlglot import exp
 
@@ -15,17 +14,12 @@ from cqlindex.cql import ast
 from cqlindex.cql.kinds import NUMBER, SET, STRING, kind_of
 from cqlindex.filters.sets.sql_lines import LinesSQL
 from cqlindex.filters.sets.sql_loops import LoopsSQL
-from cqlindex.filters.sequences.sql import moves_one_piece
+from cqlindex.filters.sets.sql_sides import colours, whole_sides
 from cqlindex.filters.sets.sql_reach import at_king, king_index, standing_to_attack, standing_to_attack_around
 from cqlindex.plan import sql as S
 from cqlindex.plan.terms import (ALL_SQUARES, LETTERS, PIECE_COLUMNS, RESIDUAL, UNBOUNDED, Cond, NumTerm, Row, SetTerm,
                                  const)
-from cqlindex.query.rewrite import expand
 
-#: Kinds a piece iteration may follow along a chain of its moves (:meth:`SetsSQL._followed_piece`):
-#: not kings (castling and null moves store the king's squares), rooks (castling moves one
-#: where the king's squares are stored) or pawns (a promotion changes the kind).
-FOLLOWED_KINDS = frozenset("NBQnbq")
 
 
 class SetsSQL(LoopsSQL, LinesSQL):
@@ -46,7 +40,7 @@ class SetsSQL(LoopsSQL, LinesSQL):
             if a.exact and b.exact and a.sql is not None and b.sql is not None:
                 return Cond(S.cmp("==", S.band(a.sql, S.bnot(b.sql)), S.num(0)), True)
             return RESIDUAL
-        if node.op == "attacks" and self.attack_maps and _whole_sides(node.left) is not None:
+        if node.op == "attacks" and self.attack_maps and whole_sides(node.left) is not None:
             # Every piece of a side attacks some square of T exactly when T meets its attack map.
             target = self.set(node.right, row)
             reach = self._attacked(node.left, row)
@@ -72,228 +66,6 @@ class SetsSQL(LoopsSQL, LinesSQL):
         if node.name in ("max", "min"):
             return self._num_cond(self.num(node, row))
         return RESIDUAL
-
-    def _cond_iterate(self, node: ast.Iterate, row: Row) -> Cond:
-        if node.all:
-            return RESIDUAL
-        domain = self.set(node.domain, row)  # the value is the part of the domain where the body holds
-        if domain.const is not None and not domain.const:
-            return Cond(S.false(), True)
-        if domain.sql is None:
-            return RESIDUAL
-        pointwise = self._pointwise(node, domain, row)
-        if pointwise is not None and pointwise.exact:
-            return pointwise
-        followed = self._followed_piece(node, domain, row)
-        if followed is not None:
-            return followed
-        unrolled = self._unrolled(node, domain, row)
-        if unrolled is not None:
-            return unrolled
-        # Some square of the domain must satisfy the body, so the body holds with the variable
-        # standing for any square of the domain: compiled so, its SQL is a necessary condition.
-        body = self._bound(node, domain, row)
-        bound = S.both(S.nonzero(domain.sql), body.sql)
-        return Cond(S.both(bound, pointwise.sql) if pointwise is not None else bound, False)
-
-    def _followed_piece(self, node: ast.Iterate, domain: SetTerm, row: Row) -> Cond | None:
-        """The iteration decided in SQL where its body is a line that moves its piece at every
-        other step from the first on (:func:`moves_one_piece`), over every piece of kinds that
-        keep their kind and store their own squares at each move (:data:`FOLLOWED_KINDS`): at
-        another position the SQL knows the piece only as one of its kind, but the window's
-        chain of moves says which (p13 of the patterns: 24,480 candidates the columnar engine
-        confirmed, every one a match). None otherwise, or where the line is not exact."""
-        pieces = node.domain
-        if not (node.kind == "piece" and domain.exact and isinstance(pieces, ast.Pieces)
-                and pieces.squares == ALL_SQUARES and pieces.pieces <= FOLLOWED_KINDS):
-            return None
-        body = node.body.items[0] if isinstance(node.body, ast.Compound) and len(node.body.items) == 1 else node.body
-        if not isinstance(body, ast.Line) or not moves_one_piece(body, node.var):
-            return None
-        self.followed_exactly.add(node.var)
-        try:
-            line = self._bound(node, domain, row)
-        finally:
-            self.followed_exactly.discard(node.var)
-        return Cond(S.both(S.nonzero(domain.sql), line.sql), True) if line.exact and line.sql is not None else None
-
-    def _pointwise(self, node: ast.Iterate, domain: SetTerm, row: Row) -> Cond | None:
-        """The iteration decided in SQL where its body asks of its square only whether it lies in
-        sets the position gives (:meth:`_square_test`: ``x attackedby A``, ``not (x attackedby a)``,
-        ``x & d-e4-5``, in any number): one square of the domain passes every test exactly where
-        the domain meets the sets the tests want and misses those they refuse. p04 of the patterns
-        (``piece x in [qrbn] { x attackedby A not (x attackedby a) }``, a hanging piece) is then
-        one scan; as an upper bound it kept 39% of the positions for the evaluator. None where
-        the body is anything else. A piece iteration visits occupied squares alone, so it is
-        taken only over a designator of pieces (no ``_``), whose squares are all occupied.
-
-        Where other filters stand beside the tests, the tests and the counts that imply one
-        (:meth:`_count_bound`) still bound the iteration, not exactly: the same square must pass
-        them all, a tighter bound than each on its own. p07 (``square s in [qrbn] { #(A attacks
-        s) >= 3 #(a attacks s) == 0 }``): 57% of the positions to the evaluator before, 14%
-        after. None where no item gives a test or a bound, or the body assigns the variable."""
-        if not domain.exact or (node.kind == "piece" and not (
-                isinstance(node.domain, ast.Pieces) and "_" not in node.domain.pieces)) or any(
-                isinstance(n, ast.Assign) and n.name == node.var for n in ast.walk(node.body)):
-            return None
-        squares = domain.sql
-        exact, found = True, False
-        partners: list[exp.Expression] = []
-        for item in node.body.items if isinstance(node.body, ast.Compound) else (node.body,):
-            refused = isinstance(item, ast.Not)
-            wanted = self._square_test(item.arg if refused else item, node.var, row)
-            if wanted is not None:
-                squares, found = S.band(squares, S.bnot(wanted) if refused else wanted), True
-                continue
-            partner = self._partner(item, node.var, row)
-            if partner is not None:
-                partners.append(partner)
-                continue
-            exact = False
-            bound = None if refused else self._count_bound(item, node.var, row)
-            if bound is not None:
-                squares, found = S.band(squares, bound), True
-        if not found and not partners:
-            return None
-        here = S.nonzero(squares)
-        if len(partners) != 1:  # each some other square: with two, not one condition per partner
-            exact = exact and not partners
-            return Cond(S.both(here, S.both(*map(S.nonzero, partners)) if partners else None), exact)
-        # some x of ``squares`` with a y of the partner's other than x: the partner has two
-        # squares, or one that x need not be
-        other, = partners
-        some = S.either(S.cmp(">=", S.popcount(other), S.num(2)), S.nonzero(S.band(squares, S.bnot(other))))
-        return Cond(S.both(S.both(here, S.nonzero(other)), S.paren(some)), exact)
-
-    def _partner(self, item: ast.Node, var: str, row: Row) -> exp.Expression | None:
-        """The squares of an inner iteration ``item`` that pass its body, where that body is
-        tests of its own square (:meth:`_square_test`, not reading ``var``) and ``y != var``
-        (another piece than ``var``'s): ``piece y in [qrbnp] { pin through y x != y }`` (p09 of
-        the patterns, two pinned pieces). Else None."""
-        if not isinstance(item, ast.Iterate) or item.all or item.var == var:
-            return None
-        domain = self.set(item.domain, row)
-        if not domain.exact or domain.sql is None or (item.kind == "piece" and not (
-                isinstance(item.domain, ast.Pieces) and "_" not in item.domain.pieces)):
-            return None
-        squares, apart = domain.sql, False
-        for test in item.body.items if isinstance(item.body, ast.Compound) else (item.body,):
-            if (isinstance(test, ast.Compare) and test.ops == ("!=",) and len(test.operands) == 2
-                    and {_name(o) for o in test.operands} == {var, item.var}):
-                apart = True
-                continue
-            refused = isinstance(test, ast.Not)
-            inner = test.arg if refused else test
-            wanted = None if _mentions(inner, var) else self._square_test(inner, item.var, row)
-            if wanted is None:
-                return None
-            squares = S.band(squares, S.bnot(wanted) if refused else wanted)
-        return squares if apart else None
-
-    def _count_bound(self, item: ast.Node, var: str, row: Row) -> exp.Expression | None:
-        """Squares that a one-square ``var`` must lie in for ``item``, a count of the pieces
-        attacking it against a number, to hold: attacked by S's colours where the count must be
-        positive (``#(A attacks x) >= 3``, ``#(x attackedby S) > 0``), not attacked by S where it
-        must be 0 and S is every piece of a colour (the attack map is then exact); else None."""
-        if not (isinstance(item, ast.Compare) and len(item.operands) == 2):
-            return None
-        (left, right), op = item.operands, item.ops[0]
-        if isinstance(left, ast.Number):
-            left, right, op = right, left, {"<": ">", "<=": ">=", ">": "<", ">=": "<="}.get(op, op)
-        if not (isinstance(right, ast.Number) and isinstance(left, ast.Unary) and left.op == "#"
-                and isinstance(left.arg, ast.Binary)):
-            return None
-        counted = left.arg
-        if counted.op == "attacks" and isinstance(counted.right, ast.Variable) and counted.right.name == var:
-            side = counted.left
-        elif counted.op == "attackedby" and isinstance(counted.left, ast.Variable) and counted.left.name == var:
-            side = counted.right
-        else:
-            return None
-        if _mentions(side, var):
-            return None
-        n = right.value
-        if (op == ">=" and n >= 1) or (op == ">" and n >= 0) or (op == "==" and n >= 1):
-            return self._attacked(side, row)
-        if ((op == "==" and n == 0) or (op == "<" and n == 1) or (op == "<=" and n == 0)) and (
-                _whole_sides(side) is not None):
-            reach = self._attacked(side, row)
-            return S.bnot(reach) if reach is not None else None
-        return None
-
-    def _square_test(self, test: ast.Node, var: str, row: Row) -> exp.Expression | None:
-        """The squares where ``test`` holds of a one-square ``var``, as exact SQL: ``var attackedby
-        S`` (S every piece of a colour: its attack map), ``var & S`` and ``var in S`` (S exact and
-        not reading ``var``), ``pin through var`` to kings (the index's pinned pieces); else None."""
-        if isinstance(test, ast.Pin):
-            return self._pinned_square(test, var, row)
-        if not (isinstance(test, ast.Binary) and isinstance(test.left, ast.Variable) and test.left.name == var):
-            return None
-        if test.op == "attackedby":
-            return self._attacked(test.right, row) if _whole_sides(test.right) is not None else None
-        if test.op in ("&", "in") and not _mentions(test.right, var):
-            given = self.set(test.right, row)
-            return given.sql if given.exact and given.sql is not None else None
-        return None
-
-    def _pinned_square(self, test: ast.Pin, var: str, row: Row) -> exp.Expression | None:
-        """Where ``pin through var ...`` holds of a one-square ``var``: ``var`` one of the ``through``
-        sets, the rest not reading it, and the pin's squares exact without it."""
-        if not any(word == "through" and isinstance(value, ast.Variable) and value.name == var
-                   for word, value in test.params):
-            return None
-        if any(_mentions(value, var) for word, value in test.params
-               if not (word == "through" and isinstance(value, ast.Variable))):
-            return None
-        stored = self._stored_pins(test, row, square=var)
-        return stored.sql if stored is not None and stored.exact else None
-
-    def _bound(self, node: ast.Iterate, domain: SetTerm, row: Row) -> Cond:
-        """The body's condition with the variable bound to its domain as an upper bound, at ``row``
-        only: at another position a piece variable follows its piece wherever it went."""
-        if any(isinstance(n, ast.Assign) and n.name == node.var for n in ast.walk(node.body)):
-            return RESIDUAL
-        saved = self.bindings.get(node.var)
-        self.bindings[node.var] = (row.alias, SetTerm(domain.sql, False), node.domain, node.kind)
-        try:
-            return self.cond(node.body, row)
-        finally:
-            if saved is None:
-                del self.bindings[node.var]
-            else:
-                self.bindings[node.var] = saved
-
-    def _set_variable(self, node: ast.Variable, row: Row) -> SetTerm:
-        bound = self.bindings.get(node.name)
-        if bound is None:
-            return UNBOUNDED
-        if bound[0] == row.alias:
-            return bound[1]
-        if bound[3] != "piece":
-            return UNBOUNDED
-        kinds = self._followed(bound[2], row)
-        # exact only as the chain of moves uses it: see _followed_piece
-        return SetTerm(kinds.sql, True) if node.name in self.followed_exactly else kinds
-
-    def _followed(self, domain: ast.Node, row: Row) -> SetTerm:
-        """Where a piece of ``domain`` can stand at another position ``row`` (a line's next
-        steps): a piece keeps its colour and its kind, but a pawn may have promoted, so an upper
-        bound is the boards of those kinds there (``piece x in N {line --> (move from x --> .){4,}}``:
-        a white knight moves at every step). Whole colours where the domain is not a designator."""
-        if isinstance(domain, ast.Pieces) and "_" not in domain.pieces:
-            letters = set(domain.pieces)
-        else:
-            colours = _colours(domain, self.expansions)
-            letters = {x for x in LETTERS if ("w" if x.isupper() else "b") in colours}
-        letters |= {x for pawn in letters & {"P", "p"} for x in ("QRBN" if pawn == "P" else "qrbn")}
-        columns = [column for letter, column in zip(LETTERS, PIECE_COLUMNS) if letter in letters]
-        return SetTerm(S.bor(*(S.col(c, row.alias) for c in columns)), False) if columns else const(0)
-
-    def _cond_variable(self, node: ast.Variable, row: Row) -> Cond:
-        if node.name not in self.bindings:
-            return RESIDUAL
-        term = self._set_variable(node, row)
-        return Cond(S.nonzero(term.sql), False) if term.sql is not None else RESIDUAL
 
     def _set_pieces(self, node: ast.Pieces, row: Row) -> SetTerm:
         if len(node.pieces) == 13 or node.squares == 0:
@@ -341,7 +113,7 @@ class SetsSQL(LoopsSQL, LinesSQL):
                 return SetTerm(a.sql, False)
             if a.sql is None:
                 return SetTerm(reach, False)
-            return SetTerm(S.band(a.sql, reach), a.exact and _whole_sides(node.right) is not None)
+            return SetTerm(S.band(a.sql, reach), a.exact and whole_sides(node.right) is not None)
         return UNBOUNDED
 
     def _attackers(self, node: ast.Binary, a: SetTerm, b: SetTerm, row: Row) -> SetTerm:
@@ -351,7 +123,7 @@ class SetsSQL(LoopsSQL, LinesSQL):
         where their kind reaches it (:mod:`cqlindex.filters.sets.sql_reach`)."""
         reach = self._attacked(node.left, row)
         guard = b.sql if reach is None else (S.band(b.sql, reach) if b.sql is not None else reach)
-        colours = self._attack_colours(node.left)
+        colours = self._attackcolours(node.left)
         pieces = a.sql
         if b.const is not None:
             pieces = self._standing(node, a, standing_to_attack(colours, b.const, row.alias))
@@ -374,7 +146,7 @@ class SetsSQL(LoopsSQL, LinesSQL):
     @staticmethod
     def _standing(node: ast.Binary, a: SetTerm, standing: exp.Expression) -> exp.Expression:
         """The pieces standing to attack, within A's squares where A is narrower than its colours."""
-        if a.sql is not None and a.const != ALL_SQUARES and _whole_sides(node.left) is None:
+        if a.sql is not None and a.const != ALL_SQUARES and whole_sides(node.left) is None:
             return S.band(a.sql, standing)
         return standing
 
@@ -382,16 +154,16 @@ class SetsSQL(LoopsSQL, LinesSQL):
         """The squares the pieces of ``node``'s colours attack (None without attack maps)."""
         if not self.attack_maps:
             return None
-        colours = self._attack_colours(node)
+        colours = self._attackcolours(node)
         columns = [f"{side}_attacks" for side in ("white", "black") if side[0] in colours]
         if not columns:
             return S.num(0)
         return S.bor(*(S.col(c, row.alias) for c in columns))
 
-    def _attack_colours(self, node: ast.Node) -> str:
+    def _attackcolours(self, node: ast.Node) -> str:
         """The colours ("w", "b") of the pieces ``node`` can hold (a piece variable's, its domain's)."""
         bound = self.bindings.get(node.name) if isinstance(node, ast.Variable) else None
-        return _colours(bound[2] if bound is not None else node, self.expansions)
+        return colours(bound[2] if bound is not None else node, self.expansions)
 
     def _set_unary(self, node: ast.Unary, row: Row) -> SetTerm:
         a = self.set(node.arg, row)
@@ -549,35 +321,10 @@ class SetsSQL(LoopsSQL, LinesSQL):
 _POWER = {"Q": 9, "R": 5, "B": 3, "N": 3, "P": 1}
 
 
-def _colours(node: ast.Node, members: Callable[[ast.Transform], list[ast.Node]] = expand) -> str:
-    """The colours ("w", "b") of the pieces a set filter's squares can hold, for attack maps."""
-    if isinstance(node, ast.Pieces):
-        if len(node.pieces) == 13:
-            return "wb"
-        return ("w" if any(x in "KQRBNP" for x in node.pieces) else "") + \
-            ("b" if any(x in "kqrbnp" for x in node.pieces) else "")
-    if isinstance(node, ast.Binary) and node.op in ("|", "&"):
-        left, right = _colours(node.left, members), _colours(node.right, members)
-        if node.op == "|":
-            return "".join(c for c in "wb" if c in left or c in right)
-        return "".join(c for c in "wb" if c in left and c in right)
-    if isinstance(node, ast.Transform) and not node.count:
-        images = [_colours(m, members) for m in members(node)]
-        return "".join(c for c in "wb" if any(c in m for m in images))
-    if isinstance(node, (ast.Compound,)) and len(node.items) == 1:
-        return _colours(node.items[0], members)
-    if isinstance(node, ast.Sort):
-        return _colours(node.body, members)
-    return "wb"
 
 
-def _name(node: ast.Node) -> str | None:
-    return node.name if isinstance(node, ast.Variable) else None
 
 
-def _mentions(node: ast.Node, var: str) -> bool:
-    """Whether ``node`` reads the variable ``var`` anywhere inside it."""
-    return any(isinstance(n, ast.Variable) and n.name == var for n in ast.walk(node))
 
 
 def _only_where(guard: exp.Expression | None, pieces: exp.Expression) -> exp.Expression:
@@ -608,14 +355,6 @@ def _king_zones(node: ast.Node) -> tuple[str, tuple[int, ...]] | None:
     return None
 
 
-def _whole_sides(node: ast.Node) -> str | None:
-    """The colours whose every piece ``node`` holds (``A``, ``a``, ``[Aa]``, with any ``_``), else None."""
-    if not isinstance(node, ast.Pieces) or node.squares != ALL_SQUARES:
-        return None
-    letters = node.pieces - {"_"}
-    if letters == set("KQRBNP") or letters == set("kqrbnp") or letters == set(LETTERS):
-        return _colours(node)
-    return None
 
 
 def _move_squares(name: str, a: str) -> exp.Expression:
