@@ -34,3 +34,33 @@ def test_colliding_keys_cost_time_never_an_answer(db, query: str, monkeypatch) -
     monkeypatch.setattr(kernels_echo, "_mix_letters", lambda keys, codes, name, squares: None)
     monkeypatch.setattr(kernels_echo, "_in_game", lambda cm, keys: np.zeros_like(keys))  # one key for all
     assert run(db, query, variations=True, gamenumbers=GAMES).matches == expected.matches
+
+
+SAME_BOARD = [
+    "echo (s t) { s & t == . t > s }",
+    "echo (s t) s & t == .",
+    "echo (s t) { t & s == . }",
+    "echo (s t) { s & t == . check }",
+    "echo (s t) { s & t == . t:btm }",
+    "echo (s t) { s & t == . distance(s t) }",
+    "echo (s t) in all { s & t == . distance(s t) }",
+    "echo (s t) in all s & t == .",
+]
+
+
+@pytest.mark.parametrize("query", SAME_BOARD)
+def test_same_board_pairs_checked_on_planes(db, query: str, monkeypatch) -> None:
+    """``s & t == .`` first: pairs grouped by a hash of the board's planes and checked on the
+    planes, the rest of the body evaluated alone; with every hash one, still the tree-walker's
+    answers, and the boards are never read."""
+    from cqlindex.columnar import frame as frame_module
+
+    expected = run(db, query, variations=True, gamenumbers=GAMES, engine="python")
+    assert expected.positions > 0
+    assert run(db, query, variations=True, gamenumbers=GAMES).matches == expected.matches
+    monkeypatch.setattr(kernels_echo, "_board_keys", lambda planes: np.zeros(planes.shape[1], np.uint64))
+    monkeypatch.setattr(kernels_echo, "_in_game", lambda cm, keys: np.zeros_like(keys))
+    stacked = frame_module._stacked
+    monkeypatch.setattr(frame_module, "_stacked", lambda columns, names=frame_module.BITBOARDS: (
+        pytest.fail("the boards were read") if names == frame_module.BITBOARDS else stacked(columns, names)))
+    assert run(db, query, variations=True, gamenumbers=GAMES).matches == expected.matches

@@ -90,7 +90,7 @@ def test_a_chunks_frames_are_the_frames_of_their_batches(db, variations, candida
     the boards too where the scan left them out)."""
     import duckdb
 
-    from cqlindex.columnar.frame import load, read
+    from cqlindex.columnar.frame import load, planes_of, read
 
     con = duckdb.connect(str(db), read_only=True)
     try:
@@ -103,7 +103,8 @@ def test_a_chunks_frames_are_the_frames_of_their_batches(db, variations, candida
                 rows.setdefault(game, []).append(position)
         batches = [every[i:i + 3] for i in range(0, len(every), 3)][1::2]  # gaps between batches
         facts = {"check": "p.is_check"}
-        chunk = read(con, [g for b in batches for g in b], variations, facts, rows=rows, boards=boards)
+        chunk = read(con, [g for b in batches for g in b], variations, facts, rows=rows, boards=boards,
+                     planes=not boards)
         for batch in batches:
             cut = chunk.frame(*chunk.rows_of(batch[0], batch[-1]))
             alone = load(con, batch, variations, facts, rows=rows)
@@ -115,6 +116,7 @@ def test_a_chunks_frames_are_the_frames_of_their_batches(db, variations, candida
             for name in names:
                 assert np.array_equal(getattr(cut, name), getattr(alone, name)), name
             assert np.array_equal(cut.facts["check"], alone.facts["check"])
+            assert np.array_equal(cut.board_planes(), planes_of(alone.boards))  # DuckDB's planes are numpy's
         assert chunk.boards_read_later is not boards
     finally:
         con.close()
@@ -126,16 +128,18 @@ def test_a_chunks_frames_are_the_frames_of_their_batches(db, variations, candida
     ("x = #[Qq] find quiet (#[Qq] < x)", False),
     ("square s in [qrbn] { #(A attacks s) >= 2 }", True),
     ("x = power A find quiet (Ra1 or power A <= x - 5)", True),
+    ("echo (s t) { s & t == . t > s }", "planes"),  # the board's planes alone
 ])
 def test_the_boards_are_read_with_the_scan_once_a_kernel_asked(db, monkeypatch, query, later) -> None:
-    """The run's first scan leaves the boards out; once a kernel has read them, every later scan
-    reads them with the rest; a query that never asks never reads them. The answer is the same."""
+    """The run's first scan leaves the boards out; once a kernel has read them (or their planes
+    alone), every later scan reads them with the rest; a query that never asks never reads them.
+    The answer is the same."""
     from cqlindex.columnar import frame as frame_module
 
-    asked: list[bool] = []
+    asked: list[bool | str] = []
 
     def reading(*args, **kwargs):
-        asked.append(kwargs["boards"])
+        asked.append("planes" if kwargs["planes"] else kwargs["boards"])
         return frame_module.read(*args, **kwargs)
 
     monkeypatch.setattr(columnar_run, "read", reading)
@@ -146,7 +150,7 @@ def test_the_boards_are_read_with_the_scan_once_a_kernel_asked(db, monkeypatch, 
     monkeypatch.setattr(columnar_run, "THREADS", 1)
     assert _answer(db, query) == _answer(db, query, "python")
     assert len(asked) > 2
-    assert asked == ([False] + [True] * (len(asked) - 1) if later else [False] * len(asked))
+    assert asked == ([False] + [later] * (len(asked) - 1) if later else [False] * len(asked))
 
 
 def test_batches_hold_their_rows_and_every_game_once() -> None:

@@ -188,7 +188,8 @@ def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, lis
     rows_only = [row_local and not every_position]  # cleared if a kernel walks the tree after all
     # The first scans leave the boards out; once a kernel asks for them, the rest read them with
     # the other columns (a second scan of a chunk's rows costs more than the boards themselves).
-    boards = [False]
+    # So with the board's planes, where a kernel asked for those alone (frame.PLANES).
+    boards, planes = [False], [False]
     most = BATCH_POSITIONS
     if where is not None:  # the batches' ranges are what DuckDB scans: a few row groups each
         games, sizes = _game_sizes(con, None, variations)
@@ -213,10 +214,11 @@ def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, lis
         number added to ``read_rows``)."""
         games = [g for batch in chunk for g in batch]
         if whole:
-            rows = read(cursor, games, variations, facts, present, games_too, boards=boards[0])
+            rows = read(cursor, games, variations, facts, present, games_too, boards=boards[0], planes=planes[0])
         else:
             rows = read(cursor, games, variations, facts, present, games_too,
-                        rows=candidates if where is None else None, where=where, boards=boards[0])
+                        rows=candidates if where is None else None, where=where, boards=boards[0],
+                        planes=planes[0])
         read_rows[0] += rows.size
         try:
             for batch in chunk:
@@ -225,6 +227,7 @@ def confirm(con, prepared: Prepared, variations: bool, candidates: dict[int, lis
                 yield batch, rows.frame(*rows.rows_of(batch[0], batch[-1]))
         finally:
             boards[0] = boards[0] or rows.boards_read_later
+            planes[0] = planes[0] or rows.planes_read_later
 
     bulk = keep_rows is not None and where is not None
 
