@@ -73,15 +73,17 @@ def console() -> None:
     process is left (a Spark run, which has a JVM to stop, ends the usual way).
 
     Nothing a command runs here needs pandas, which pyarrow would import if installed
-    (:mod:`cqlindex.no_pandas`, issue 16); ``--engine spark`` lets pyspark have it back. Nor
+    (:mod:`cqlindex.no_pandas`, issue 16); ``--engine spark`` lets pyspark have it back; nor
+    ``importlib.metadata`` before something uses it (:mod:`cqlindex.lazy_metadata`). Nor
     more than one BLAS thread (:func:`one_blas_thread`). A query's process is cqlindex's own and
     ends with the query, so its malloc keeps the columnar engine's freed arrays for the next
     (:mod:`cqlindex.heap`: a fifth of a heavy query's wall time went to faulting them in again);
     not a long-lived one's (``serve``), which should give back what a big query took."""
-    from cqlindex import heap, no_pandas
+    from cqlindex import heap, lazy_metadata, no_pandas
 
     one_blas_thread()
     no_pandas.hide()
+    lazy_metadata.defer()
     if sys.argv[1:2] == ["query"]:
         heap.reuse_freed_memory()
     if main():
