@@ -75,7 +75,9 @@ CREATE TABLE positions (
     zobrist         BIGINT NOT NULL,   -- polyglot key, as chess.polyglot.zobrist_hash, signed
     white_attacks   BIGINT NOT NULL,   -- squares White attacks (CQL: pinned pieces attack too)
     black_attacks   BIGINT NOT NULL,   -- squares Black attacks
-    pinned          BIGINT NOT NULL    -- pieces pinned to their own king, either colour (board/pins.py)
+    pinned          BIGINT NOT NULL,   -- pieces pinned to their own king, either colour (board/pins.py)
+    white_attacks_twice BIGINT NOT NULL, -- squares two or more white pieces attack (board/twice.py)
+    black_attacks_twice BIGINT NOT NULL  -- squares two or more black pieces attack
 );
 
 -- Where each game's positions lie in the storage of positions: rows first_row ..

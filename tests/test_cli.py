@@ -136,7 +136,7 @@ def test_info_text(sample_db: Path) -> None:
     assert f"{SAMPLE_GAMES:,}" in result.output
     assert f"{SAMPLE_POSITIONS:,}" in result.output
     lines = result.output.splitlines()
-    for table, columns in (("games", 23), ("positions", 50), ("errors", 4), ("build_info", 2),
+    for table, columns in (("games", 23), ("positions", 52), ("errors", 4), ("build_info", 2),
                            ("game_rows", 3)):
         assert any(line.split() == [table, str(columns), "columns"] for line in lines), table
 

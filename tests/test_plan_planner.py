@@ -181,9 +181,10 @@ def test_strings_reach_sql_as_quoted_literals(name: str, tmp_path: Path) -> None
         con.execute("INSERT INTO positions (gamenumber, positionid, child_index, children, last_descendant, "
                     "mainline, depth, ply, movenumber, wtm, wk, wq, wr, wb, wn, wp, bk, bq, br, bb, bn, bp, "
                     "material, castling_rights, halfmove_clock, en_passant, null_move, is_check, is_mate, "
-                    "is_stalemate, legal_moves, zobrist, white_attacks, black_attacks, pinned) VALUES "
+                    "is_stalemate, legal_moves, zobrist, white_attacks, black_attacks, pinned, white_attacks_twice, "
+                    "black_attacks_twice) VALUES "
                     "(1, 0, 0, 0, 0, true, 0, 0, 1, true, 16, 0, 0, 0, 0, 0, 1152921504606846976, 0, 0, 0, 0, 0, "
-                    "0, 0, 0, false, false, false, false, false, 5, 0, 0, 0, 0)")
+                    "0, 0, 0, false, false, false, false, false, 5, 0, 0, 0, 0, 0, 0)")
         assert con.execute(p.sql).fetchall() == [(1, 0)]
         other = plan(parse('player "nobody"'), False)
         assert con.execute(other.sql).fetchall() == []

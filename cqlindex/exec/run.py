@@ -65,7 +65,8 @@ def plan_prepared(con, prepared: Prepared, include_unplayable: bool = False, por
     """Plan a prepared query for the index behind ``con`` (what it holds decides some SQL)."""
     present = columns(con, "positions")
     return plan(prepared.query, prepared.variations, attack_maps="white_attacks" in present,
-                material="material" in present, pins="pinned" in present, expansions=prepared.expansions,
+                material="material" in present, pins="pinned" in present,
+                twice="white_attacks_twice" in present, expansions=prepared.expansions,
                 playable_only=not include_unplayable and bool(unplayable_games(con)),
                 rowids=not portable and rowmap.holds(con))
 

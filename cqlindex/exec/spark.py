@@ -59,6 +59,7 @@ class Spec:
     playable_only: bool
     material: bool = False
     pins: bool = False
+    twice: bool = False
     last_gamenumber: int | None = None  # the export's, when the query asks (``lastgamenumber``)
 
 
@@ -150,6 +151,7 @@ def _spec(con, text: str, source: str, variations: bool | None, gamenumbers: tup
     last = last_gamenumber(con, prepare(text, source, variations=variations, gamenumbers=gamenumbers))
     return Spec(text, source, variations, gamenumbers, attack_maps="white_attacks" in present,
                 material="material" in present, pins="pinned" in present,
+                twice="white_attacks_twice" in present,
                 playable_only=not include_unplayable and bool(unplayable_games(con)), last_gamenumber=last)
 
 
@@ -202,7 +204,7 @@ def _planned(spec: Spec) -> tuple[Prepared, Plan]:
         prepared = knowing_last_game(prepare(spec.text, spec.source, variations=spec.variations,
                                              gamenumbers=spec.gamenumbers), spec.last_gamenumber)
         _PREPARED[spec] = (prepared, plan(prepared.query, prepared.variations, attack_maps=spec.attack_maps,
-                                          material=spec.material, pins=spec.pins,
+                                          material=spec.material, pins=spec.pins, twice=spec.twice,
                                           expansions=prepared.expansions, playable_only=spec.playable_only))
     return _PREPARED[spec]
 

@@ -162,7 +162,7 @@ def parse_batch(batch: list[tuple[int, RawGame]], reader: str = "python-chess",
     the process boundary at about half its 64-bit size and DuckDB inserts it without casts.
     """
     games, positions, errors = _parse_batch(batch, reader)
-    return games, narrowed(with_pins(with_material(positions)), positions_schema), errors
+    return games, narrowed(with_boards_facts(with_material(positions)), positions_schema), errors
 
 
 def with_material(positions: pa.Table) -> pa.Table:
@@ -176,17 +176,22 @@ def with_material(positions: pa.Table) -> pa.Table:
     return positions.append_column("material", pa.array(material.packed(columns), pa.int64()))
 
 
-def with_pins(positions: pa.Table) -> pa.Table:
-    """``positions`` with its ``pinned`` column (:mod:`cqlindex.board.pins`), computed here from
-    the bitboards for games of both readers alike."""
+def with_boards_facts(positions: pa.Table) -> pa.Table:
+    """``positions`` with the columns computed here from the bitboards, for games of both readers
+    alike: ``pinned`` (:mod:`cqlindex.board.pins`), ``white_attacks_twice`` and
+    ``black_attacks_twice`` (:mod:`cqlindex.board.twice`)."""
     if "wp" not in positions.column_names:
         return positions  # no positions at all
     import numpy as np
 
     from cqlindex.board.pins import pinned
+    from cqlindex.board.twice import attacked_twice
 
     boards = np.stack([positions.column(name).to_numpy().view(np.uint64) for name in _BITBOARD_COLUMNS])
-    return positions.append_column("pinned", pa.array(pinned(boards).view(np.int64), pa.int64()))
+    positions = positions.append_column("pinned", pa.array(pinned(boards).view(np.int64), pa.int64()))
+    for name, squares in zip(("white_attacks_twice", "black_attacks_twice"), attacked_twice(boards)):
+        positions = positions.append_column(name, pa.array(squares.view(np.int64), pa.int64()))
+    return positions
 
 
 def narrowed(table: pa.Table, schema: pa.Schema | None) -> pa.Table:

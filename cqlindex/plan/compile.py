@@ -62,6 +62,7 @@ class Compiler(PositionSQL, SetsSQL, MovesSQL, TreeSQL, SequencesSQL, RelationSQ
     expansions: Callable[[ast.Transform], list[ast.Node]] = expand
     material: bool = False  # whether positions has the packed piece counts (schema 5)
     pins: bool = False  # whether positions has the pieces pinned to their king (schema 6)
+    twice: bool = False  # whether positions has the squares attacked twice (schema 7)
     #: whether each game's rows lie consecutive in storage (store/rowmap.py): main-line windows
     #: then stream over row ids (plan/offsets.py); DuckDB only, never a plan for another engine
     rowids: bool = False

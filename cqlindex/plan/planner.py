@@ -64,12 +64,13 @@ class Plan(Frozen):
 def plan(query: ast.Query, variations: bool, *, chess960: bool = True, attack_maps: bool = True,
          gamenumbers: tuple[int, int] | None = None, expansions: Expansions | None = None,
          playable_only: bool = False, material: bool = False, rowids: bool = False,
-         pins: bool = False) -> Plan:
+         pins: bool = False, twice: bool = False) -> Plan:
     """Plan ``query`` in one mode.
 
     ``attack_maps``: the positions have the attack map columns (indexes of schema 1 did not);
     ``material``: they have the packed piece counts (schema 5; an older export does not);
     ``pins``: they have the pieces pinned to their king (schema 6);
+    ``twice``: they have the squares two or more pieces of a side attack (schema 7);
     ``rowids``: each game's rows lie consecutive in the index's storage (:mod:`cqlindex.store.rowmap`),
     so main-line windows may stream over row ids: DuckDB SQL for this index, not for another engine;
     ``expansions``: the query's transform members when it was prepared (:mod:`cqlindex.query`),
@@ -80,7 +81,7 @@ def plan(query: ast.Query, variations: bool, *, chess960: bool = True, attack_ma
     del chess960
     compiler = Compiler(variations, attack_maps,
                         expansions if expansions is not None else Expansions(query.body), material=material,
-                        rowids=rowids, pins=pins)
+                        rowids=rowids, pins=pins, twice=twice)
     row = Row("p", top=True)
     where: exp.Expression | None = None if variations else S.col("mainline", "p")
     exact = True

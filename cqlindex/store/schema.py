@@ -14,8 +14,8 @@ from cqlindex.store.duckdb_light import duckdb, relations
 SCHEMA_FILES = ("tables.sql", "views.sql")
 # Bumped whenever a build writes different tables; store.database refuses indexes of another
 # version (3: capture_square, rook_from, rook_to on positions; 4: playable, bad_move on games;
-# 5: material on positions; 6: pinned on positions).
-SCHEMA_VERSION = "6"
+# 5: material on positions; 6: pinned on positions; 7: white_attacks_twice, black_attacks_twice).
+SCHEMA_VERSION = "7"
 
 
 def schema_sql(name: str) -> str:

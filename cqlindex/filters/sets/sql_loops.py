@@ -168,8 +168,10 @@ class LoopsSQL:
     def _count_bound(self, item: ast.Node, var: str, row: Row) -> exp.Expression | None:
         """Squares that a one-square ``var`` must lie in for ``item``, a count of the pieces
         attacking it against a number, to hold: attacked by S's colours where the count must be
-        positive (``#(A attacks x) >= 3``, ``#(x attackedby S) > 0``), not attacked by S where it
-        must be 0 and S is every piece of a colour (the attack map is then exact); else None."""
+        positive (``#(x attackedby S) > 0``), attacked twice by S's colour where it must be two or
+        more and S is of one colour (``#(A attacks x) >= 3``: :mod:`cqlindex.board.twice`),
+        not attacked by S where it must be 0 and S is every piece of a colour (the attack map is
+        then exact); else None."""
         if not (isinstance(item, ast.Compare) and len(item.operands) == 2):
             return None
         (left, right), op = item.operands, item.ops[0]
@@ -188,6 +190,9 @@ class LoopsSQL:
         if ast.mentions(side, var):
             return None
         n = right.value
+        if ((op == ">=" and n >= 2) or (op == ">" and n >= 1) or (op == "==" and n >= 2)) and (
+                twice := self._attacked_twice(side, row)) is not None:
+            return twice  # two or more of S attack it, so two or more of its colour
         if (op == ">=" and n >= 1) or (op == ">" and n >= 0) or (op == "==" and n >= 1):
             return self._attacked(side, row)
         if ((op == "==" and n == 0) or (op == "<" and n == 1) or (op == "<=" and n == 0)) and (
