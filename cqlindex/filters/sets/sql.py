@@ -161,7 +161,7 @@ class SetsSQL(LoopsSQL, LinesSQL):
         return S.bor(*(S.col(c, row.alias) for c in columns))
 
     def _at_most_once(self, node: ast.Node, bound: exp.Expression, row: Row) -> exp.Expression:
-        """``bound`` of ``#node``, where ``node`` is ``A attacks Z`` (A of one colour), made 1 at most
+        """``bound`` of ``#node``, where ``node`` is ``A attacks Z`` (A of one colour), 1 instead
         where Z is one square that two pieces of A's colour do not attack (``#(a attacks K) ==
         2``, a double check: every check before, 534,611 positions of p05 of the patterns for
         1,163); ``bound`` itself otherwise."""
@@ -175,7 +175,9 @@ class SetsSQL(LoopsSQL, LinesSQL):
         alone = S.cmp("==", S.band(target.sql, twice), S.num(0))
         if target.const is None:
             alone = S.both(S.cmp("==", S.popcount(target.sql), S.num(1)), alone)
-        return exp.func("least", bound, exp.Case(ifs=[exp.If(this=alone, true=S.num(1))], default=S.num(64)))
+        # A CASE, not least(bound, ...): DuckDB then works the bound out only where Z is attacked
+        # twice (p05 on the whole file: its scans 1.2 -> 1.05 CPU s).
+        return exp.Case(ifs=[exp.If(this=alone, true=S.num(1))], default=bound)
 
     def _attacked_twice(self, node: ast.Node, row: Row) -> exp.Expression | None:
         """The squares two or more pieces of one of ``node``'s colours attack (None without the
