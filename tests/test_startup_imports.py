@@ -56,8 +56,9 @@ def test_an_exact_query_loads_neither_pyarrow_nor_the_evaluator(tmp_path) -> Non
     db = tmp_path / "g.duckdb"
     build([str(REPO / "samples" / "gnuchess-300.pgn")], db)
     engines = {"cqlindex.evaluate.core", "cqlindex.columnar.core"}
-    exact = _loaded(db, "Ka1 Kh8 or Qd1")
-    assert not exact & {*HEAVY, *engines}, exact & {*HEAVY, *engines}
+    for query in ("Ka1 Kh8 or Qd1", "Kg1 not (p & up 1 7 (diagonal 1 d4))"):  # a constant direction too
+        exact = _loaded(db, query)
+        assert not exact & {*HEAVY, *engines}, (query, exact & {*HEAVY, *engines})
     # The same probe sees them when a post-filter runs: the check can tell the two apart. The
     # columnar engine reads its frames as numpy (no pyarrow) and loads python-chess only to
     # generate moves no game played.

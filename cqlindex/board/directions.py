@@ -1,7 +1,9 @@
 """CQL's direction names: the eight steps and the composite directions made of them.
 
 One table for the parser (which rejects a ray listing a direction twice) and the evaluator
-(which walks the steps).
+(which walks the steps); and the squares a direction filter reaches from a set, on plain
+integers, which the planner asks of a constant set (``up 1 7 d4``) without python-chess (its
+attack tables cost a query's start-up 0.1 s: p26 of the patterns plans 48 of them).
 """
 
 from __future__ import annotations
@@ -37,3 +39,36 @@ def steps_of(directions: tuple[str, ...]) -> tuple[str, ...]:
             if step not in out:
                 out.append(step)
     return tuple(out)
+
+
+_ALL = (1 << 64) - 1
+_FILE_A = 0x0101_0101_0101_0101
+_FILE_H = _FILE_A << 7
+
+
+def _shift(mask: int, df: int, dr: int) -> int:
+    if df > 0:
+        for _ in range(df):
+            mask = (mask & ~_FILE_H) << 1
+    elif df < 0:
+        for _ in range(-df):
+            mask = (mask & ~_FILE_A) >> 1
+    if dr > 0:
+        mask = (mask << (8 * dr)) & _ALL
+    elif dr < 0:
+        mask >>= 8 * -dr
+    return mask
+
+
+def direction_mask(name: str, low: int, high: int, mask: int) -> int:
+    """Squares reached from ``mask`` by ``low``..``high`` steps in the direction(s) ``name``.
+
+    Eight steps or more leave the board whichever way, so the range is cut to -7..7 first: a
+    distance such as 9223372036854775807 is empty at once instead of a loop of that length."""
+    out = 0
+    first, last = max(min(low, high), -7), min(max(low, high), 7)
+    for step_name in COMPOSITE.get(name, (name,)):
+        df, dr = STEPS[step_name]
+        for k in range(first, last + 1):
+            out |= _shift(mask, df * k, dr * k)
+    return out

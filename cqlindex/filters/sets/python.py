@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import chess
 
-from cqlindex.board.directions import COMPOSITE, STEPS
+from cqlindex.board.directions import direction_mask
 from cqlindex.cql import ast
 from cqlindex.evaluate.context import Evaluator, evaluates
 from cqlindex.evaluate.values import ALL_SQUARES, MATCH, Squares, count
@@ -146,34 +146,6 @@ def set_unary(ev: Evaluator, node: ast.Unary, pos: Position) -> object:
     if piece is None:
         return 0
     return piece.piece_type if node.op == "type" else (piece.piece_type if piece.color else -piece.piece_type)
-
-
-def _shift(mask: int, df: int, dr: int) -> int:
-    if df > 0:
-        for _ in range(df):
-            mask = (mask & ~chess.BB_FILE_H) << 1
-    elif df < 0:
-        for _ in range(-df):
-            mask = (mask & ~chess.BB_FILE_A) >> 1
-    if dr > 0:
-        mask = (mask << (8 * dr)) & ALL_SQUARES
-    elif dr < 0:
-        mask >>= 8 * -dr
-    return mask
-
-
-def direction_mask(name: str, low: int, high: int, mask: int) -> int:
-    """Squares reached from ``mask`` by ``low``..``high`` steps in the direction(s) ``name``.
-
-    Eight steps or more leave the board whichever way, so the range is cut to -7..7 first: a
-    distance such as 9223372036854775807 is empty at once instead of a loop of that length."""
-    out = 0
-    first, last = max(min(low, high), -7), min(max(low, high), 7)
-    for step_name in COMPOSITE.get(name, (name,)):
-        df, dr = STEPS[step_name]
-        for k in range(first, last + 1):
-            out |= _shift(mask, df * k, dr * k)
-    return out
 
 
 @evaluates(ast.Direction)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from cqlindex.board import material
+from cqlindex.board.directions import direction_mask
 from cqlindex.board.reach import attacks
 from cqlindex.cql import ast
 from cqlindex.cql.kinds import NUMBER, SET, STRING, kind_of
@@ -212,8 +213,6 @@ class SetsSQL(LoopsSQL, LinesSQL):
     def _set_direction(self, node: ast.Direction, row: Row) -> SetTerm:
         a = self.set(node.arg, row)
         if a.const is not None and node.distance is None:
-            from cqlindex.filters.sets.python import direction_mask  # python-chess: when used
-
             return const(direction_mask(node.name, node.low, node.high, a.const))
         return UNBOUNDED
 
