@@ -60,15 +60,15 @@ def _shift(mask: int, df: int, dr: int) -> int:
     return mask
 
 
-def direction_mask(name: str, low: int, high: int, mask: int) -> int:
-    """Squares reached from ``mask`` by ``low``..``high`` steps in the direction(s) ``name``.
+def direction_mask(name: str, low: int, high: int, mask, shift=_shift, out=0):
+    """Squares reached from ``mask`` by ``low``..``high`` steps in the direction(s) ``name``:
+    an int, or with the columnar engine's ``shift`` and a zero ``out`` array, an array of boards.
 
     Eight steps or more leave the board whichever way, so the range is cut to -7..7 first: a
     distance such as 9223372036854775807 is empty at once instead of a loop of that length."""
-    out = 0
     first, last = max(min(low, high), -7), min(max(low, high), 7)
     for step_name in COMPOSITE.get(name, (name,)):
         df, dr = STEPS[step_name]
         for k in range(first, last + 1):
-            out |= _shift(mask, df * k, dr * k)
+            out |= shift(mask, df * k, dr * k)
     return out

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from cqlindex.board import material
-from cqlindex.board.directions import COMPOSITE, STEPS
+from cqlindex.board.directions import direction_mask
 from cqlindex.columnar import bitboards as B
 from cqlindex.columnar.engine import Columnar, Ctx, every_row, kernel
 from cqlindex.columnar.narrowing import narrows
@@ -332,13 +332,7 @@ def direction(cm: Columnar, node: ast.Direction, ctx: Ctx) -> Val:
 
 
 def _reach(name: str, low: int, high: int, boards: np.ndarray) -> np.ndarray:
-    out = np.zeros(len(boards), np.uint64)
-    first, last = max(min(low, high), -7), min(max(low, high), 7)
-    for step_name in COMPOSITE.get(name, (name,)):
-        df, dr = STEPS[step_name]
-        for k in range(first, last + 1):
-            out |= shift_board(boards, df * k, dr * k)
-    return out
+    return direction_mask(name, low, high, boards, shift_board, np.zeros(len(boards), np.uint64))
 
 
 def between(a: Val, b: Val) -> Val:
