@@ -12,7 +12,8 @@ side's attacks split into sets that each attack a square at most once (each pawn
 direction, each knight jump, each king step, each slider direction: along one direction only the
 nearest slider reaches a square), so a square lies in as many sets as pieces attack it. Computed
 from the bitboards with the fills of :mod:`cqlindex.board.fills`, a batch at a time (numpy alone),
-for games of both readers alike.
+for games of both readers alike. The same decomposition, :func:`side_attacks`, makes the attack
+maps of the compiled reader (:func:`cqlindex.board.vectors.attack_maps`).
 """
 
 from __future__ import annotations
@@ -37,22 +38,26 @@ def attacked_twice(bb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(White's, Black's) squares attacked by two or more of the side's pieces, from (12, n)
     uint64 bitboards K Q R B N P k q r b n p."""
     empty = ~np.bitwise_or.reduce(bb, axis=0)
-    return _side(bb[:6], empty, 7, 9), _side(bb[6:], empty, -9, -7)
+    return side_attacks(bb[:6], empty, True, twice=True)[1], side_attacks(bb[6:], empty, False, twice=True)[1]
 
 
-def _side(pieces: np.ndarray, empty: np.ndarray, left: int, right: int) -> np.ndarray:
-    """The squares two or more of ``pieces`` (K Q R B N P of one side) attack; a pawn captures
-    ``left`` (towards the a-file) and ``right``."""
+def side_attacks(pieces: np.ndarray, empty: np.ndarray, white: bool,
+                 twice: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+    """(the squares one or more of ``pieces`` (K Q R B N P of one side) attack, those two or
+    more attack where ``twice``, else None): the attack map (:func:`cqlindex.board.vectors.attack_maps`)
+    and this module's column, one decomposition for both."""
     king, queen, rook, bishop, knight, pawn = pieces
     once = np.zeros_like(empty)
-    twice = np.zeros_like(empty)
+    more = np.zeros_like(empty) if twice else None
     step = np.empty_like(empty)
 
     def add(squares: np.ndarray) -> None:
-        np.bitwise_or(twice, once & squares, out=twice)
+        if more is not None:
+            np.bitwise_or(more, once & squares, out=more)
         np.bitwise_or(once, squares, out=once)
 
-    for bits, mask in ((left, _NOT_H), (right, _NOT_A)):
+    # A pawn captures towards the a-file (7 up for White, 9 down for Black) and the h-file.
+    for bits, mask in ((7, _NOT_H), (9, _NOT_A)) if white else ((-9, _NOT_H), (-7, _NOT_A)):
         shift_into(step, pawn, bits)
         add(step & mask)
     for group, moves in ((knight, _KNIGHT), (king, _STRAIGHT + _SLANTED)):
@@ -64,4 +69,4 @@ def _side(pieces: np.ndarray, empty: np.ndarray, left: int, right: int) -> np.nd
         if sliders.any():
             for bits, mask in lines:
                 add(fill(sliders, empty, bits, mask))
-    return twice
+    return once, more

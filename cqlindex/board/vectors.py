@@ -21,15 +21,12 @@ import chess
 import chess.polyglot
 import numpy as np
 
-from cqlindex.board.fills import fill, shift_into
+from cqlindex.board.twice import side_attacks
 
 U64 = np.uint64
 _FILE_A = U64(chess.BB_FILE_A)
-_FILE_B = U64(chess.BB_FILE_B)
-_FILE_G = U64(chess.BB_FILE_G)
 _FILE_H = U64(chess.BB_FILE_H)
 _NOT_A, _NOT_H = ~_FILE_A, ~_FILE_H
-_NOT_AB, _NOT_GH = ~(_FILE_A | _FILE_B), ~(_FILE_G | _FILE_H)
 
 #: The reader's piece codes (1-6 white P N B R Q K, 7-12 black) in cqlindex's bitboard order
 #: K Q R B N P k q r b n p (:data:`cqlindex.board.facts.PIECE_ORDER`).
@@ -58,49 +55,11 @@ def piece_bitboards(boards: np.ndarray) -> np.ndarray:
     return out
 
 
-# (shift, mask of squares a step may land on) for the eight ray directions.
-_ORTHOGONAL = ((8, ~U64(0)), (-8, ~U64(0)), (1, _NOT_A), (-1, _NOT_H))
-_DIAGONAL = ((9, _NOT_A), (7, _NOT_H), (-7, _NOT_A), (-9, _NOT_H))
-_KNIGHT = ((17, _NOT_A), (15, _NOT_H), (10, _NOT_AB), (6, _NOT_GH),
-           (-6, _NOT_AB), (-10, _NOT_GH), (-15, _NOT_A), (-17, _NOT_H))
-_KING = _ORTHOGONAL + _DIAGONAL
-
-
-def _slides(sliders: np.ndarray, empty: np.ndarray, directions, out: np.ndarray) -> None:
-    """OR into ``out`` the squares the sliders attack along ``directions``, stopping at the
-    first occupied square (:func:`cqlindex.board.fills.fill`)."""
-    for step, mask in directions:
-        out |= fill(sliders, empty, step, mask)
-
-
-def _leaps(pieces: np.ndarray, moves, out: np.ndarray) -> None:
-    step_bb = np.empty_like(pieces)
-    for step, mask in moves:
-        shift_into(step_bb, pieces, step)
-        step_bb &= mask
-        out |= step_bb
-
-
-def side_attacks(bb: np.ndarray, white: bool, occupied: np.ndarray) -> np.ndarray:
-    """Squares attacked by one side (union of python-chess's ``attacks_mask`` of its pieces)."""
-    base = 0 if white else 6
-    king, queen, rook, bishop, knight, pawn = (bb[base + i] for i in range(6))
-    if white:
-        attacked = ((pawn & _NOT_A) << U64(7)) | ((pawn & _NOT_H) << U64(9))
-    else:
-        attacked = ((pawn & _NOT_A) >> U64(9)) | ((pawn & _NOT_H) >> U64(7))
-    empty = ~occupied
-    _leaps(knight, _KNIGHT, attacked)
-    _leaps(king, _KING, attacked)
-    _slides(rook | queen, empty, _ORTHOGONAL, attacked)
-    _slides(bishop | queen, empty, _DIAGONAL, attacked)
-    return attacked
-
-
 def attack_maps(bb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(White's, Black's) attacked squares for (12, n) bitboards."""
-    occupied = np.bitwise_or.reduce(bb, axis=0)
-    return side_attacks(bb, True, occupied), side_attacks(bb, False, occupied)
+    """(White's, Black's) attacked squares for (12, n) bitboards (union of python-chess's
+    ``attacks_mask`` of each side's pieces: :func:`cqlindex.board.twice.side_attacks`)."""
+    empty = ~np.bitwise_or.reduce(bb, axis=0)
+    return side_attacks(bb[:6], empty, True)[0], side_attacks(bb[6:], empty, False)[0]
 
 
 _POLYGLOT = np.array(chess.polyglot.POLYGLOT_RANDOM_ARRAY, dtype=U64)
